@@ -1,0 +1,1 @@
+"""The investigation: settings, graph, planner, LLM gateway, reports, CLI, MCP server, sessions."""

@@ -1,0 +1,33 @@
+"""The `claimscope` command. Each sub-module registers its commands on `app`."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+app = typer.Typer(
+    name="claimscope",
+    help="Investigate nuanced claims against the literature.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+# Sub-modules register their commands on import; keep this list the only wiring.
+from agent.cli import corpus as _corpus  # noqa: E402,F401
+
+
+def main() -> None:
+    """Entry point: runs the app and turns user-facing errors into a message and exit code 2."""
+    from agent.settings import ConfigError
+    from tools.errors import ClaimscopeError
+
+    try:
+        app()
+    except (ClaimscopeError, ConfigError) as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.secho("interrupted.", err=True)
+        sys.exit(130)

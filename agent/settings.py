@@ -1,0 +1,188 @@
+"""Typed settings loaded from config.yaml, overridden by CLAIMSCOPE_* environment variables.
+
+Precedence (highest first): explicit overrides (CLI flags) > environment > config file > defaults.
+The config file is found at $CLAIMSCOPE_CONFIG, else ./config.yaml, else the copy packaged with
+claimscope.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+
+class ConfigError(ValueError):
+    """A setting is malformed; the message says which and how to fix it."""
+
+
+class StoreSettings(BaseModel):
+    path: str = Field("qdrant", description="Qdrant local-mode directory (relative to data_dir).")
+    url: str | None = Field(None, description="Qdrant server URL; when set, local mode is not used.")
+    collection: str = Field("claimscope", description="Collection holding every corpus.")
+    fusion: Literal["rrf", "dense", "sparse"] = Field("rrf", description="How dense and keyword hits are combined.")
+    rrf_k: int = Field(60, ge=1, description="RRF constant k.")
+    prefetch: int = Field(200, ge=1, description="Candidates per index before fusion.")
+    doc_aggregation: Literal["max", "sum_top2"] = Field("max", description="Sentence -> document score.")
+    batch_size: int = Field(256, ge=1, description="Upsert batch size.")
+
+
+class EmbeddingSettings(BaseModel):
+    model: str = Field("packaged:all-MiniLM-L6-v2", description="Packaged model, HF name or local path.")
+    batch_size: int = Field(128, ge=1, description="Encoding batch size.")
+    threads: int = Field(0, ge=0, description="Torch threads; 0 = library default.")
+
+
+class LLMSettings(BaseModel):
+    model: str = Field("embedded", description="'embedded' or any litellm model string.")
+    embedded_model: Literal["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"] = Field(
+        "qwen2.5-coder-1.5b", description="Which embedded GGUF to serve."
+    )
+    context_size: int = Field(4096, ge=512, description="Embedded server context window.")
+    threads: int = Field(0, ge=0, description="Embedded server threads; 0 = all cores.")
+    api_base: str | None = Field(None, description="Base URL for an OpenAI-compatible server.")
+    max_attempts: int = Field(3, ge=1, le=10, description="Attempts per structured call.")
+    timeout_s: float = Field(120, gt=0, description="Seconds per LLM call.")
+
+
+class StanceSettings(BaseModel):
+    backend: str = Field("packaged", description="'packaged', 'hf:<name or path>' or 'llm'.")
+    label_map: dict[str, Literal["support", "neutral", "refute"]] = Field(
+        default_factory=dict, description="Model label -> stance, for hf: backends."
+    )
+    batch_size: int = Field(64, ge=1, description="Pairs per batch.")
+    max_length: int = Field(256, ge=16, description="Tokens per pair; longer evidence is truncated.")
+
+
+class SearchSettings(BaseModel):
+    sources: list[Literal["local", "semantic_scholar", "serpapi"]] = Field(
+        default_factory=lambda: ["local"], description="Sources queried by default."
+    )
+    per_query: int = Field(20, ge=1, le=100, description="Results per query per scholarly source.")
+    top_k: int = Field(30, ge=1, description="Documents kept from retrieval per query.")
+    timeout_s: float = Field(20, gt=0, description="Seconds per scholarly request.")
+    max_retries: int = Field(4, ge=0, description="Retries on 429 / 5xx / timeouts.")
+    cache_days: int = Field(30, ge=0, description="Days a cached scholarly response is reused.")
+
+
+class HierarchySettings(BaseModel):
+    depth: int = Field(2, ge=1, le=3, description="Depth of the aspect tree.")
+    top_k: int = Field(3, ge=1, le=8, description="Aspects per node.")
+    keywords: int = Field(8, ge=1, le=30, description="Keywords per aspect after enrichment.")
+    beta: float = Field(1.0, gt=0, description="Discriminative score numerator weight.")
+    gamma: float = Field(1.0, gt=0, description="Discriminative score denominator weight.")
+    segments_per_node: int = Field(20, ge=1, description="Ranked segments kept per node.")
+    merge_threshold: float = Field(0.85, ge=0, le=1, description="Sibling similarity above which they merge.")
+
+
+class TrustSettings(BaseModel):
+    alpha: float = Field(0.85, ge=0, le=1, description="ClaimTrust damping a.")
+    prior: float = Field(0.5, ge=0, le=1, description="Prior of a source without reputation signal.")
+    max_iterations: int = Field(100, ge=1, description="Propagation iteration cap.")
+    tolerance: float = Field(1e-6, gt=0, description="Convergence tolerance (max abs change).")
+
+
+class VerdictSettings(BaseModel):
+    top_documents: int = Field(10, ge=1, description="Documents given a takeaway and local label.")
+    unsupported_sentences: Literal["flag", "drop"] = Field("flag", description="Unattributed sentences.")
+
+
+class SessionSettings(BaseModel):
+    path: str = Field("sessions.sqlite", description="SQLite checkpointer file (relative to data_dir).")
+    step_budget: int = Field(60, ge=1, description="Maximum graph steps per investigation.")
+
+
+class _YamlSource(PydanticBaseSettingsSource):
+    """Reads the YAML config file as the lowest-precedence explicit source."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        path = config_path()
+        if path is None:
+            return {}
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path} is not valid YAML: {exc}. Fix the file or set CLAIMSCOPE_CONFIG.") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path} must be a mapping of settings, got {type(data).__name__}.")
+        return data
+
+
+def config_path() -> Path | None:
+    """The config file in use: $CLAIMSCOPE_CONFIG, ./config.yaml, or the packaged copy."""
+    env = os.environ.get("CLAIMSCOPE_CONFIG")
+    if env:
+        p = Path(env).expanduser()
+        if not p.is_file():
+            raise ConfigError(f"CLAIMSCOPE_CONFIG points at {p}, which is not a file.")
+        return p
+    here = Path(__file__).resolve().parent
+    # cwd first; then the copy packaged into the wheel; then the repository root (editable install).
+    for p in (Path.cwd() / "config.yaml", here / "config.yaml", here.parent / "config.yaml"):
+        if p.is_file():
+            return p
+    return None
+
+
+class Settings(BaseSettings):
+    """All of claimscope's settings; see config.yaml for the documented defaults."""
+
+    model_config = SettingsConfigDict(env_prefix="CLAIMSCOPE_", env_nested_delimiter="__", extra="ignore")
+
+    data_dir: Path = Field(Path("~/.claimscope"), description="Where state, caches and sessions live.")
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    stance: StanceSettings = Field(default_factory=StanceSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    hierarchy: HierarchySettings = Field(default_factory=HierarchySettings)
+    trust: TrustSettings = Field(default_factory=TrustSettings)
+    verdict: VerdictSettings = Field(default_factory=VerdictSettings)
+    sessions: SessionSettings = Field(default_factory=SessionSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _YamlSource(settings_cls))
+
+    def resolve(self, relative: str) -> Path:
+        """A path under data_dir (absolute paths are kept), with its parent created."""
+        p = Path(relative).expanduser()
+        if not p.is_absolute():
+            p = self.data_dir.expanduser() / p
+        p.parent.mkdir(parents=True, exist_ok=True)
+        return p
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from file + env, with `overrides` (nested dicts allowed) on top.
+
+    Raises ConfigError with a readable message when a value is invalid.
+    """
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid settings ({problems}). Check config.yaml or CLAIMSCOPE_* variables.") from exc
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Process-wide settings (file + env), loaded once."""
+    return load_settings()

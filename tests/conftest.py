@@ -1,0 +1,34 @@
+"""Shared fixtures: every test runs with its own data_dir, offline."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Tests never reach a model hub or the network.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO.parent / "shared" / "data"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    data_dir = tmp_path / "claimscope-data"
+    monkeypatch.setenv("CLAIMSCOPE_DATA_DIR", str(data_dir))
+    from agent.settings import get_settings
+
+    get_settings.cache_clear()
+    return data_dir
+
+
+@pytest.fixture
+def settings():  # noqa: ANN201
+    from agent.settings import get_settings
+
+    return get_settings()

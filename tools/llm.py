@@ -1,0 +1,32 @@
+"""The structural interface tools use to call an LLM. The implementation (litellm gateway) lives in
+agent/; tools receive an instance and never import it (layering: evals -> agent -> tools)."""
+
+from __future__ import annotations
+
+from typing import Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from prompts.base import Prompt
+from tools.errors import ClaimscopeError
+
+I = TypeVar("I", bound=BaseModel)  # noqa: E741
+O = TypeVar("O", bound=BaseModel)
+
+
+class LLMError(ClaimscopeError):
+    """Raised when the LLM could not produce a valid answer after all retries.
+
+    Callers turn it into their documented fallback (rule-based anti-claim, extractive explanation...).
+    """
+
+
+class StructuredLLM(Protocol):
+    """Anything that can run a typed prompt and return its validated output model."""
+
+    def run(self, prompt: Prompt[I, O], inputs: I) -> O:
+        """Render `prompt` with `inputs`, call the model, validate against `prompt.output_model`.
+
+        Raises LLMError when no valid output could be obtained.
+        """
+        ...

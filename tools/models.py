@@ -1,0 +1,106 @@
+"""Typed evidence models shared by every tool: documents, segments, hits and stance labels.
+
+These are the boundary types between tools and the agent; keep them free of behaviour that needs
+heavy imports so that any module can depend on them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+
+from pydantic import BaseModel, Field, computed_field
+
+
+class Stance(StrEnum):
+    """Stance of a piece of evidence toward a claim."""
+
+    SUPPORT = "support"
+    NEUTRAL = "neutral"
+    REFUTE = "refute"
+
+
+class SourceKind(StrEnum):
+    """Where a document came from."""
+
+    LOCAL = "local"
+    SEMANTIC_SCHOLAR = "semantic_scholar"
+    SERPAPI = "serpapi"
+
+
+class Document(BaseModel):
+    """One source document: an abstract (as sentences) with its bibliographic metadata."""
+
+    id: str = Field(description="Stable id within a corpus (source id, DOI or content hash).")
+    title: str = ""
+    sentences: list[str] = Field(default_factory=list, description="The abstract / body, split into sentences.")
+    year: int | None = None
+    venue: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    doi: str | None = None
+    url: str | None = None
+    citation_count: int | None = None
+    influential_citation_count: int | None = None
+    source: SourceKind = SourceKind.LOCAL
+    retracted: bool | None = Field(default=None, description="True/False where known, None if unknown.")
+    publication_types: list[str] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def content_hash(self) -> str:
+        """Hash of the normalised title and text, used to deduplicate documents without a DOI."""
+        norm = " ".join((self.title + " " + " ".join(self.sentences)).lower().split())
+        return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:32]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.sentences)
+
+
+class Segment(BaseModel):
+    """A retrievable unit of a document: one sentence (or a span of sentences)."""
+
+    doc_id: str
+    start: int = Field(description="Index of the first sentence of the span in the document.")
+    end: int = Field(description="Index one past the last sentence of the span.")
+    text: str = Field(description="The span's own text, as shown to users and cited.")
+    embed_text: str = Field(description="The text that is embedded and indexed (e.g. title prepended).")
+    kind: str = Field(default="sentence", description="Granularity: 'sentence' or 'paragraph'.")
+
+    @property
+    def key(self) -> str:
+        """Cite-able id of the span: 'doc_id#start' for a sentence, 'doc_id#start-end' otherwise."""
+        if self.end - self.start == 1:
+            return f"{self.doc_id}#{self.start}"
+        return f"{self.doc_id}#{self.start}-{self.end}"
+
+
+class SegmentHit(BaseModel):
+    """A segment returned by retrieval, with its fused score."""
+
+    segment: Segment
+    score: float
+    corpus: str = ""
+
+
+class DocumentHit(BaseModel):
+    """A document ranked by aggregating its segments' scores, with the sentences that matched."""
+
+    document: Document
+    score: float
+    segments: list[SegmentHit] = Field(default_factory=list)
+    corpus: str = ""
+
+
+class StanceResult(BaseModel):
+    """Calibrated stance probabilities of a (claim, evidence) pair."""
+
+    label: Stance
+    support: float
+    neutral: float
+    refute: float
+
+    @property
+    def signed(self) -> float:
+        """support minus refute, in [-1, 1]."""
+        return self.support - self.refute
