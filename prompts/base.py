@@ -6,14 +6,14 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-I = TypeVar("I", bound=BaseModel)  # noqa: E741
-O = TypeVar("O", bound=BaseModel)
+InT = TypeVar("InT", bound=BaseModel)
+OutT = TypeVar("OutT", bound=BaseModel)
 
 STRUCTURED_TEMPERATURE = 0.3
 DISCOVERY_TEMPERATURE = 0.7
 
 
-class Prompt(BaseModel, Generic[I, O]):
+class Prompt(BaseModel, Generic[InT, OutT]):
     """A prompt: a system text, a user template formatted with the input model's fields, and the
     pydantic model its answer must validate against."""
 
@@ -22,13 +22,13 @@ class Prompt(BaseModel, Generic[I, O]):
     name: str
     system: str
     template: str = Field(description="str.format template over the input model's fields.")
-    input_model: type[I]
-    output_model: type[O]
+    input_model: type[InT]
+    output_model: type[OutT]
     temperature: float = STRUCTURED_TEMPERATURE
     max_tokens: int = 512
-    examples: list[tuple[I, O]] = Field(default_factory=list, description="Few-shot (input, output) pairs.")
+    examples: list[tuple[InT, OutT]] = Field(default_factory=list, description="Few-shot (input, output) pairs.")
 
-    def render(self, inputs: I) -> str:
+    def render(self, inputs: InT) -> str:
         """The user message for `inputs`."""
         if not isinstance(inputs, self.input_model):
             raise TypeError(f"prompt {self.name!r} takes {self.input_model.__name__}, got {type(inputs).__name__}")

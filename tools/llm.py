@@ -10,8 +10,8 @@ from pydantic import BaseModel
 from prompts.base import Prompt
 from tools.errors import ClaimscopeError
 
-I = TypeVar("I", bound=BaseModel)  # noqa: E741
-O = TypeVar("O", bound=BaseModel)
+InT = TypeVar("InT", bound=BaseModel)
+OutT = TypeVar("OutT", bound=BaseModel)
 
 
 class LLMError(ClaimscopeError):
@@ -24,7 +24,7 @@ class LLMError(ClaimscopeError):
 class StructuredLLM(Protocol):
     """Anything that can run a typed prompt and return its validated output model."""
 
-    def run(self, prompt: Prompt[I, O], inputs: I) -> O:
+    def run(self, prompt: Prompt[InT, OutT], inputs: InT) -> OutT:
         """Render `prompt` with `inputs`, call the model, validate against `prompt.output_model`.
 
         Raises LLMError when no valid output could be obtained.
