@@ -28,7 +28,7 @@ def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def settings():  # noqa: ANN201
+def settings():
     from agent.settings import get_settings
 
     return get_settings()
