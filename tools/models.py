@@ -7,8 +7,11 @@ heavy imports so that any module can depend on them.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from enum import StrEnum
+from typing import Protocol
 
+import numpy as np
 from pydantic import BaseModel, Field, computed_field
 
 
@@ -104,3 +107,22 @@ class StanceResult(BaseModel):
     def signed(self) -> float:
         """support minus refute, in [-1, 1]."""
         return self.support - self.refute
+
+
+class StanceScorer(Protocol):
+    """Anything that scores (claim, evidence) pairs; implemented in tools/stance.py."""
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[StanceResult]:
+        """One calibrated result per (claim, evidence) pair, in order. Empty input -> []."""
+        ...
+
+
+class Embedder(Protocol):
+    """Anything that embeds texts; implemented in tools/embeddings.py."""
+
+    @property
+    def dim(self) -> int: ...
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 array (len(texts), dim), rows L2-normalised so that dot product = cosine."""
+        ...
