@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from prompts.base import Prompt
 from tools.errors import ClaimscopeError
@@ -30,3 +30,19 @@ class StructuredLLM(Protocol):
         Raises LLMError when no valid output could be obtained.
         """
         ...
+
+
+class ToolSpec(BaseModel):
+    """A tool the model may choose: its name, what it does, and the JSON schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+class ActionChoice(BaseModel):
+    """The model's choice of the next tool and its arguments (validated against the tool's schema)."""
+
+    tool: str
+    arguments: dict = Field(default_factory=dict)
+    reason: str = ""
