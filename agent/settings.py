@@ -48,6 +48,11 @@ class LLMSettings(BaseModel):
     api_base: str | None = Field(None, description="Base URL for an OpenAI-compatible server.")
     max_attempts: int = Field(3, ge=1, le=10, description="Attempts per structured call.")
     timeout_s: float = Field(120, gt=0, description="Seconds per LLM call.")
+    retry_backoff_s: float = Field(1.0, ge=0, description="First retry wait; doubles per attempt.")
+    model_dir: str = Field("models", description="Embedded GGUF cache directory (relative to data_dir).")
+    tool_calling: Literal["auto", "native", "json"] = Field(
+        "auto", description="Native tool calls, JSON-schema action choice, or auto by model support."
+    )
 
 
 class StanceSettings(BaseModel):
