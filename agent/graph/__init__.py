@@ -1,0 +1,1 @@
+"""The investigation as a LangGraph state machine: state schemas, steps, planner, wiring."""

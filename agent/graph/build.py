@@ -1,0 +1,88 @@
+"""The graph's wiring, in one place.
+
+    START -> plan -> (analyse | gather | grow_hierarchy | assess | weigh | aggregate | explain) -> plan
+                  -> report -> END
+
+Every step returns to the planner, which picks the next one (fixed policy or LLM choice among the
+steps whose inputs are present) and sends the run to the report when the step budget is spent.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from agent.graph import planner, steps
+from agent.graph.events import emit
+from agent.graph.state import InvestigationInput, InvestigationOutput, InvestigationState
+from agent.services import Services
+from tools.llm import LLMError
+
+PLANNER_SYSTEM = (
+    "You steer a fact-checking investigation. Choose the next step from the tools offered. "
+    "Prefer the step that unlocks the most evidence for the claim; choose 'report' only when "
+    "nothing useful is left."
+)
+
+StepName = Literal["analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report"]
+
+
+def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepName]:
+    """Choose the next step; refuse an LLM choice whose inputs are missing."""
+    services = runtime.context
+    count = state.get("step_count", 0)
+    budget = services.settings.sessions.step_budget
+    if count >= budget:
+        msg = f"step budget of {budget} reached; reporting what was found so far"
+        emit("warning", "plan", msg)
+        return Command(goto=planner.FINISH, update={"status": "budget_exhausted", "warnings": [msg]})
+
+    choice = planner.fixed_policy(state)
+    log: dict[str, Any] = {"step": count + 1, "policy": choice, "mode": "fixed"}
+    warnings: list[str] = []
+    mode = steps.options_of(state).planner
+    if mode == "llm" and choice != planner.FINISH:
+        allowed = [*planner.eligible(state)]
+        if planner.FINISH not in allowed:
+            allowed.append(planner.FINISH)
+        try:
+            from agent.llm import ToolSpec
+
+            action = services.llm.choose_action(  # type: ignore[attr-defined]
+                PLANNER_SYSTEM, planner.describe_state(state),
+                [ToolSpec(**spec) for spec in planner.tool_specs(allowed)],
+            )
+            why = planner.refusal(state, action.tool)
+            if why is None and not (action.tool == planner.FINISH and choice != planner.FINISH
+                                    and not state.get("done")):
+                log.update(mode="llm", chosen=action.tool, reason=action.reason)
+                choice = action.tool
+            else:
+                log.update(mode="llm", refused=action.tool, why=why or "nothing investigated yet")
+                warnings.append(f"planner chose {action.tool!r}, refused: {why or 'nothing investigated yet'}")
+        except LLMError as exc:
+            log.update(mode="fallback", error=str(exc))
+            warnings.append(f"planner LLM failed ({exc}); fixed policy used")
+    emit("plan", "plan", f"next: {choice}", **log)
+    return Command(goto=choice, update={"step_count": count + 1, "plan_log": [log], "warnings": warnings})
+
+
+def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
+    g = StateGraph(
+        InvestigationState, context_schema=Services,
+        input_schema=InvestigationInput, output_schema=InvestigationOutput,
+    )
+    g.add_node("plan", plan)
+    for name, fn in steps.NODES.items():
+        g.add_node(name, fn)
+    g.add_edge(START, "plan")
+    for name in steps.NODES:
+        if name != planner.FINISH:
+            g.add_edge(name, "plan")
+    g.add_edge(planner.FINISH, END)
+    return g.compile(checkpointer=checkpointer)

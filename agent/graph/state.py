@@ -1,0 +1,92 @@
+"""State schemas of the investigation graph.
+
+Everything in the state is plain JSON-able data (pydantic models are dumped at node boundaries) so
+that the SQLite checkpointer can store it and a resumed run never depends on pickled classes.
+Accumulating fields carry reducers; single-writer fields are replaced.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+from pydantic import BaseModel, Field
+
+Status = Literal["running", "no_evidence", "complete", "budget_exhausted", "failed"]
+PlannerMode = Literal["fixed", "llm"]
+
+
+def merge_dicts(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any]:
+    """Shallow merge: later writers add or replace keys."""
+    out = dict(old or {})
+    out.update(new or {})
+    return out
+
+
+def add_floats(old: dict[str, float] | None, new: dict[str, float] | None) -> dict[str, float]:
+    """Sum per key: a step that runs several times (hierarchy growth) accumulates its time."""
+    out = dict(old or {})
+    for k, v in (new or {}).items():
+        out[k] = out.get(k, 0.0) + v
+    return out
+
+
+class InvestigationOptions(BaseModel):
+    """What a user may choose per investigation (defaults come from settings)."""
+
+    corpora: list[str] = Field(default_factory=list, description="Local corpora to search.")
+    sources: list[Literal["local", "semantic_scholar", "serpapi"]] = Field(
+        default_factory=lambda: ["local"], description="Evidence sources."
+    )
+    depth: int = Field(2, ge=1, le=3, description="Aspect hierarchy depth.")
+    top_k_aspects: int = Field(3, ge=1, le=8, description="Aspects per node.")
+    top_documents: int = Field(10, ge=1, le=50, description="Documents given a takeaway and local label.")
+    docs_per_query: int = Field(30, ge=1, le=200, description="Documents kept per retrieval query.")
+    year_min: int | None = None
+    year_max: int | None = None
+    planner: PlannerMode = Field("fixed", description="'fixed' policy or 'llm' chooses the next step.")
+    perspectives: bool = Field(True, description="Summarise each stance per top-level aspect (LLM).")
+
+
+class InvestigationInput(TypedDict):
+    claim: str
+    options: dict[str, Any]
+
+
+class InvestigationOutput(TypedDict, total=False):
+    status: Status
+    report: dict[str, Any]
+    warnings: list[str]
+
+
+class InvestigationState(TypedDict, total=False):
+    claim: str
+    options: dict[str, Any]
+    investigation_corpus: str
+    analysis: dict[str, Any]
+    documents: Annotated[dict[str, dict[str, Any]], merge_dicts]
+    source_reports: Annotated[list[dict[str, Any]], operator.add]
+    passage_filter: dict[str, Any]
+    tree: dict[str, Any]
+    hierarchy_complete: bool
+    grown_nodes: Annotated[list[str], operator.add]
+    relevance: dict[str, Any]
+    assignments: dict[str, str]
+    stances: dict[str, dict[str, Any]]
+    node_consensus: dict[str, dict[str, Any]]
+    perspectives: dict[str, dict[str, Any]]
+    assessments: dict[str, dict[str, Any]]
+    reputation: dict[str, dict[str, Any]]
+    trust: dict[str, Any]
+    verdict: dict[str, Any]
+    aspect_verdicts: dict[str, dict[str, Any]]
+    explanation: dict[str, Any]
+    report: dict[str, Any]
+    done: Annotated[list[str], operator.add]
+    step_count: int
+    warnings: Annotated[list[str], operator.add]
+    timings: Annotated[dict[str, float], add_floats]
+    plan_log: Annotated[list[dict[str, Any]], operator.add]
+    decisions: Annotated[list[dict[str, Any]], operator.add]
+    usage: dict[str, Any]
+    status: Status

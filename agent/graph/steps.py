@@ -1,0 +1,523 @@
+"""The investigation's steps, one graph node each.
+
+Each step reads the (JSON-able) state, calls tools with the services from the runtime context, and
+returns a state update that marks it done. Pydantic results are dumped here and re-validated when a
+later step needs them, so a resumed run never depends on pickled objects.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+
+from agent.graph.events import emit
+from agent.graph.state import InvestigationOptions, InvestigationState
+from agent.services import Services
+from tools.llm import LLMError
+from tools.models import Document, Segment, SourceKind, Stance, StanceResult
+
+NodeUpdate = dict[str, Any]
+
+
+def options_of(state: InvestigationState) -> InvestigationOptions:
+    return InvestigationOptions.model_validate(state.get("options") or {})
+
+
+def _timed(step: str, fn: Callable[[InvestigationState, Services], NodeUpdate]) -> Callable[..., NodeUpdate]:
+    """Wrap a step: progress events, wall time, and the 'done' mark."""
+
+    def node(state: InvestigationState, runtime: Runtime[Services]) -> NodeUpdate:
+        emit("step_started", step)
+        t0 = time.perf_counter()
+        update = fn(state, runtime.context)
+        seconds = time.perf_counter() - t0
+        update.setdefault("done", [step])
+        update["timings"] = {step: seconds}
+        emit("step_finished", step, f"{step} finished in {seconds:.1f}s", seconds=seconds)
+        return update
+
+    node.__name__ = step
+    return node
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def _search_filter(state: InvestigationState, doc_ids: Iterable[str] | None = None) -> Any:
+    from tools.store import SearchFilter
+
+    opts = options_of(state)
+    corpora = list(opts.corpora)
+    if state.get("investigation_corpus"):
+        corpora.append(state["investigation_corpus"])
+    return SearchFilter(
+        corpora=corpora or None,
+        year_min=opts.year_min,
+        year_max=opts.year_max,
+        doc_ids=sorted(doc_ids) if doc_ids is not None else None,
+    )
+
+
+def evidence_segments(
+    state: InvestigationState, services: Services, query: str, k: int
+) -> list[Segment]:
+    """The best segments for `query` among the documents this investigation gathered."""
+    docs = state.get("documents") or {}
+    if not docs:
+        return []
+    hits = services.store.search_segments(query, k=k, flt=_search_filter(state, docs.keys()))
+    return [h.segment for h in hits]
+
+
+def load_documents(state: InvestigationState, services: Services, doc_ids: Iterable[str]) -> dict[str, Document]:
+    docs = state.get("documents") or {}
+    by_corpus: dict[str, list[str]] = {}
+    for d in doc_ids:
+        by_corpus.setdefault(docs.get(d, {}).get("corpus", ""), []).append(d)
+    out: dict[str, Document] = {}
+    for corpus, ids in by_corpus.items():
+        for doc in services.store.get_documents(ids, corpus=corpus or None):
+            out[doc.id] = doc
+    return out
+
+
+def sentence_lookup(state: InvestigationState, services: Services) -> Callable[[str], str | None]:
+    """key 'doc#i' -> sentence text, only for documents of this investigation (so a citation
+    outside the evidence cannot resolve)."""
+    docs = state.get("documents") or {}
+    cache: dict[str, Document | None] = {}
+
+    def get(key: str) -> str | None:
+        doc_id, _, idx = key.rpartition("#")
+        if doc_id not in docs or not idx.isdigit():
+            return None
+        if doc_id not in cache:
+            found = load_documents(state, services, [doc_id])
+            cache[doc_id] = found.get(doc_id)
+        doc = cache[doc_id]
+        i = int(idx)
+        if doc is None or i >= len(doc.sentences):
+            return None
+        return doc.sentences[i]
+
+    return get
+
+
+# --------------------------------------------------------------------------------------------- steps
+
+
+def _analyse(state: InvestigationState, services: Services) -> NodeUpdate:
+    from tools.claim_analysis import analyse_claim
+
+    analysis = analyse_claim(state["claim"], services.llm)
+    emit("counts", "analyse", f"claim type {analysis.claim_type}; {len(analysis.sub_claims)} sub-claim(s)",
+         anti_claim=analysis.anti_claim)
+    return {"analysis": analysis.model_dump(mode="json"), "warnings": list(analysis.warnings)}
+
+
+def _query_plan(state: InvestigationState) -> list[tuple[str, str]]:
+    """(tag, query): the claim, the anti-claim, and the sub-claims of a decomposed claim."""
+    a = state.get("analysis") or {}
+    plan = [("claim", state["claim"])]
+    if a.get("anti_claim"):
+        plan.append(("anti_claim", a["anti_claim"]))
+    subs = [s for s in a.get("sub_claims", []) if s != state["claim"]]
+    plan += [("sub_claim", s) for s in subs]
+    return plan
+
+
+def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
+    from tools.store import SearchFilter
+
+    opts = options_of(state)
+    found: dict[str, dict[str, Any]] = {}
+    warnings: list[str] = []
+    reports: list[dict[str, Any]] = []
+    # Scholarly results go to a corpus of their own per investigation, so reruns are reproducible
+    # and `claimscope corpus delete` can drop them.
+    thread = (get_config().get("configurable") or {}).get("thread_id") or "adhoc"
+    inv_corpus = state.get("investigation_corpus") or f"inv-{thread}"
+
+    def note(doc_id: str, corpus: str, tag: str, score: float) -> None:
+        entry = found.setdefault(doc_id, {"corpus": corpus, "found_by": [], "score": score})
+        if tag not in entry["found_by"]:
+            entry["found_by"].append(tag)
+        entry["score"] = max(entry["score"], score)
+
+    remote = [SourceKind(s) for s in opts.sources if s != "local"]
+    for tag, query in _query_plan(state):
+        if remote:
+            outcome = services.scholarly.search(query, remote)
+            reports += [r.model_dump(mode="json") for r in outcome.reports]
+            warnings += outcome.warnings
+            if outcome.documents:
+                services.store.add_documents(outcome.documents, corpus=inv_corpus)
+                emit("source", "gather", f"{len(outcome.documents)} documents from scholarly search for {tag}")
+        corpora = ([*opts.corpora] if "local" in opts.sources else []) + ([inv_corpus] if remote else [])
+        if not corpora:
+            continue
+        flt = SearchFilter(corpora=corpora, year_min=opts.year_min, year_max=opts.year_max)
+        for hit in services.store.search(query, k=opts.docs_per_query, flt=flt, sentences_per_doc=3):
+            note(hit.document.id, hit.corpus, tag, hit.score)
+    if "local" in opts.sources and not opts.corpora:
+        warnings.append("no local corpus given: ingest one with `claimscope ingest PATH --corpus NAME` "
+                        "and pass --corpus NAME")
+
+    update: NodeUpdate = {"documents": found, "source_reports": reports, "warnings": warnings,
+                          "investigation_corpus": inv_corpus}
+    analysis = state.get("analysis") or {}
+    if found and analysis.get("claim_type", "simple") != "simple":
+        update.update(_filter_by_sub_claims(state, services, found, analysis.get("sub_claims", [])))
+    kept = update.get("documents", found)
+    emit("counts", "gather", f"{len(kept)} documents gathered", documents=len(kept),
+         anti_claim_only=sum(1 for d in kept.values() if d["found_by"] == ["anti_claim"]))
+    if not kept:
+        update["status"] = "no_evidence"
+        update["warnings"] = [*warnings, "no evidence found for this claim in the selected sources"]
+    return update
+
+
+def _filter_by_sub_claims(
+    state: InvestigationState, services: Services, found: dict[str, dict[str, Any]], sub_claims: list[str]
+) -> NodeUpdate:
+    """Keep documents with a passage that entails at least one sub-claim (RAG+NLI+sub-claims);
+    the filter falls back to everything retrieved when no passage does."""
+    from tools.claim_analysis import filter_passages
+
+    st = {**state, "documents": found}
+    passages = []
+    for query in [state["claim"], *sub_claims]:
+        passages += evidence_segments(st, services, query, k=40)
+    unique = {p.key: p for p in passages}
+    result = filter_passages(sub_claims, [p.text for p in unique.values()], services.stance)
+    keys = list(unique)
+    kept_docs = {unique[keys[i]].doc_id for i in result.kept_indices}
+    filtered = {d: v for d, v in found.items() if d in kept_docs} if not result.fell_back else found
+    return {
+        "documents": filtered,
+        "passage_filter": {"fell_back": result.fell_back, "kept_passages": len(result.kept_indices),
+                           "passages": len(keys), "documents_kept": len(filtered)},
+    }
+
+
+def _tree(state: InvestigationState) -> Any:
+    from tools.hierarchy import AspectTree
+
+    if state.get("tree"):
+        return AspectTree.model_validate(state["tree"])
+    return AspectTree.new(state["claim"])
+
+
+def _segments_for_node(
+    state: InvestigationState, services: Services, tree: Any, node: Any, k: int
+) -> dict[str, Segment]:
+    from tools.hierarchy import node_queries
+
+    out: dict[str, Segment] = {}
+    for q in node_queries(node, tree.ancestors(node.id)):
+        for seg in evidence_segments(state, services, q, k=k):
+            out.setdefault(seg.key, seg)
+    return out
+
+
+def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate:
+    """One level of ClaimSpect: propose aspects under each frontier node, enrich their keywords from
+    retrieved segments, rank segments discriminatively against the siblings, merge near-duplicates."""
+    from tools.hierarchy import enrich_keywords, merge_siblings, propose_aspects, rank_segments
+
+    h = services.settings.hierarchy
+    opts = options_of(state)
+    tree = _tree(state)
+    # A node that was asked once and yielded nothing is not asked again.
+    tried = set(state.get("grown_nodes", []))
+    frontier = [n for n in tree.frontier(opts.depth) if n.id not in tried]
+    warnings: list[str] = []
+    new_nodes = []
+    for parent in frontier:
+        if parent.id == "root":
+            context = [s.text for s in evidence_segments(state, services, state["claim"], k=h.segments_per_node)]
+        else:
+            context = [seg.text for seg in _lookup_segments(services, parent.segment_keys[: h.segments_per_node])]
+        try:
+            drafts = propose_aspects(
+                state["claim"], services.llm, k=opts.top_k_aspects,
+                parent=None if parent.id == "root" else parent,
+                ancestors=tree.ancestors(parent.id) if parent.id != "root" else (),
+                segments=context,
+            )
+        except LLMError as exc:
+            warnings.append(f"could not propose aspects under {parent.name!r}: {exc}")
+            drafts = []
+        drafts = merge_siblings(drafts, services.embedder, threshold=h.merge_threshold) if drafts else []
+        children = tree.add_children(parent.id, drafts)
+        new_nodes += children
+        emit("tree", "grow_hierarchy", f"{len(children)} aspect(s) under {parent.name!r}",
+             parent=parent.id, children=[c.name for c in children])
+
+    for node in new_nodes:
+        candidates = _segments_for_node(state, services, tree, node, k=h.segments_per_node * 3)
+        if candidates:
+            try:
+                node.keywords = enrich_keywords(
+                    node, [s.text for s in list(candidates.values())[: h.segments_per_node]],
+                    services.llm, max_keywords=h.keywords,
+                )
+                candidates.update(_segments_for_node(state, services, tree, node, k=h.segments_per_node * 3))
+            except LLMError as exc:
+                warnings.append(f"keyword enrichment failed for {node.name!r}: {exc}")
+        ranked = rank_segments(
+            node, tree.siblings(node.id), tree.ancestors(node.id), list(candidates.values()),
+            services.embedder, beta=h.beta, gamma=h.gamma, keep=h.segments_per_node,
+        )
+        node.segment_keys = [k for k, _ in ranked]
+        node.segment_scores = [float(s) for _, s in ranked]
+
+    tried |= {n.id for n in frontier}
+    complete = not new_nodes or not [n for n in tree.frontier(opts.depth) if n.id not in tried]
+    emit("tree", "grow_hierarchy", tree.render_text(), nodes=len(tree.nodes) - 1, depth=tree.depth())
+    return {
+        "tree": tree.model_dump(mode="json"),
+        "hierarchy_complete": complete,
+        "grown_nodes": [n.id for n in frontier],
+        "warnings": warnings,
+        "done": ["grow_hierarchy"],
+    }
+
+
+def _lookup_segments(services: Services, keys: Iterable[str]) -> list[Segment]:
+    out = []
+    for key in keys:
+        seg = services.store.get_segment(key)
+        if seg is not None:
+            out.append(seg)
+    return out
+
+
+def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
+    """Relevance filter, classification down the tree, and stance toward the claim per segment."""
+    from tools.relevance import classify_segments, relevance_filter
+
+    tree = _tree(state)
+    h = services.settings.hierarchy
+    pool: dict[str, Segment] = {}
+    for seg in evidence_segments(state, services, state["claim"], k=h.segments_per_node * 5):
+        pool.setdefault(seg.key, seg)
+    anti = (state.get("analysis") or {}).get("anti_claim")
+    if anti:
+        for seg in evidence_segments(state, services, anti, k=h.segments_per_node * 2):
+            pool.setdefault(seg.key, seg)
+    missing = [k for n in tree.nodes.values() for k in n.segment_keys if k not in pool]
+    for seg in _lookup_segments(services, dict.fromkeys(missing)):
+        pool.setdefault(seg.key, seg)
+    segments = list(pool.values())
+    relevance = relevance_filter(state["claim"], segments, services.embedder)
+    kept = [pool[k] for k in relevance.kept if k in pool]
+    assignments = classify_segments(tree, kept, services.embedder) if kept else {}
+    results = services.stance.predict([(state["claim"], s.text) for s in kept])
+    stances = {s.key: r.model_dump(mode="json") for s, r in zip(kept, results, strict=True)}
+    counts = {st.value: sum(1 for r in results if r.label == st) for st in Stance}
+    emit("counts", "assess", f"{len(kept)}/{len(segments)} segments relevant; stance {counts}", **counts)
+
+    perspectives: dict[str, dict[str, Any]] = {}
+    warnings: list[str] = []
+    if options_of(state).perspectives and kept:
+        perspectives, warnings = _perspectives(state, services, tree, kept, assignments, stances)
+    return {
+        "relevance": relevance.model_dump(mode="json"),
+        "assignments": assignments,
+        "stances": stances,
+        "perspectives": perspectives,
+        "warnings": warnings,
+    }
+
+
+def subtree_keys(tree: Any, node_id: str, assignments: dict[str, str]) -> list[str]:
+    """Segment keys classified to `node_id` or any of its descendants."""
+    ids = {node_id}
+    frontier = [node_id]
+    while frontier:
+        nid = frontier.pop()
+        for child in tree.nodes[nid].children:
+            ids.add(child)
+            frontier.append(child)
+    return [k for k, n in assignments.items() if n in ids]
+
+
+def _perspectives(
+    state: InvestigationState, services: Services, tree: Any, kept: list[Segment],
+    assignments: dict[str, str], stances: dict[str, dict[str, Any]],
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """A short grounded summary per stance for each top-level aspect (the most read part)."""
+    from tools.explain import perspective_summary
+
+    text = {s.key: s.text for s in kept}
+    out: dict[str, dict[str, Any]] = {}
+    warnings: list[str] = []
+    for node in tree.children("root"):
+        keys = subtree_keys(tree, node.id, assignments)
+        for stance in (Stance.SUPPORT, Stance.REFUTE):
+            chosen = [k for k in keys if stances[k]["label"] == stance.value][:6]
+            if not chosen:
+                continue
+            try:
+                p = perspective_summary(state["claim"], node.name, stance, [(k, text[k]) for k in chosen],
+                                        services.llm)
+            except LLMError as exc:
+                warnings.append(f"perspective summary failed for {node.name!r}: {exc}")
+                continue
+            out[f"{node.id}:{stance.value}"] = p.model_dump(mode="json")
+    return out, warnings
+
+
+def sentence_index(key: str) -> tuple[str, int] | None:
+    """'doc#3' -> ('doc', 3); spans 'doc#3-5' -> ('doc', 3); anything else -> None."""
+    doc_id, _, rest = key.rpartition("#")
+    start = rest.split("-", 1)[0]
+    return (doc_id, int(start)) if doc_id and start.isdigit() else None
+
+
+def _evidence_by_doc(state: InvestigationState) -> dict[str, list[tuple[int, StanceResult]]]:
+    out: dict[str, list[tuple[int, StanceResult]]] = {}
+    for key, raw in (state.get("stances") or {}).items():
+        parsed = sentence_index(key)
+        if parsed:
+            out.setdefault(parsed[0], []).append((parsed[1], StanceResult.model_validate(raw)))
+    return out
+
+
+def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
+    """Per document: takeaway and local label (Tan et al.), reputation prior, then ClaimTrust
+    propagation over the stance relations between the documents' key sentences."""
+    from tools.explain import local_label, takeaway
+    from tools.trust import build_document_graph, propagate_trust, reputation
+
+    opts = options_of(state)
+    meta = state.get("documents") or {}
+    evidence = _evidence_by_doc(state)
+
+    def strength(doc_id: str) -> tuple[float, float]:
+        ev = evidence.get(doc_id, [])
+        best = max((abs(r.signed) for _, r in ev), default=0.0)
+        return (best, meta.get(doc_id, {}).get("score", 0.0))
+
+    ranked = sorted((d for d in meta if d in evidence), key=strength, reverse=True)[: opts.top_documents]
+    docs = load_documents(state, services, ranked)
+    warnings: list[str] = []
+    assessments: dict[str, dict[str, Any]] = {}
+    for doc_id in ranked:
+        doc = docs.get(doc_id)
+        if doc is None:
+            warnings.append(f"document {doc_id} vanished from the evidence store; skipped")
+            continue
+        ev = sorted(evidence[doc_id], key=lambda p: -abs(p[1].signed))
+        try:
+            tk = takeaway(state["claim"], doc, services.llm, relevant_sentences=[i for i, _ in ev])
+        except LLMError as exc:
+            warnings.append(f"takeaway failed for {doc_id}: {exc}")
+            tk = None
+        if tk is None:
+            continue
+        la = local_label(state["claim"], doc, tk, ev, services.llm)
+        assessments[doc_id] = {"takeaway": tk.model_dump(mode="json"), "assessment": la.model_dump(mode="json")}
+        emit("counts", "weigh", f"{doc_id}: {la.label}", doc_id=doc_id, label=str(la.label))
+
+    now_year = dt.date.today().year
+    rep = {d: reputation(docs[d], now_year=now_year).model_dump(mode="json") for d in assessments}
+    key_sentences = {
+        d: [docs[d].sentences[i] for i, _ in sorted(evidence[d], key=lambda p: -abs(p[1].signed))[:2]
+            if i < len(docs[d].sentences)]
+        for d in assessments
+    }
+    t = services.settings.trust
+    edges = build_document_graph(key_sentences, services.stance, threshold=0.5) if len(assessments) > 1 else []
+    result = propagate_trust(
+        list(assessments), edges, {d: rep[d]["score"] for d in assessments},
+        alpha=t.alpha, max_iterations=t.max_iterations, tolerance=t.tolerance,
+    )
+    trust = result.model_dump(mode="json")
+    trust["edges"] = [e.model_dump(mode="json") for e in edges]
+    if not result.converged:
+        warnings.append(f"trust propagation did not converge in {result.iterations} iterations"
+                        + (" (oscillating)" if result.oscillating else ""))
+    return {"assessments": assessments, "reputation": rep, "trust": trust, "warnings": warnings}
+
+
+def doc_weight(state: InvestigationState, doc_id: str) -> float:
+    """reputation x trust, the weight of a document's evidence; the prior for unassessed ones."""
+    rep = (state.get("reputation") or {}).get(doc_id, {}).get("score")
+    trust = ((state.get("trust") or {}).get("scores") or {}).get(doc_id)
+    if rep is None or trust is None:
+        return 0.5
+    return float(rep) * float(trust)
+
+
+def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
+    from tools.verdict import LocalItem, LocalLabel, aspect_consensus, global_verdict
+
+    items = []
+    for doc_id, a in (state.get("assessments") or {}).items():
+        items.append(LocalItem(
+            doc_id=doc_id,
+            label=LocalLabel(a["assessment"]["label"]),
+            reputation=float(state["reputation"][doc_id]["score"]),
+            trust=float(state["trust"]["scores"].get(doc_id, 0.5)),
+        ))
+    verdict = global_verdict(items)
+    tree = _tree(state)
+    assignments = state.get("assignments") or {}
+    stances = state.get("stances") or {}
+    per_node: dict[str, dict[str, Any]] = {}
+    for node_id in tree.nodes:
+        keys = subtree_keys(tree, node_id, assignments) if node_id != "root" else list(assignments)
+        pairs = [(Stance(stances[k]["label"]), doc_weight(state, sentence_index(k)[0] if sentence_index(k) else ""))
+                 for k in keys if k in stances]
+        per_node[node_id] = aspect_consensus(pairs).model_dump(mode="json")
+    emit("counts", "aggregate", f"verdict: {verdict.weighted_label} ({verdict.weighted_score})")
+    return {"verdict": verdict.model_dump(mode="json"), "node_consensus": per_node}
+
+
+def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
+    from tools.explain import check_attribution, extractive_explanation, global_explanation
+
+    get = sentence_lookup(state, services)
+    assessments = state.get("assessments") or {}
+    v = services.settings.verdict
+    warnings: list[str] = []
+    try:
+        expl = global_explanation(state["claim"], assessments, services.llm, get_sentence=get)
+        expl = check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
+                                 mode=v.unsupported_sentences)
+    except LLMError as exc:
+        warnings.append(f"the LLM could not write the explanation ({exc}); using an extractive one")
+        expl = extractive_explanation(state["claim"], assessments, get, services.stance)
+    return {"explanation": expl.model_dump(mode="json"), "warnings": warnings}
+
+
+def _report(state: InvestigationState, services: Services) -> NodeUpdate:
+    from agent.assemble import build_report
+
+    status = state.get("status") or "running"
+    if status == "running":
+        status = "complete"
+    report = build_report({**state, "status": status}, services)
+    return {"report": report.model_dump(mode="json"), "status": status}
+
+
+analyse = _timed("analyse", _analyse)
+gather = _timed("gather", _gather)
+grow_hierarchy = _timed("grow_hierarchy", _grow_hierarchy)
+assess = _timed("assess", _assess)
+weigh = _timed("weigh", _weigh)
+aggregate = _timed("aggregate", _aggregate)
+explain = _timed("explain", _explain)
+report = _timed("report", _report)
+
+NODES: dict[str, Callable[..., NodeUpdate]] = {
+    "analyse": analyse, "gather": gather, "grow_hierarchy": grow_hierarchy, "assess": assess,
+    "weigh": weigh, "aggregate": aggregate, "explain": explain, "report": report,
+}

@@ -1,0 +1,153 @@
+"""Running investigations: start, stream progress, resume after an interruption, fetch results.
+
+This is the Python API behind the CLI, the chat and the MCP server:
+
+    from agent.investigation import investigate
+    report = investigate("Vitamin D prevents respiratory infections", corpora=["scifact"])
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import BaseModel, Field, ValidationError
+
+from agent.graph.build import build_graph
+from agent.graph.events import ProgressEvent
+from agent.graph.state import InvestigationOptions
+from agent.services import Services
+from agent.settings import Settings, get_settings
+from tools.errors import InputError
+
+EventHandler = Callable[[ProgressEvent], None]
+
+
+class RunResult(BaseModel):
+    thread_id: str
+    status: str
+    report: dict[str, Any] | None = None
+    warnings: list[str] = Field(default_factory=list)
+    finished_steps: list[str] = Field(default_factory=list)
+
+
+def sqlite_checkpointer(path: Path) -> BaseCheckpointSaver:
+    """A SQLite checkpointer usable from the thread that runs the graph."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), check_same_thread=False)
+    saver = SqliteSaver(conn)
+    saver.setup()
+    return saver
+
+
+def default_options(settings: Settings, **overrides: Any) -> InvestigationOptions:
+    """Options from settings, with per-run overrides; bad values become an InputError."""
+    base: dict[str, Any] = {
+        "sources": list(settings.search.sources),
+        "depth": settings.hierarchy.depth,
+        "top_k_aspects": settings.hierarchy.top_k,
+        "top_documents": settings.verdict.top_documents,
+        "docs_per_query": settings.search.top_k,
+    }
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return InvestigationOptions.model_validate(base)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise InputError(f"invalid investigation options ({problems}).") from exc
+
+
+class Investigator:
+    """Runs the investigation graph with a checkpointer so every finished step survives a crash."""
+
+    def __init__(
+        self,
+        services: Services | None = None,
+        checkpointer: BaseCheckpointSaver | None = None,
+        *,
+        persistent: bool = True,
+    ) -> None:
+        self.services = services or Services(get_settings())
+        if checkpointer is None:
+            checkpointer = (
+                sqlite_checkpointer(self.services.settings.resolve(self.services.settings.sessions.path))
+                if persistent else InMemorySaver()
+            )
+        self.checkpointer = checkpointer
+        self.graph = build_graph(checkpointer)
+
+    def _config(self, thread_id: str) -> dict[str, Any]:
+        # Recursion limit above the step budget: plan + step per budgeted step, plus the report.
+        limit = 2 * self.services.settings.sessions.step_budget + 10
+        return {"configurable": {"thread_id": thread_id}, "recursion_limit": limit}
+
+    def _drive(self, payload: Any, thread_id: str, on_event: EventHandler | None) -> RunResult:
+        config = self._config(thread_id)
+        for mode, chunk in self.graph.stream(
+            payload, config, context=self.services, stream_mode=["custom", "updates"]
+        ):
+            if mode == "custom" and on_event is not None:
+                on_event(ProgressEvent.model_validate(chunk))
+        return self.result(thread_id)
+
+    def run(
+        self,
+        claim: str,
+        options: InvestigationOptions | None = None,
+        *,
+        thread_id: str | None = None,
+        on_event: EventHandler | None = None,
+    ) -> RunResult:
+        claim = " ".join((claim or "").split())
+        if not claim:
+            raise InputError("the claim is empty: give the statement to investigate, e.g. "
+                             '`claimscope investigate "Vitamin D prevents colds"`.')
+        opts = options or default_options(self.services.settings)
+        thread_id = thread_id or uuid.uuid4().hex[:12]
+        return self._drive({"claim": claim, "options": opts.model_dump(mode="json")}, thread_id, on_event)
+
+    def resume(self, thread_id: str, *, on_event: EventHandler | None = None) -> RunResult:
+        """Continue an interrupted run from its last finished step."""
+        snapshot = self.graph.get_state(self._config(thread_id))
+        if not snapshot.values:
+            raise InputError(f"no investigation with id {thread_id!r}; `claimscope sessions list` shows them.")
+        if not snapshot.next:
+            return self.result(thread_id)
+        return self._drive(None, thread_id, on_event)
+
+    def state(self, thread_id: str) -> dict[str, Any]:
+        return dict(self.graph.get_state(self._config(thread_id)).values)
+
+    def result(self, thread_id: str) -> RunResult:
+        values = self.state(thread_id)
+        return RunResult(
+            thread_id=thread_id,
+            status=values.get("status", "running"),
+            report=values.get("report"),
+            warnings=list(dict.fromkeys(values.get("warnings", []))),
+            finished_steps=list(values.get("done", [])),
+        )
+
+
+def investigate(claim: str, *, services: Services | None = None, **options: Any):  # noqa: ANN201
+    """Run a whole investigation and return its Report (agent.report.Report)."""
+    from agent.report import Report
+
+    inv = Investigator(services)
+    result = inv.run(claim, default_options(inv.services.settings, **options))
+    if result.report is None:
+        raise InputError(f"the investigation ended without a report (status {result.status}).")
+    return Report.model_validate(result.report)
+
+
+async def ainvestigate(claim: str, *, services: Services | None = None, **options: Any):  # noqa: ANN201
+    """Async form of `investigate` (runs the graph in a worker thread)."""
+    return await asyncio.to_thread(investigate, claim, services=services, **options)

@@ -1,0 +1,83 @@
+"""The heavy collaborators of an investigation (store, embedder, LLM, stance model, scholarly
+clients), built lazily from settings or injected (tests pass fakes). Passed to the graph as its
+runtime context, so they are never checkpointed."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agent.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from tools.llm import StructuredLLM
+    from tools.models import Embedder, StanceScorer
+    from tools.scholarly import ScholarlySearch
+    from tools.store import EvidenceStore
+
+
+@dataclass
+class Services:
+    settings: Settings = field(default_factory=get_settings)
+    _store: Any = None
+    _embedder: Any = None
+    _llm: Any = None
+    _stance: Any = None
+    _scholarly: Any = None
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from agent.resources import get_embedder
+
+            self._embedder = get_embedder(self.settings)
+        return self._embedder
+
+    @property
+    def store(self) -> EvidenceStore:
+        if self._store is None:
+            from agent.resources import get_store
+
+            self._store = get_store(self.settings)
+        return self._store
+
+    @property
+    def llm(self) -> StructuredLLM:
+        if self._llm is None:
+            from agent.llm import get_llm
+
+            self._llm = get_llm(self.settings)
+        return self._llm
+
+    @property
+    def stance(self) -> StanceScorer:
+        if self._stance is None:
+            from tools.stance import load_stance
+
+            s = self.settings.stance
+            self._stance = load_stance(
+                s.backend,
+                label_map=s.label_map or None,
+                batch_size=s.batch_size,
+                max_length=s.max_length,
+                llm=self.llm if s.backend == "llm" else None,
+            )
+        return self._stance
+
+    @property
+    def scholarly(self) -> ScholarlySearch:
+        if self._scholarly is None:
+            from tools.scholarly import ScholarlySearch
+
+            s = self.settings.search
+            self._scholarly = ScholarlySearch(
+                cache_dir=self.settings.resolve("cache/scholarly/x").parent,
+                per_query=s.per_query,
+                timeout_s=s.timeout_s,
+                max_retries=s.max_retries,
+                cache_days=s.cache_days,
+                s2_api_key=os.environ.get("SEMANTIC_SCHOLAR_API_KEY"),
+                serpapi_key=os.environ.get("SERPAPI_API_KEY"),
+            )
+        return self._scholarly
