@@ -16,6 +16,7 @@ app = typer.Typer(
 
 # Sub-modules register their commands on import; keep this list the only wiring.
 from agent.cli import corpus as _corpus  # noqa: E402,F401
+from agent.cli import investigate as _investigate  # noqa: E402,F401
 
 
 def main() -> None:

@@ -1,0 +1,98 @@
+"""`claimscope investigate`: run an investigation with live progress and write the report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from agent.cli import app
+from agent.graph.events import ProgressEvent
+from tools.errors import InputError
+
+console = Console(stderr=True)
+
+
+def _print_event(ev: ProgressEvent) -> None:
+    if ev.kind == "step_started":
+        console.print(f"[bold cyan]▶ {ev.step}[/]")
+    elif ev.kind == "step_finished":
+        console.print(f"  [green]✓[/] {ev.message}")
+    elif ev.kind == "tree" and "\n" in ev.message:
+        console.print(ev.message, markup=False, highlight=False)
+    elif ev.kind == "warning":
+        console.print(f"  [yellow]! {ev.message}[/]")
+    elif ev.kind == "plan":
+        if ev.data.get("refused") or ev.data.get("mode") == "fallback":
+            console.print(f"  [yellow]planner: {ev.message} ({ev.data})[/]")
+    elif ev.message:
+        console.print(f"  {ev.message}", markup=False, highlight=False)
+
+
+def _parse_sources(value: str) -> list[str]:
+    allowed = {"local", "semantic_scholar", "serpapi"}
+    items = [s.strip() for s in value.split(",") if s.strip()]
+    bad = [s for s in items if s not in allowed]
+    if bad or not items:
+        raise InputError(f"--sources takes a comma-separated list of {sorted(allowed)}; got {value!r}.")
+    return items
+
+
+@app.command()
+def investigate(
+    claim: Annotated[str, typer.Argument(help="The claim to investigate, in quotes.")],
+    corpus: Annotated[list[str] | None, typer.Option("--corpus", "-c", help="Local corpus to search (repeatable).")] = None,
+    ingest: Annotated[Path | None, typer.Option(help="Ingest this file/folder into the first --corpus first (idempotent).")] = None,
+    sources: Annotated[str | None, typer.Option(help="Comma-separated: local,semantic_scholar,serpapi.")] = None,
+    depth: Annotated[int | None, typer.Option(min=1, max=3, help="Aspect hierarchy depth.")] = None,
+    aspects: Annotated[int | None, typer.Option(min=1, max=8, help="Aspects per node.")] = None,
+    top_docs: Annotated[int | None, typer.Option(min=1, max=50, help="Documents given a takeaway and label.")] = None,
+    year_min: Annotated[int | None, typer.Option(help="Earliest publication year.")] = None,
+    year_max: Annotated[int | None, typer.Option(help="Latest publication year.")] = None,
+    planner: Annotated[str, typer.Option(help="'fixed' policy or 'llm' chooses the next step.")] = "fixed",
+    no_perspectives: Annotated[bool, typer.Option("--no-perspectives", help="Skip per-aspect stance summaries.")] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Report format: md, json or html.")] = "md",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (else print it).")] = None,
+    session: Annotated[str | None, typer.Option(help="Session id: resume it if it exists, else start it under this id.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+) -> None:
+    """Investigate CLAIM against local corpora and scholarly sources and print a graded report."""
+    from agent.investigation import Investigator, default_options
+    from agent.report import render
+
+    if fmt not in ("md", "json", "html"):
+        raise InputError(f"--format must be md, json or html, not {fmt!r}.")
+    if planner not in ("fixed", "llm"):
+        raise InputError(f"--planner must be 'fixed' or 'llm', not {planner!r}.")
+    corpora = list(corpus or [])
+    inv = Investigator()
+    if ingest is not None:
+        if not corpora:
+            raise InputError("--ingest needs --corpus NAME to ingest into.")
+        from agent.cli.corpus import ingest_path
+
+        ingest_path(ingest, corpora[0], store=inv.services.store, quiet=quiet)
+    src = _parse_sources(sources) if sources else None
+    opts = default_options(
+        inv.services.settings, corpora=corpora, sources=src, depth=depth, top_k_aspects=aspects,
+        top_documents=top_docs, year_min=year_min, year_max=year_max, planner=planner,
+        perspectives=False if no_perspectives else None,
+    )
+    handler = None if quiet else _print_event
+    if session and inv.state(session):
+        console.print(f"resuming session {session}")
+        result = inv.resume(session, on_event=handler)
+    else:
+        result = inv.run(claim, opts, thread_id=session, on_event=handler)
+    console.print(f"session: {result.thread_id} (status: {result.status})")
+    if result.report is None:
+        raise InputError(f"no report was produced (status {result.status}); resume with --session {result.thread_id}.")
+    text = render(result.report, fmt)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        console.print(f"report written to {out}")
+    else:
+        typer.echo(text)
