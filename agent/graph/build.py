@@ -51,7 +51,7 @@ def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepN
         if planner.FINISH not in allowed:
             allowed.append(planner.FINISH)
         try:
-            from agent.llm import ToolSpec
+            from tools.llm import ToolSpec
 
             action = services.llm.choose_action(  # type: ignore[attr-defined]
                 PLANNER_SYSTEM, planner.describe_state(state),

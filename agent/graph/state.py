@@ -69,7 +69,6 @@ class InvestigationState(TypedDict, total=False):
     passage_filter: dict[str, Any]
     tree: dict[str, Any]
     hierarchy_complete: bool
-    grown_nodes: Annotated[list[str], operator.add]
     relevance: dict[str, Any]
     assignments: dict[str, str]
     stances: dict[str, dict[str, Any]]

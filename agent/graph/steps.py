@@ -233,9 +233,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     h = services.settings.hierarchy
     opts = options_of(state)
     tree = _tree(state)
-    # A node that was asked once and yielded nothing is not asked again.
-    tried = set(state.get("grown_nodes", []))
-    frontier = [n for n in tree.frontier(opts.depth) if n.id not in tried]
+    frontier = tree.frontier(opts.depth)
     warnings: list[str] = []
     new_nodes = []
     for parent in frontier:
@@ -243,18 +241,16 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
             context = [s.text for s in evidence_segments(state, services, state["claim"], k=h.segments_per_node)]
         else:
             context = [seg.text for seg in _lookup_segments(services, parent.segment_keys[: h.segments_per_node])]
-        try:
-            drafts = propose_aspects(
-                state["claim"], services.llm, k=opts.top_k_aspects,
-                parent=None if parent.id == "root" else parent,
-                ancestors=tree.ancestors(parent.id) if parent.id != "root" else (),
-                segments=context,
-            )
-        except LLMError as exc:
-            warnings.append(f"could not propose aspects under {parent.name!r}: {exc}")
-            drafts = []
+        # propose_aspects never raises: on LLM failure it returns keyword-cluster drafts with a note.
+        drafts = propose_aspects(
+            state["claim"], services.llm, k=opts.top_k_aspects,
+            parent=None if parent.id == "root" else parent,
+            ancestors=tree.ancestors(parent.id), segments=context,
+        )
+        warnings += list(dict.fromkeys(d.note for d in drafts if d.note))
         drafts = merge_siblings(drafts, services.embedder, threshold=h.merge_threshold) if drafts else []
         children = tree.add_children(parent.id, drafts)
+        tree.mark_expanded(parent.id)
         new_nodes += children
         emit("tree", "grow_hierarchy", f"{len(children)} aspect(s) under {parent.name!r}",
              parent=parent.id, children=[c.name for c in children])
@@ -265,7 +261,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
             try:
                 node.keywords = enrich_keywords(
                     node, [s.text for s in list(candidates.values())[: h.segments_per_node]],
-                    services.llm, max_keywords=h.keywords,
+                    services.llm, max_keywords=h.keywords, claim=state["claim"],
                 )
                 candidates.update(_segments_for_node(state, services, tree, node, k=h.segments_per_node * 3))
             except LLMError as exc:
@@ -277,13 +273,11 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
         node.segment_keys = [k for k, _ in ranked]
         node.segment_scores = [float(s) for _, s in ranked]
 
-    tried |= {n.id for n in frontier}
-    complete = not new_nodes or not [n for n in tree.frontier(opts.depth) if n.id not in tried]
+    complete = not tree.frontier(opts.depth)
     emit("tree", "grow_hierarchy", tree.render_text(), nodes=len(tree.nodes) - 1, depth=tree.depth())
     return {
         "tree": tree.model_dump(mode="json"),
         "hierarchy_complete": complete,
-        "grown_nodes": [n.id for n in frontier],
         "warnings": warnings,
         "done": ["grow_hierarchy"],
     }
