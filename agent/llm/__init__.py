@@ -1,0 +1,97 @@
+"""The LLM gateway (litellm): `get_llm(settings)` gives the process-wide gateway for the configured
+model, the embedded Qwen2.5-Coder by default; `scripted_llm(script)` gives a scripted fake model
+through the same code path for tests."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import threading
+from typing import Any
+
+from agent.llm.embedded import EmbeddedModelError, get_server, get_spec
+from agent.llm.fake import ScriptedGateway, ScriptedModel, ToolCall, Truncated, scripted_llm
+from agent.llm.gateway import ACTION_PROMPT_NAME, LLMGateway
+from agent.llm.usage import PromptUsage, Usage
+from agent.settings import Settings
+from prompts.base import Prompt
+from tools.llm import ActionChoice, LLMError, ToolSpec
+
+__all__ = [
+    "ACTION_PROMPT_NAME",
+    "ActionChoice",
+    "EmbeddedModelError",
+    "LLMError",
+    "LLMGateway",
+    "PromptUsage",
+    "ScriptedGateway",
+    "ScriptedModel",
+    "ToolCall",
+    "ToolSpec",
+    "Truncated",
+    "Usage",
+    "build_gateway",
+    "discover_prompts",
+    "embedded_server",
+    "get_llm",
+    "scripted_llm",
+]
+
+# Key the embedded model's requests are sent with; llama.cpp's server ignores it but the OpenAI
+# client refuses to send a request without one.
+_LOCAL_KEY = "sk-no-key-required"
+
+_CACHE: dict[str, LLMGateway] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def embedded_server(settings: Settings) -> Any:
+    """The process-wide embedded server for these settings (the GGUF is assembled if needed)."""
+    llm = settings.llm
+    return get_server(get_spec(llm.embedded_model), settings.resolve(llm.model_dir), llm.context_size, llm.threads)
+
+
+def build_gateway(settings: Settings) -> LLMGateway:
+    """A new gateway for the configured model (prefer `get_llm`, which shares one per process)."""
+    llm = settings.llm
+    common: dict[str, Any] = {
+        "max_attempts": llm.max_attempts,
+        "timeout_s": llm.timeout_s,
+        "retry_backoff_s": llm.retry_backoff_s,
+        "tool_calling": llm.tool_calling,
+    }
+    if llm.model == "embedded":
+        spec = get_spec(llm.embedded_model)
+        return LLMGateway(
+            f"openai/{spec.alias}",
+            api_base_factory=lambda: embedded_server(settings).start(),
+            api_key=_LOCAL_KEY,
+            **common,
+        )
+    return LLMGateway(llm.model, api_base=llm.api_base, **common)
+
+
+def get_llm(settings: Settings) -> LLMGateway:
+    """The process-wide gateway for this model configuration (built once, shared by threads)."""
+    key = f"{settings.data_dir}|{settings.llm.model_dump_json()}"
+    with _CACHE_LOCK:
+        gateway = _CACHE.get(key)
+        if gateway is None:
+            gateway = _CACHE[key] = build_gateway(settings)
+        return gateway
+
+
+def discover_prompts() -> dict[str, tuple[Prompt[Any, Any], Any]]:
+    """Every prompts/ module defining PROMPT and bench_inputs(claim): name -> (PROMPT, bench_inputs)."""
+    import prompts
+
+    found: dict[str, tuple[Prompt[Any, Any], Any]] = {}
+    for info in sorted(pkgutil.iter_modules(prompts.__path__), key=lambda m: m.name):
+        if info.name == "base":
+            continue
+        mod = importlib.import_module(f"prompts.{info.name}")
+        prompt = getattr(mod, "PROMPT", None)
+        bench = getattr(mod, "bench_inputs", None)
+        if isinstance(prompt, Prompt) and callable(bench):
+            found[prompt.name] = (prompt, bench)
+    return found
