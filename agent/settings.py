@@ -95,6 +95,12 @@ class TrustSettings(BaseModel):
 class VerdictSettings(BaseModel):
     top_documents: int = Field(10, ge=1, description="Documents given a takeaway and local label.")
     unsupported_sentences: Literal["flag", "drop"] = Field("flag", description="Unattributed sentences.")
+    attribution_threshold: float = Field(
+        0.5, ge=0, le=1, description="Support probability an explanation sentence needs from its citations."
+    )
+    sign_conflict_margin: float = Field(
+        0.2, ge=0, le=1, description="Dead band of the stance sign a local label is checked against."
+    )
 
 
 class SessionSettings(BaseModel):

@@ -1,0 +1,680 @@
+"""From evidence to what a user reads: perspective summaries per aspect and stance, per-document
+takeaways and local labels, the global explanation and its attribution check.
+
+Method: "Faithful reasoning over scientific claims" (Tan et al.; DESIGN.md). Per abstract a
+takeaway (unrelated abstracts are pruned), a local label on the 7-grade scale with a reason, then
+a global explanation that summarises the local explanations (No Evidence excluded) in which every
+sentence cites the source sentences it rests on, and a check that traces each sentence to them.
+
+Citations are sentence keys "docid#idx" (idx = 0-based sentence index in Document.sentences, the
+same key as tools.models.Segment.key for a one-sentence segment). A citation of a sentence that
+is not in the evidence is impossible by construction: the LLM only sees the allowed sentences
+numbered [S1]..[Sn] and its output schema only admits the integers 1..n (prompts/*.prompt_for),
+and the mapping back to keys rejects anything else, so the model never writes a key itself.
+
+Every LLM step has a documented fallback (tools.llm.LLMError never escapes): perspective ->
+the top segment verbatim; takeaway -> the matched sentences (else the last sentence, where
+abstracts state their conclusion); local label -> a label from the stance evidence alone;
+global explanation -> an extractive explanation built from the strongest attributed sentences.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from prompts import explanation as explanation_prompt
+from prompts import local_label as local_label_prompt
+from prompts import perspective as perspective_prompt
+from prompts import takeaway as takeaway_prompt
+from prompts.explanation import LocalExplanation, clip
+from tools.errors import InputError
+from tools.llm import LLMError, StructuredLLM
+from tools.models import Document, Stance, StanceResult, StanceScorer
+from tools.verdict import LocalLabel
+
+SentenceLookup = Callable[[str], str | None]
+
+# A mean signed stance (support - refute) within +-CONFLICT_MARGIN has no sign: weak or mixed
+# evidence cannot contradict a label.
+DEFAULT_CONFLICT_MARGIN = 0.2
+# Default support probability an explanation sentence needs from its citations (the stance model
+# reading the cited sentence(s) as evidence for the explanation sentence).
+DEFAULT_ATTRIBUTION_THRESHOLD = 0.5
+# Extractive explanation: sentences in all, and at most this many from one document.
+EXTRACTIVE_SENTENCES = 5
+EXTRACTIVE_PER_DOCUMENT = 2
+
+
+def sentence_key(doc_id: str, index: int) -> str:
+    """Citation key of sentence `index` (0-based) of document `doc_id`."""
+    return f"{doc_id}#{index}"
+
+
+def parse_key(key: str) -> tuple[str, int]:
+    """(doc_id, sentence index) of a key "docid#idx"; InputError when it is not one."""
+    doc_id, sep, idx = key.rpartition("#")
+    if not sep or not doc_id or not idx.isdigit():
+        raise InputError(f"{key!r} is not a sentence key; expected 'docid#index' (e.g. '4983#2').")
+    return doc_id, int(idx)
+
+
+def sentence_lookup(documents: Iterable[Document]) -> SentenceLookup:
+    """A get_sentence function over `documents`: key -> sentence text, None when absent."""
+    table = {sentence_key(d.id, i): s for d in documents for i, s in enumerate(d.sentences)}
+    return table.get
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _map_indices(indices: Iterable[object], targets: Sequence[str]) -> tuple[list[str], list[object]]:
+    """1-based indices -> targets; anything that is not an int in 1..len(targets) is rejected."""
+    kept: list[str] = []
+    rejected: list[object] = []
+    for i in indices:
+        if isinstance(i, int) and not isinstance(i, bool) and 1 <= i <= len(targets):
+            kept.append(targets[i - 1])
+        else:
+            rejected.append(i)
+    return _dedupe(kept), rejected
+
+
+def _sign(x: float, margin: float = 0.0) -> int:
+    if x > margin:
+        return 1
+    if x < -margin:
+        return -1
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Perspective summaries (per aspect, per stance)
+
+
+class Perspective(BaseModel):
+    """What the segments taking one stance on one aspect say, grounded in those segments."""
+
+    stance: Stance
+    summary: str = Field(description="One or two sentences; empty when there were no segments.")
+    citations: list[str] = Field(default_factory=list, description="Keys of the segments it rests on.")
+    n_segments: int = Field(0, description="Segments the summary was written from.")
+    mode: Literal["llm", "extractive"] = "llm"
+    warning: str | None = None
+
+
+def perspective_summary(
+    claim: str,
+    aspect_name: str,
+    stance: Stance | str,
+    segments: Sequence[tuple[str, str]],
+    llm: StructuredLLM,
+    *,
+    max_segments: int = perspective_prompt.MAX_SEGMENTS,
+) -> Perspective:
+    """Summary of `segments` ((key, text), best first) that take `stance` on `aspect_name`.
+
+    Cites segment keys only from `segments`. On LLMError the best segment is quoted (extractive).
+    """
+    st = Stance(stance)
+    if not 1 <= max_segments <= perspective_prompt.MAX_SEGMENTS:
+        raise InputError(f"max_segments must be in 1..{perspective_prompt.MAX_SEGMENTS}, got {max_segments}.")
+    segs: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for key, text in segments:
+        if key not in seen and text.strip():
+            seen.add(key)
+            segs.append((key, text))
+    segs = segs[:max_segments]
+    if not segs:
+        return Perspective(stance=st, summary="", n_segments=0, mode="extractive")
+    keys = [k for k, _ in segs]
+    inputs = perspective_prompt.PerspectiveInput(
+        claim=claim, aspect=aspect_name, stance=st.value, segments=[t for _, t in segs]
+    )
+    try:
+        out = llm.run(perspective_prompt.prompt_for(len(segs)), inputs)
+    except LLMError as exc:
+        return _extractive_perspective(st, segs, f"perspective summary fell back to a quote: {exc}")
+    cited, _ = _map_indices(out.citations, keys)
+    summary = clip(out.summary, perspective_prompt.SUMMARY_CHARS)
+    if not cited or not summary:
+        return _extractive_perspective(st, segs, "perspective summary had no valid citation; quoted instead")
+    return Perspective(stance=st, summary=summary, citations=cited, n_segments=len(segs), mode="llm")
+
+
+def _extractive_perspective(stance: Stance, segs: Sequence[tuple[str, str]], warning: str) -> Perspective:
+    key, text = segs[0]
+    return Perspective(
+        stance=stance,
+        summary=clip(text, perspective_prompt.SUMMARY_CHARS),
+        citations=[key],
+        n_segments=len(segs),
+        mode="extractive",
+        warning=warning,
+    )
+
+
+def aspect_perspectives(
+    claim: str,
+    aspect_name: str,
+    segments: Sequence[tuple[str, str, Stance | str]],
+    llm: StructuredLLM,
+    *,
+    max_segments: int = perspective_prompt.MAX_SEGMENTS,
+    stances: Sequence[Stance] = (Stance.SUPPORT, Stance.NEUTRAL, Stance.REFUTE),
+) -> dict[Stance, Perspective]:
+    """One perspective summary per stance present among `segments` ((key, text, stance), best
+    first) of one aspect; stances without segments are absent from the result."""
+    groups: dict[Stance, list[tuple[str, str]]] = {}
+    for key, text, st in segments:
+        groups.setdefault(Stance(st), []).append((key, text))
+    return {
+        st: perspective_summary(claim, aspect_name, st, groups[st], llm, max_segments=max_segments)
+        for st in stances
+        if groups.get(st)
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Takeaways
+
+
+class Takeaway(BaseModel):
+    """What one abstract says about the claim (no stance)."""
+
+    doc_id: str
+    text: str
+    sentence_indices: list[int] = Field(default_factory=list, description="0-based sentences it comes from.")
+    mode: Literal["llm", "extractive"] = "llm"
+
+
+def _window(n_sentences: int, priority: Sequence[int], limit: int) -> list[int]:
+    """Indices of the sentences to show when an abstract is longer than `limit`: the priority
+    sentences, then the last (conclusions) and the first (background), then the rest in order;
+    returned in document order."""
+    if n_sentences <= limit:
+        return list(range(n_sentences))
+    order = [i for i in priority if 0 <= i < n_sentences]
+    order += [n_sentences - 1, 0, n_sentences - 2, 1]
+    order += list(range(n_sentences))
+    chosen = list(dict.fromkeys(order))[:limit]
+    return sorted(chosen)
+
+
+def takeaway(
+    claim: str,
+    doc: Document,
+    llm: StructuredLLM,
+    *,
+    relevant_sentences: Sequence[int] = (),
+) -> Takeaway | None:
+    """The abstract's main point about `claim`, or None (pruned) when the LLM finds it unrelated
+    or the document has no sentences. `relevant_sentences` (0-based) are the sentences retrieval
+    matched: they are highlighted to the model and always shown. On LLMError the document is kept
+    with an extractive takeaway (the matched sentences, else the last sentence)."""
+    if not doc.sentences:
+        return None
+    relevant = [i for i in dict.fromkeys(relevant_sentences) if 0 <= i < len(doc.sentences)]
+    shown = _window(len(doc.sentences), relevant, takeaway_prompt.MAX_SENTENCES)
+    inputs = takeaway_prompt.TakeawayInput(
+        claim=claim,
+        title=doc.title,
+        sentences=[doc.sentences[i] for i in shown],
+        matched=[pos + 1 for pos, i in enumerate(shown) if i in relevant],
+    )
+    try:
+        out = llm.run(takeaway_prompt.prompt_for(len(shown)), inputs)
+    except LLMError:
+        return _extractive_takeaway(doc, relevant)
+    text = clip(out.takeaway, takeaway_prompt.TAKEAWAY_CHARS) if out.takeaway.strip() else ""
+    if not out.related or not text:
+        return None
+    positions = [p for p in out.sentences if isinstance(p, int) and 1 <= p <= len(shown)]
+    indices = list(dict.fromkeys(shown[p - 1] for p in positions))
+    return Takeaway(doc_id=doc.id, text=text, sentence_indices=indices, mode="llm")
+
+
+def _extractive_takeaway(doc: Document, relevant: Sequence[int]) -> Takeaway:
+    indices = list(relevant[:2]) or [len(doc.sentences) - 1]
+    text = clip(" ".join(doc.sentences[i] for i in indices), takeaway_prompt.TAKEAWAY_CHARS)
+    return Takeaway(doc_id=doc.id, text=text, sentence_indices=indices, mode="extractive")
+
+
+# ---------------------------------------------------------------------------------------------
+# Local labels
+
+
+class LocalAssessment(BaseModel):
+    """One document's graded verdict on the claim, with its reason and cited sentences."""
+
+    doc_id: str
+    label: LocalLabel
+    score: float = Field(description="The label's score on the 7-grade scale (tools.verdict).")
+    explanation: str
+    cited_sentences: list[int] = Field(default_factory=list, description="0-based indices in the document.")
+    evidence_score: float | None = Field(
+        None, description="Mean signed stance (support - refute) of the stance evidence the label was checked against."
+    )
+    sign_conflict: bool = Field(
+        False, description="The label's sign disagrees with that evidence; flagged, not corrected."
+    )
+    mode: Literal["llm", "stance"] = "llm"
+    takeaway: str = ""
+
+    @property
+    def keys(self) -> list[str]:
+        return [sentence_key(self.doc_id, i) for i in self.cited_sentences]
+
+
+def _evidence_table(doc: Document, stance_evidence: Sequence[tuple[int, StanceResult]]) -> dict[int, StanceResult]:
+    table: dict[int, StanceResult] = {}
+    for idx, res in stance_evidence:
+        if not 0 <= idx < len(doc.sentences):
+            raise InputError(
+                f"stance evidence cites sentence {idx} of document {doc.id!r}, which has "
+                f"{len(doc.sentences)} sentences; pass 0-based indices of Document.sentences."
+            )
+        table[idx] = res
+    return table
+
+
+def sign_check(
+    label: LocalLabel,
+    cited: Sequence[int],
+    evidence: dict[int, StanceResult],
+    *,
+    margin: float = DEFAULT_CONFLICT_MARGIN,
+) -> tuple[float | None, bool]:
+    """(evidence score, sign conflict) of `label` against the stance evidence of its cited
+    sentences, or of all the document's stance evidence when it cites none that has any.
+
+    The evidence score is the mean of support - refute; a conflict is a non-zero label sign
+    opposite to an evidence sign outside +-margin. No Evidence never conflicts.
+    """
+    chosen = [evidence[i] for i in cited if i in evidence] or list(evidence.values())
+    if not chosen:
+        return None, False
+    score = sum(r.signed for r in chosen) / len(chosen)
+    conflict = _sign(label.score) * _sign(score, margin) < 0
+    return score, conflict
+
+
+def local_label(
+    claim: str,
+    doc: Document,
+    takeaway: Takeaway | str | None,
+    stance_evidence: Sequence[tuple[int, StanceResult]],
+    llm: StructuredLLM,
+    *,
+    conflict_margin: float = DEFAULT_CONFLICT_MARGIN,
+) -> LocalAssessment:
+    """The document's 7-grade label with a reason and cited sentences.
+
+    `stance_evidence` holds (0-based sentence index, stance result) pairs from the stance model.
+    The label is checked in sign against the stance evidence it cites (sign_check): a conflict
+    is flagged in `sign_conflict`, never silently fixed. When the LLM cites no sentence for a
+    label other than No Evidence, the takeaway's sentences (else the strongest stance evidence of
+    the label's sign) stand in, so that the global explanation can cite the document. On LLMError
+    the label comes from the stance evidence alone (stance_only_label).
+    """
+    if not doc.sentences:
+        raise InputError(f"document {doc.id!r} has no sentences to label; prune it before labelling.")
+    evidence = _evidence_table(doc, stance_evidence)
+    tk_text = takeaway.text if isinstance(takeaway, Takeaway) else (takeaway or "")
+    tk_idx = takeaway.sentence_indices if isinstance(takeaway, Takeaway) else []
+    priority = list(dict.fromkeys([*tk_idx, *sorted(evidence, key=lambda i: -abs(evidence[i].signed))]))
+    shown = _window(len(doc.sentences), priority, local_label_prompt.MAX_SENTENCES)
+    inputs = local_label_prompt.LocalLabelInput(
+        claim=claim,
+        title=doc.title,
+        takeaway=tk_text or "(none)",
+        sentences=[doc.sentences[i] for i in shown],
+    )
+    try:
+        out = llm.run(local_label_prompt.prompt_for(len(shown)), inputs)
+        label = LocalLabel.parse(out.label)
+    except (LLMError, InputError):
+        # InputError: a label outside the scale (only from a model not bound by the schema).
+        return stance_only_label(doc, stance_evidence, takeaway=tk_text)
+    positions = [p for p in out.evidence if isinstance(p, int) and 1 <= p <= len(shown)]
+    cited = list(dict.fromkeys(shown[p - 1] for p in positions))
+    if not cited and label is not LocalLabel.NO_EVIDENCE:
+        cited = [i for i in tk_idx if 0 <= i < len(doc.sentences)]
+        if not cited:
+            agreeing = [i for i in evidence if _sign(evidence[i].signed) == _sign(label.score)]
+            cited = sorted(agreeing, key=lambda i: -abs(evidence[i].signed))[:1]
+    ev_score, conflict = sign_check(label, cited, evidence, margin=conflict_margin)
+    return LocalAssessment(
+        doc_id=doc.id,
+        label=label,
+        score=label.score,
+        explanation=clip(out.explanation, local_label_prompt.EXPLANATION_CHARS),
+        cited_sentences=cited,
+        evidence_score=ev_score,
+        sign_conflict=conflict,
+        mode="llm",
+        takeaway=tk_text,
+    )
+
+
+def stance_only_label(
+    doc: Document,
+    stance_evidence: Sequence[tuple[int, StanceResult]],
+    *,
+    takeaway: str = "",
+    max_cited: int = 3,
+) -> LocalAssessment:
+    """Label from the stance model alone (the LLM fallback): the mean support - refute of the
+    non-neutral sentences, rounded to the nearest grade (LocalLabel.from_score); No Evidence when
+    every sentence is neutral. Cites the strongest sentences agreeing with the label's sign."""
+    evidence = _evidence_table(doc, stance_evidence)
+    polar = {i: r for i, r in evidence.items() if r.label is not Stance.NEUTRAL}
+    if not polar:
+        return LocalAssessment(
+            doc_id=doc.id,
+            label=LocalLabel.NO_EVIDENCE,
+            score=LocalLabel.NO_EVIDENCE.score,
+            explanation="The stance model found no sentence that supports or contradicts the claim.",
+            evidence_score=None,
+            mode="stance",
+            takeaway=takeaway,
+        )
+    mean = sum(r.signed for r in polar.values()) / len(polar)
+    label = LocalLabel.from_score(mean)
+    sgn = _sign(mean)
+    ranked = sorted(polar, key=lambda i: -abs(polar[i].signed))
+    cited = [i for i in ranked if sgn == 0 or _sign(polar[i].signed) == sgn][:max_cited]
+    n_sup = sum(1 for r in polar.values() if r.label is Stance.SUPPORT)
+    n_ref = len(polar) - n_sup
+    lead = doc.sentences[cited[0]] if cited else doc.sentences[ranked[0]]
+    explanation = clip(
+        f"The stance model reads {n_sup} sentence(s) as supporting and {n_ref} as contradicting the claim; "
+        f'the strongest: "{lead}"',
+        local_label_prompt.EXPLANATION_CHARS,
+    )
+    return LocalAssessment(
+        doc_id=doc.id,
+        label=label,
+        score=label.score,
+        explanation=explanation,
+        cited_sentences=cited,
+        evidence_score=mean,
+        sign_conflict=False,
+        mode="stance",
+        takeaway=takeaway,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Global explanation
+
+
+class ExplanationSentence(BaseModel):
+    """One sentence of the explanation with the evidence sentences it cites."""
+
+    text: str
+    citations: list[str] = Field(default_factory=list, description='Sentence keys "docid#idx".')
+    status: Literal["supported", "interpretation", "dropped"] = Field(
+        "interpretation",
+        description="supported = passed the attribution check; interpretation = not (yet) traced to "
+        "its citations; dropped = failed it with unsupported_sentences: drop.",
+    )
+    support: float = Field(0.0, ge=0, le=1, description="Best support probability from its citations.")
+
+
+class Explanation(BaseModel):
+    """The global explanation: attributed sentences, how it was made, and what went wrong."""
+
+    sentences: list[ExplanationSentence] = Field(default_factory=list)
+    mode: Literal["llm", "extractive"] = "llm"
+    warnings: list[str] = Field(default_factory=list)
+    checked: bool = Field(False, description="Whether check_attribution has run.")
+
+    @property
+    def visible(self) -> list[ExplanationSentence]:
+        """The sentences a reader sees (dropped ones removed)."""
+        return [s for s in self.sentences if s.status != "dropped"]
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text for s in self.visible)
+
+    def attribution_pass_rate(self) -> float | None:
+        """Share of sentences that passed the attribution check (None before it or when empty)."""
+        if not self.checked or not self.sentences:
+            return None
+        return sum(s.status == "supported" for s in self.sentences) / len(self.sentences)
+
+
+def _evidence_docs(assessments: Sequence[LocalAssessment]) -> list[LocalAssessment]:
+    """Assessments with evidence (No Evidence excluded), strongest first (stable)."""
+    used = [a for a in assessments if a.label is not LocalLabel.NO_EVIDENCE]
+    return sorted(used, key=lambda a: -abs(a.score))
+
+
+def _allowed_evidence(
+    used: Sequence[LocalAssessment], get_sentence: SentenceLookup, limit: int
+) -> tuple[list[str], list[str]]:
+    """Citable (keys, texts): the assessments' cited sentences that exist, taken round-robin over
+    documents (each document's first citation before any document's second) up to `limit`."""
+    queues = [[k for k in a.keys] for a in used]
+    keys: list[str] = []
+    texts: list[str] = []
+    depth = 0
+    while len(keys) < limit and any(depth < len(q) for q in queues):
+        for q in queues:
+            if depth < len(q) and len(keys) < limit and q[depth] not in keys:
+                text = get_sentence(q[depth])
+                if text is not None and text.strip():
+                    keys.append(q[depth])
+                    texts.append(text)
+        depth += 1
+    return keys, texts
+
+
+def global_explanation(
+    claim: str,
+    assessments: Sequence[LocalAssessment],
+    llm: StructuredLLM,
+    *,
+    get_sentence: SentenceLookup,
+    scorer: StanceScorer | None = None,
+    max_evidence: int = explanation_prompt.MAX_EVIDENCE,
+) -> Explanation:
+    """Summary of the local explanations (No Evidence excluded) in which every sentence cites
+    sentence keys of the allowed evidence: the cited sentences of the assessments that
+    `get_sentence` can resolve, numbered [S1]..[Sn] for the model. Citations are mapped from
+    indices constrained to 1..n; any other index is rejected (and a sentence left without a valid
+    citation is removed, with a warning). On LLMError, or when nothing valid comes back, the
+    extractive explanation is returned instead (ranked with `scorer` when given).
+
+    Run check_attribution on the result before showing it.
+    """
+    if not 1 <= max_evidence <= explanation_prompt.MAX_EVIDENCE:
+        raise InputError(f"max_evidence must be in 1..{explanation_prompt.MAX_EVIDENCE}, got {max_evidence}.")
+    used = _evidence_docs(assessments)
+    if not used:
+        return Explanation(
+            mode="extractive",
+            warnings=["No document gave evidence on the claim (every local label is No Evidence); nothing to explain."],
+        )
+    keys, texts = _allowed_evidence(used, get_sentence, max_evidence)
+    if not keys:
+        return Explanation(
+            mode="extractive",
+            warnings=["None of the sentences the local labels cite is in the evidence store; nothing to explain."],
+        )
+    position = {k: i + 1 for i, k in enumerate(keys)}
+    documents = [
+        LocalExplanation(
+            label=a.label.value,
+            explanation=a.explanation,
+            evidence=[position[k] for k in a.keys if k in position],
+        )
+        for a in used
+    ]
+    inputs = explanation_prompt.make_input(claim, documents, texts)
+    try:
+        out = llm.run(explanation_prompt.prompt_for(len(keys)), inputs)
+    except LLMError as exc:
+        fallback = extractive_explanation(claim, assessments, get_sentence, scorer)
+        fallback.warnings.insert(0, f"The LLM explanation failed ({exc}); an extractive explanation is shown.")
+        return fallback
+    sentences: list[ExplanationSentence] = []
+    warnings: list[str] = []
+    for s in out.sentences:
+        cited, rejected = _map_indices(s.citations, keys)
+        if rejected:
+            warnings.append(f"Rejected citation(s) {rejected} outside the {len(keys)} evidence sentences.")
+        text = clip(s.text, explanation_prompt.SENTENCE_CHARS)
+        if not cited or not text:
+            warnings.append(f"Removed a sentence without a valid citation: {clip(s.text, 80)!r}.")
+            continue
+        sentences.append(ExplanationSentence(text=text, citations=cited))
+    if not sentences:
+        fallback = extractive_explanation(claim, assessments, get_sentence, scorer)
+        fallback.warnings[:0] = [*warnings, "The LLM explanation had no validly cited sentence; an extractive explanation is shown."]
+        return fallback
+    return Explanation(sentences=sentences, mode="llm", warnings=warnings)
+
+
+def extractive_explanation(
+    claim: str,
+    assessments: Sequence[LocalAssessment],
+    get_sentence: SentenceLookup,
+    scorer: StanceScorer | None = None,
+    *,
+    max_sentences: int = EXTRACTIVE_SENTENCES,
+    per_document: int = EXTRACTIVE_PER_DOCUMENT,
+) -> Explanation:
+    """The explanation used when the LLM fails: the strongest attributed sentences (cited by the
+    local labels, No Evidence excluded) quoted verbatim, each citing itself.
+
+    With a scorer, a sentence's strength is its stance toward the claim in the direction of its
+    document's label (support - refute, times the label's sign), so each quote says what its
+    document's label says; ties and the scorer-less case go by |label score|. At most
+    `per_document` quotes per document.
+    """
+    used = _evidence_docs(assessments)
+    cands: list[tuple[str, str, LocalAssessment]] = []
+    seen: set[str] = set()
+    for a in used:
+        for k in a.keys:
+            text = get_sentence(k)
+            if k not in seen and text is not None and text.strip():
+                seen.add(k)
+                cands.append((k, text, a))
+    if not cands:
+        return Explanation(mode="extractive", warnings=["No cited evidence sentence is available to quote."])
+    if scorer is not None:
+        results = scorer.predict([(claim, text) for _, text, _ in cands])
+        agree = [r.signed * _sign(a.score) for r, (_, _, a) in zip(results, cands, strict=True)]
+    else:
+        agree = [0.0] * len(cands)
+    order = sorted(range(len(cands)), key=lambda i: (-agree[i], -abs(cands[i][2].score), i))
+    per_doc: dict[str, int] = {}
+    sentences: list[ExplanationSentence] = []
+    for i in order:
+        key, text, a = cands[i]
+        if per_doc.get(a.doc_id, 0) >= per_document:
+            continue
+        per_doc[a.doc_id] = per_doc.get(a.doc_id, 0) + 1
+        sentences.append(ExplanationSentence(text=" ".join(text.split()), citations=[key], status="supported", support=1.0))
+        if len(sentences) >= max_sentences:
+            break
+    return Explanation(sentences=sentences, mode="extractive")
+
+
+# ---------------------------------------------------------------------------------------------
+# Attribution check
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".")
+
+
+def check_attribution(
+    explanation: Explanation,
+    get_sentence: SentenceLookup,
+    scorer: StanceScorer,
+    *,
+    threshold: float = DEFAULT_ATTRIBUTION_THRESHOLD,
+    mode: Literal["flag", "drop"] = "flag",
+) -> Explanation:
+    """Trace every sentence to its citations with the stance model.
+
+    A sentence is supported when the support probability of (sentence, cited text) reaches
+    `threshold` for any one cited sentence or for all its cited sentences joined (a sentence may
+    be composed from several). A sentence identical to a cited sentence (extractive quotes) is
+    supported without asking the model. Citations that `get_sentence` cannot resolve are removed
+    with a warning. Unsupported sentences become "interpretation" (mode "flag") or "dropped"
+    (mode "drop"). Returns a new Explanation with checked=True.
+    """
+    if mode not in ("flag", "drop"):
+        raise InputError(f"unsupported_sentences must be 'flag' or 'drop', got {mode!r}.")
+    if not (isinstance(threshold, int | float) and math.isfinite(threshold) and 0.0 <= threshold <= 1.0):
+        raise InputError(f"the attribution threshold must be a number in [0, 1], got {threshold!r}.")
+    warnings = list(explanation.warnings)
+    fail_status: Literal["interpretation", "dropped"] = "interpretation" if mode == "flag" else "dropped"
+    resolved: list[list[tuple[str, str]]] = []
+    pairs: list[tuple[str, str]] = []
+    owners: list[int] = []
+    for n, s in enumerate(explanation.sentences):
+        cites: list[tuple[str, str]] = []
+        for k in s.citations:
+            text = get_sentence(k)
+            if text is None:
+                warnings.append(f"Citation {k!r} is not in the evidence store and was removed.")
+            else:
+                cites.append((k, text))
+        resolved.append(cites)
+        if not cites or any(_norm(t) == _norm(s.text) for _, t in cites):
+            continue
+        for _, t in cites:
+            pairs.append((s.text, t))
+            owners.append(n)
+        if len(cites) > 1:
+            pairs.append((s.text, " ".join(t for _, t in cites)))
+            owners.append(n)
+    support = [0.0] * len(explanation.sentences)
+    for owner, res in zip(owners, scorer.predict(pairs) if pairs else [], strict=True):
+        support[owner] = max(support[owner], float(res.support))
+    out: list[ExplanationSentence] = []
+    failed = 0
+    for n, (s, cites) in enumerate(zip(explanation.sentences, resolved, strict=True)):
+        if cites and any(_norm(t) == _norm(s.text) for _, t in cites):
+            support[n] = 1.0
+        ok = bool(cites) and support[n] >= threshold
+        failed += not ok
+        out.append(
+            ExplanationSentence(
+                text=s.text,
+                citations=[k for k, _ in cites],
+                status="supported" if ok else fail_status,
+                support=min(1.0, max(0.0, support[n])),
+            )
+        )
+    if failed:
+        action = "flagged as interpretation" if mode == "flag" else "dropped"
+        warnings.append(f"{failed} of {len(out)} explanation sentences are not supported by their citations ({action}).")
+    return Explanation(sentences=out, mode=explanation.mode, warnings=warnings, checked=True)
+
+
+def explain(
+    claim: str,
+    assessments: Sequence[LocalAssessment],
+    llm: StructuredLLM,
+    *,
+    get_sentence: SentenceLookup,
+    scorer: StanceScorer,
+    threshold: float = DEFAULT_ATTRIBUTION_THRESHOLD,
+    mode: Literal["flag", "drop"] = "flag",
+) -> Explanation:
+    """global_explanation followed by check_attribution (the graph's explain step)."""
+    draft = global_explanation(claim, assessments, llm, get_sentence=get_sentence, scorer=scorer)
+    return check_attribution(draft, get_sentence, scorer, threshold=threshold, mode=mode)
