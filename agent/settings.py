@@ -90,6 +90,14 @@ class TrustSettings(BaseModel):
     prior: float = Field(0.5, ge=0, le=1, description="Prior of a source without reputation signal.")
     max_iterations: int = Field(100, ge=1, description="Propagation iteration cap.")
     tolerance: float = Field(1e-6, gt=0, description="Convergence tolerance (max abs change).")
+    citation_ref: int = Field(1000, ge=1, description="Citations that score a full 1.0.")
+    influential_ref: int = Field(100, ge=1, description="Influential citations that score 1.0.")
+    half_life_years: float = Field(10.0, gt=0, description="Age at which the recency component is 0.5.")
+    top_venues: list[str] = Field(default_factory=list, description="Venues scored 1.0 (substrings).")
+    graph_threshold: float = Field(0.5, ge=0, le=1, description="Stance probability of a graph edge.")
+    key_sentences: int = Field(2, ge=1, le=10, description="Key sentences per document in the graph.")
+    isolated: Literal["prior", "neutral"] = Field("prior", description="Trust of an unrelated document.")
+    rerank_weight: float = Field(0.3, ge=0, le=1, description="Weight of trust when re-ranking evidence.")
 
 
 class VerdictSettings(BaseModel):
@@ -101,6 +109,9 @@ class VerdictSettings(BaseModel):
     sign_conflict_margin: float = Field(
         0.2, ge=0, le=1, description="Dead band of the stance sign a local label is checked against."
     )
+    confidence_pseudo_count: float = Field(2.0, gt=0, description="k of the coverage n / (n + k).")
+    confidence_a: float | None = Field(None, description="Platt slope of the confidence; None = raw.")
+    confidence_b: float = Field(0.0, description="Platt intercept of the confidence.")
 
 
 class SessionSettings(BaseModel):
