@@ -35,6 +35,9 @@ class RunResult(BaseModel):
     report: dict[str, Any] | None = None
     warnings: list[str] = Field(default_factory=list)
     finished_steps: list[str] = Field(default_factory=list)
+    pending: dict[str, Any] | None = Field(
+        None, description="In a guided session paused at a review point: what is shown and what may be done."
+    )
 
 
 def sqlite_checkpointer(path: Path) -> BaseCheckpointSaver:
@@ -119,18 +122,39 @@ class Investigator:
         snapshot = self.graph.get_state(self._config(thread_id))
         if not snapshot.values:
             raise InputError(f"no investigation with id {thread_id!r}; `claimscope sessions list` shows them.")
-        if not snapshot.next:
+        if not snapshot.next or self.pending(thread_id) is not None:
             return self.result(thread_id)
         return self._drive(None, thread_id, on_event)
+
+    def pending(self, thread_id: str) -> dict[str, Any] | None:
+        """The review a guided session is waiting for, or None."""
+        snapshot = self.graph.get_state(self._config(thread_id))
+        for intr in getattr(snapshot, "interrupts", ()) or ():
+            return dict(intr.value)
+        return None
+
+    def answer(self, thread_id: str, decision: Any, *, on_event: EventHandler | None = None) -> RunResult:
+        """Give a paused guided session the person's decision and run on to the next pause or the end."""
+        from langgraph.types import Command
+
+        from agent.graph.review import parse_decision
+
+        waiting = self.pending(thread_id)
+        if waiting is None:
+            raise InputError(f"session {thread_id!r} is not waiting for a review decision.")
+        parse_decision(waiting["point"], decision)  # a bad decision is refused before resuming
+        return self._drive(Command(resume=decision), thread_id, on_event)
 
     def state(self, thread_id: str) -> dict[str, Any]:
         return dict(self.graph.get_state(self._config(thread_id)).values)
 
     def result(self, thread_id: str) -> RunResult:
         values = self.state(thread_id)
+        pending = self.pending(thread_id)
         return RunResult(
             thread_id=thread_id,
-            status=values.get("status", "running"),
+            status="paused" if pending else values.get("status", "running"),
+            pending=pending,
             report=values.get("report"),
             warnings=list(dict.fromkeys(values.get("warnings", []))),
             finished_steps=list(values.get("done", [])),

@@ -1,6 +1,7 @@
 """The graph's wiring, in one place.
 
     START -> plan -> (analyse | gather | grow_hierarchy | assess | weigh | aggregate | explain) -> plan
+                  -> review (guided sessions: a person's decision at a review point) -> plan
                   -> report -> END
 
 Every step returns to the planner, which picks the next one (fixed policy or LLM choice among the
@@ -19,6 +20,7 @@ from langgraph.types import Command
 
 from agent.graph import planner, steps
 from agent.graph.events import emit
+from agent.graph.review import due_review, review
 from agent.graph.state import InvestigationInput, InvestigationOutput, InvestigationState
 from agent.services import Services
 from tools.llm import LLMError
@@ -29,7 +31,7 @@ PLANNER_SYSTEM = (
     "nothing useful is left."
 )
 
-StepName = Literal["analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report"]
+StepName = Literal["review", "analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report"]
 
 
 def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepName]:
@@ -42,6 +44,10 @@ def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepN
         emit("warning", "plan", msg)
         return Command(goto=planner.FINISH, update={"status": "budget_exhausted", "warnings": [msg]})
 
+    point = due_review(state)
+    if point is not None:
+        return Command(goto="review", update={"step_count": count + 1,
+                                              "plan_log": [{"step": count + 1, "review": point}]})
     choice = planner.fixed_policy(state)
     log: dict[str, Any] = {"step": count + 1, "policy": choice, "mode": "fixed"}
     warnings: list[str] = []
@@ -78,6 +84,8 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
         input_schema=InvestigationInput, output_schema=InvestigationOutput,
     )
     g.add_node("plan", plan)
+    g.add_node("review", review)
+    g.add_edge("review", "plan")
     for name, fn in steps.NODES.items():
         g.add_node(name, fn)
     g.add_edge(START, "plan")

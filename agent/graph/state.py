@@ -17,9 +17,13 @@ PlannerMode = Literal["fixed", "llm"]
 
 
 def merge_dicts(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any]:
-    """Shallow merge: later writers add or replace keys."""
+    """Shallow merge: later writers add or replace keys; a None value removes its key."""
     out = dict(old or {})
-    out.update(new or {})
+    for k, v in (new or {}).items():
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = v
     return out
 
 
@@ -46,6 +50,7 @@ class InvestigationOptions(BaseModel):
     year_max: int | None = None
     planner: PlannerMode = Field("fixed", description="'fixed' policy or 'llm' chooses the next step.")
     perspectives: bool = Field(True, description="Summarise each stance per top-level aspect (LLM).")
+    guided: bool = Field(False, description="Pause for a person's review at each review point.")
 
 
 class InvestigationInput(TypedDict):
