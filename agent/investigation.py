@@ -145,6 +145,30 @@ class Investigator:
         parse_decision(waiting["point"], decision)  # a bad decision is refused before resuming
         return self._drive(Command(resume=decision), thread_id, on_event)
 
+    def rerun_from(
+        self, thread_id: str, step: str, changes: dict[str, Any] | None = None, *,
+        on_event: EventHandler | None = None,
+    ) -> RunResult:
+        """Apply `changes` to a session's state, forget `step` and every step after it, and run on.
+
+        Used by follow-ups such as "ignore source D and recompute" (changes={"documents": {D: None}},
+        step="assess") or "go deeper on aspect X" (step="grow_hierarchy" with the node re-opened).
+        """
+        from agent.graph.planner import STEP_NAMES
+
+        if step not in STEP_NAMES:
+            raise InputError(f"unknown step {step!r}; steps are {', '.join(STEP_NAMES)}.")
+        if not self.state(thread_id):
+            raise InputError(f"no investigation with id {thread_id!r}.")
+        undo = STEP_NAMES[STEP_NAMES.index(step):]
+        update: dict[str, Any] = {**(changes or {}), "done": [f"!{s}" for s in undo],
+                                  "status": "running", "report": {}}
+        if "grow_hierarchy" in undo and "hierarchy_complete" not in update:
+            update["hierarchy_complete"] = False
+        # Written as if the review node produced it, so the run continues at the planner.
+        self.graph.update_state(self._config(thread_id), update, as_node="review")
+        return self._drive(None, thread_id, on_event)
+
     def state(self, thread_id: str) -> dict[str, Any]:
         return dict(self.graph.get_state(self._config(thread_id)).values)
 

@@ -35,6 +35,18 @@ def add_floats(old: dict[str, float] | None, new: dict[str, float] | None) -> di
     return out
 
 
+def record_steps(old: list[str] | None, new: list[str] | None) -> list[str]:
+    """Finished steps in order. An entry "!name" forgets every earlier "name" (used to re-run a step
+    and what follows it, e.g. after a source is excluded in chat)."""
+    out = list(old or [])
+    for item in new or []:
+        if item.startswith("!"):
+            out = [s for s in out if s != item[1:]]
+        else:
+            out.append(item)
+    return out
+
+
 class InvestigationOptions(BaseModel):
     """What a user may choose per investigation (defaults come from settings)."""
 
@@ -86,7 +98,7 @@ class InvestigationState(TypedDict, total=False):
     aspect_verdicts: dict[str, dict[str, Any]]
     explanation: dict[str, Any]
     report: dict[str, Any]
-    done: Annotated[list[str], operator.add]
+    done: Annotated[list[str], record_steps]
     step_count: int
     warnings: Annotated[list[str], operator.add]
     timings: Annotated[dict[str, float], add_floats]
