@@ -1,0 +1,368 @@
+"""tools/explain.py and its prompts: takeaways, local labels, perspectives, the global explanation
+and its attribution check, all with scripted fakes (no model is loaded)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pytest
+from pydantic import ValidationError
+
+from prompts import explanation as explanation_prompt
+from prompts import local_label as local_label_prompt
+from prompts import perspective as perspective_prompt
+from prompts import takeaway as takeaway_prompt
+from tests.conftest import FIXTURES
+from tests.fakes import CannedLLM, KeywordStance
+from tools.errors import InputError
+from tools.explain import (
+    Explanation,
+    ExplanationSentence,
+    LocalAssessment,
+    Takeaway,
+    aspect_perspectives,
+    check_attribution,
+    explain,
+    extractive_explanation,
+    global_explanation,
+    local_label,
+    parse_key,
+    perspective_summary,
+    sentence_key,
+    sentence_lookup,
+    sign_check,
+    stance_only_label,
+    takeaway,
+)
+from tools.llm import LLMError
+from tools.models import Document, Stance, StanceResult
+from tools.verdict import LocalLabel
+
+DATA = json.loads((FIXTURES / "explain" / "docs.json").read_text())
+CLAIM: str = DATA["claim"]
+DOCS = {d["id"]: Document(**d) for d in DATA["documents"]}
+GET = sentence_lookup(DOCS.values())
+STANCE = KeywordStance()
+
+
+def evidence_of(doc: Document) -> list[tuple[int, StanceResult]]:
+    results = STANCE.predict([(CLAIM, s) for s in doc.sentences])
+    return list(enumerate(results))
+
+
+def assessment(doc_id: str, label: LocalLabel, cited: Sequence[int], explanation: str = "x") -> LocalAssessment:
+    return LocalAssessment(doc_id=doc_id, label=label, score=label.score, explanation=explanation, cited_sentences=list(cited))
+
+
+SUPPORT = StanceResult(label=Stance.SUPPORT, support=0.9, neutral=0.05, refute=0.05)
+REFUTE = StanceResult(label=Stance.REFUTE, support=0.05, neutral=0.05, refute=0.9)
+NEUTRAL = StanceResult(label=Stance.NEUTRAL, support=0.1, neutral=0.8, refute=0.1)
+
+
+class WordCoverage:
+    """Fake stance: support = share of the claim's content words found in the evidence."""
+
+    def __init__(self) -> None:
+        self.pairs: list[tuple[str, str]] = []
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[StanceResult]:
+        self.pairs.extend(pairs)
+        out = []
+        for claim, ev in pairs:
+            words = {w.strip(".,").lower() for w in claim.split() if len(w) > 3}
+            found = {w.strip(".,").lower() for w in ev.split()}
+            cov = len(words & found) / max(1, len(words))
+            out.append(StanceResult(label=Stance.SUPPORT if cov >= 0.5 else Stance.NEUTRAL,
+                                    support=cov, neutral=1 - cov, refute=0.0))
+        return out
+
+
+# --- keys -----------------------------------------------------------------------------------
+
+
+def test_sentence_keys_round_trip_and_reject_garbage():
+    assert parse_key(sentence_key("doc#with#hash", 3)) == ("doc#with#hash", 3)
+    assert GET("d1#1") == DOCS["d1"].sentences[1]
+    assert GET("d1#7") is None
+    with pytest.raises(InputError):
+        parse_key("d1-1")
+
+
+# --- prompts --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("module", [takeaway_prompt, local_label_prompt, perspective_prompt, explanation_prompt])
+def test_prompts_render_bench_inputs_and_bound_outputs(module):
+    inputs = module.bench_inputs("Aspirin lowers the risk of a first heart attack.")
+    text = module.PROMPT.render(inputs)
+    assert "Aspirin" in text and "{" not in text.replace("{}", "")
+    assert module.PROMPT.temperature == 0.3
+    for ex_in, ex_out in module.PROMPT.examples:
+        module.PROMPT.render(ex_in)
+        module.PROMPT.output_model.model_validate(ex_out.model_dump())
+    schema = json.dumps(module.prompt_for(2).output_model.model_json_schema())
+    assert '"enum": [1, 2]' in schema and "maxLength" in schema and "maxItems" in schema
+
+
+def test_citation_schema_admits_only_listed_evidence():
+    model = explanation_prompt.prompt_for(2).output_model
+    ok = model.model_validate({"sentences": [{"text": "A.", "citations": [1, 2]}]})
+    assert ok.sentences[0].citations == [1, 2]
+    for bad in ([3], [0], [-1], ["d1#1"], []):
+        with pytest.raises(ValidationError):
+            model.model_validate({"sentences": [{"text": "A.", "citations": bad}]})
+
+
+# --- takeaways ------------------------------------------------------------------------------
+
+
+def test_takeaway_pruned_when_unrelated():
+    llm = CannedLLM({"takeaway": [{"related": False, "sentences": [], "takeaway": ""}]})
+    assert takeaway(CLAIM, DOCS["d3"], llm) is None
+    # related but empty text is no takeaway either
+    llm = CannedLLM({"takeaway": [{"related": True, "sentences": [1], "takeaway": "  "}]})
+    assert takeaway(CLAIM, DOCS["d3"], llm) is None
+    assert takeaway(CLAIM, Document(id="empty", title="t"), llm) is None
+
+
+def test_takeaway_maps_numbers_to_sentence_indices_and_marks_matches():
+    llm = CannedLLM({"takeaway": [{"related": True, "sentences": [2], "takeaway": "Supplements cut fractures by a fifth."}]})
+    tk = takeaway(CLAIM, DOCS["d1"], llm, relevant_sentences=[1])
+    assert tk == Takeaway(doc_id="d1", text="Supplements cut fractures by a fifth.", sentence_indices=[1], mode="llm")
+    assert "[S2]* Vitamin" in llm.calls[0][1].abstract
+
+
+def test_takeaway_window_on_long_abstract_keeps_matched_first_and_last():
+    doc = Document(id="long", sentences=[f"Sentence number {i}." for i in range(30)])
+    llm = CannedLLM({"takeaway": lambda inp: {"related": True, "sentences": [inp.matched[0]], "takeaway": "t"}})
+    tk = takeaway(CLAIM, doc, llm, relevant_sentences=[17])
+    shown = llm.calls[0][1].sentences
+    assert len(shown) == takeaway_prompt.MAX_SENTENCES
+    assert {"Sentence number 0.", "Sentence number 17.", "Sentence number 29."} <= set(shown)
+    assert tk is not None and tk.sentence_indices == [17]
+
+
+def test_takeaway_llm_failure_keeps_document_extractively():
+    llm = CannedLLM({"takeaway": [LLMError("timeout")]})
+    tk = takeaway(CLAIM, DOCS["d1"], llm, relevant_sentences=[1])
+    assert tk is not None and tk.mode == "extractive" and tk.sentence_indices == [1]
+    tk = takeaway(CLAIM, DOCS["d2"], llm)
+    assert tk is not None and tk.sentence_indices == [1] and tk.text == DOCS["d2"].sentences[1]
+
+
+# --- local labels ---------------------------------------------------------------------------
+
+
+def test_local_label_sign_conflict_is_flagged_not_fixed():
+    doc = DOCS["d2"]  # sentence 1 refutes the claim
+    llm = CannedLLM({"local_label": [{"evidence": [2], "explanation": "Supplements helped.", "label": "Mostly True"}]})
+    a = local_label(CLAIM, doc, "Supplements did not lower risk.", evidence_of(doc), llm)
+    assert a.label is LocalLabel.MOSTLY_TRUE and a.score == pytest.approx(0.66)
+    assert a.cited_sentences == [1] and a.keys == ["d2#1"]
+    assert a.sign_conflict is True and a.evidence_score is not None and a.evidence_score < 0
+
+
+def test_local_label_agreeing_sign_has_no_conflict():
+    doc = DOCS["d2"]
+    llm = CannedLLM({"local_label": [{"evidence": [2], "explanation": "No lower risk.", "label": "False"}]})
+    a = local_label(CLAIM, doc, None, evidence_of(doc), llm)
+    assert a.label is LocalLabel.FALSE and not a.sign_conflict and a.mode == "llm"
+
+
+def test_sign_check_edges():
+    ev = {0: SUPPORT, 1: REFUTE, 2: NEUTRAL}
+    assert sign_check(LocalLabel.FALSE, [0], ev) == (pytest.approx(0.85), True)
+    assert sign_check(LocalLabel.TRUE, [0], ev)[1] is False
+    # No Evidence never conflicts; mixed evidence inside the margin has no sign
+    assert sign_check(LocalLabel.NO_EVIDENCE, [1], ev)[1] is False
+    assert sign_check(LocalLabel.TRUE, [0, 1], ev) == (pytest.approx(0.0), False)
+    # cited sentences without stance evidence -> the document's evidence as a whole
+    assert sign_check(LocalLabel.TRUE, [5], {1: REFUTE})[1] is True
+    assert sign_check(LocalLabel.TRUE, [0], {}) == (None, False)
+
+
+def test_local_label_without_citations_borrows_takeaway_sentences():
+    doc = DOCS["d1"]
+    llm = CannedLLM({"local_label": [{"evidence": [], "explanation": "Fewer fractures.", "label": "True"}]})
+    tk = Takeaway(doc_id="d1", text="Fewer fractures", sentence_indices=[1])
+    a = local_label(CLAIM, doc, tk, evidence_of(doc), llm)
+    assert a.cited_sentences == [1] and not a.sign_conflict
+
+
+def test_local_label_llm_failure_falls_back_to_stance():
+    llm = CannedLLM({"local_label": [LLMError("invalid JSON x3")]})
+    a = local_label(CLAIM, DOCS["d1"], None, evidence_of(DOCS["d1"]), llm)
+    assert a.mode == "stance" and a.label is LocalLabel.MOSTLY_TRUE and a.cited_sentences == [1]
+    b = local_label(CLAIM, DOCS["d2"], None, evidence_of(DOCS["d2"]), llm)
+    assert b.label is LocalLabel.MOSTLY_FALSE and b.cited_sentences == [1]
+    c = stance_only_label(DOCS["d3"], evidence_of(DOCS["d3"]))
+    assert c.label is LocalLabel.NO_EVIDENCE and c.cited_sentences == []
+
+
+def test_local_label_rejects_bad_evidence_index():
+    with pytest.raises(InputError, match="0-based"):
+        local_label(CLAIM, DOCS["d2"], None, [(5, SUPPORT)], CannedLLM({}))
+
+
+# --- perspectives ---------------------------------------------------------------------------
+
+
+def test_perspective_cites_only_given_segments():
+    segs = [("d1#1", DOCS["d1"].sentences[1]), ("d9#0", "Calcium too lowered fracture risk.")]
+    llm = CannedLLM({"perspective": [{"citations": [2, 1, 2], "summary": "Supplements lower fracture risk."}]})
+    p = perspective_summary(CLAIM, "Fracture outcomes", Stance.SUPPORT, segs, llm)
+    assert p.citations == ["d9#0", "d1#1"] and p.mode == "llm" and p.n_segments == 2
+    with pytest.raises(ValidationError):
+        perspective_prompt.prompt_for(2).output_model.model_validate({"citations": [3], "summary": "s"})
+
+
+def test_perspective_fallback_and_empty():
+    llm = CannedLLM({"perspective": [LLMError("down")]})
+    p = perspective_summary(CLAIM, "a", "refute", [("d2#1", DOCS["d2"].sentences[1])], llm)
+    assert p.mode == "extractive" and p.citations == ["d2#1"] and p.summary == DOCS["d2"].sentences[1]
+    assert perspective_summary(CLAIM, "a", "refute", [], llm).summary == ""
+
+
+def test_aspect_perspectives_one_per_present_stance():
+    llm = CannedLLM({"perspective": lambda inp: {"citations": [1], "summary": f"{inp.stance} view"}})
+    segs = [("d1#1", "s1", "support"), ("d2#1", "s2", Stance.REFUTE), ("d1#2", "s3", "support")]
+    out = aspect_perspectives(CLAIM, "a", segs, llm)
+    assert set(out) == {Stance.SUPPORT, Stance.REFUTE}
+    assert out[Stance.SUPPORT].n_segments == 2 and out[Stance.REFUTE].citations == ["d2#1"]
+
+
+# --- global explanation ---------------------------------------------------------------------
+
+ASSESSMENTS = [
+    assessment("d1", LocalLabel.MOSTLY_TRUE, [1], "Supplements cut fractures by a fifth."),
+    assessment("d2", LocalLabel.FALSE, [1], "No lower fracture risk in a large cohort."),
+    assessment("d3", LocalLabel.NO_EVIDENCE, [1], "About coffee, not vitamins."),
+]
+
+
+def test_global_explanation_maps_indices_to_keys_and_excludes_no_evidence():
+    def answer(inp):
+        # the strongest label first: d2 (False) then d1 (Mostly True)
+        assert inp.evidence == [DOCS["d2"].sentences[1], DOCS["d1"].sentences[1]]
+        assert "coffee" not in inp.documents_block.lower()
+        return {"sentences": [{"text": "Supplements did not lower fracture risk in a cohort.", "citations": [1]},
+                              {"text": "A trial found a one-fifth reduction.", "citations": [2, 2]}]}
+
+    llm = CannedLLM({"explanation": answer})
+    ex = global_explanation(CLAIM, ASSESSMENTS, llm, get_sentence=GET)
+    assert ex.mode == "llm" and not ex.warnings
+    assert [s.citations for s in ex.sentences] == [["d2#1"], ["d1#1"]]
+    assert all(s.status == "interpretation" for s in ex.sentences) and not ex.checked
+
+
+def test_global_explanation_rejects_citations_outside_the_evidence():
+    bad_sentence = explanation_prompt.ExplanationSentence.model_construct(text="Invented.", citations=[7])
+    mixed = explanation_prompt.ExplanationSentence.model_construct(text="Half right.", citations=[1, 0])
+    out = explanation_prompt.ExplanationOutput.model_construct(sentences=[bad_sentence, mixed])
+    llm = CannedLLM({"explanation": lambda inp: out})
+    ex = global_explanation(CLAIM, ASSESSMENTS, llm, get_sentence=GET)
+    assert [s.text for s in ex.sentences] == ["Half right."]
+    assert ex.sentences[0].citations == ["d2#1"]
+    assert any("Rejected" in w for w in ex.warnings) and any("Removed" in w for w in ex.warnings)
+    # nothing valid at all -> extractive
+    only_bad = explanation_prompt.ExplanationOutput.model_construct(sentences=[bad_sentence])
+    ex = global_explanation(CLAIM, ASSESSMENTS, CannedLLM({"explanation": lambda inp: only_bad}), get_sentence=GET)
+    assert ex.mode == "extractive" and ex.sentences
+
+
+def test_global_explanation_never_offers_a_sentence_missing_from_the_store():
+    missing = [assessment("d1", LocalLabel.TRUE, [1, 9]), assessment("gone", LocalLabel.FALSE, [0])]
+    llm = CannedLLM({"explanation": lambda inp: {"sentences": [{"text": "t", "citations": [1]}]}})
+    ex = global_explanation(CLAIM, missing, llm, get_sentence=GET)
+    assert llm.calls[0][1].evidence == [DOCS["d1"].sentences[1]]
+    assert ex.sentences[0].citations == ["d1#1"]
+
+
+def test_global_explanation_without_evidence_does_not_call_the_llm():
+    llm = CannedLLM({})
+    ex = global_explanation(CLAIM, [ASSESSMENTS[2]], llm, get_sentence=GET)
+    assert ex.sentences == [] and ex.warnings and llm.calls == []
+
+
+def test_llm_failure_gives_extractive_explanation_citing_itself():
+    llm = CannedLLM({"explanation": [LLMError("server down")]})
+    ex = global_explanation(CLAIM, ASSESSMENTS, llm, get_sentence=GET, scorer=STANCE)
+    assert ex.mode == "extractive" and "server down" in ex.warnings[0]
+    assert {c for s in ex.sentences for c in s.citations} == {"d1#1", "d2#1"}
+    for s in ex.sentences:
+        assert len(s.citations) == 1 and s.text == GET(s.citations[0]) and s.status == "supported"
+
+
+def test_extractive_explanation_ranks_by_agreement_and_caps_per_document():
+    many = [assessment("d1", LocalLabel.TRUE, [0, 1, 2]), assessment("d3", LocalLabel.NO_EVIDENCE, [0])]
+    ex = extractive_explanation(CLAIM, many, GET, STANCE, per_document=2)
+    assert [s.citations[0] for s in ex.sentences][0] == "d1#1"  # the sentence that supports, first
+    assert len(ex.sentences) == 2 and all(c.startswith("d1#") for s in ex.sentences for c in s.citations)
+    assert extractive_explanation(CLAIM, [many[1]], GET).sentences == []
+
+
+# --- attribution check ----------------------------------------------------------------------
+
+
+def draft(*sentences: ExplanationSentence) -> Explanation:
+    return Explanation(sentences=list(sentences), mode="llm")
+
+
+def test_attribution_supported_flagged_and_dropped():
+    good = ExplanationSentence(text="Vitamin supplementation lowers fracture risk.", citations=["d1#1"])
+    off = ExplanationSentence(text="Coffee shortens sleep in students.", citations=["d1#1"])
+    flagged = check_attribution(draft(good, off), GET, WordCoverage(), threshold=0.5, mode="flag")
+    assert [s.status for s in flagged.sentences] == ["supported", "interpretation"]
+    assert flagged.sentences[0].support == pytest.approx(1.0) and flagged.sentences[1].support == 0.0
+    assert flagged.checked and flagged.attribution_pass_rate() == 0.5
+    assert "1 of 2" in flagged.warnings[-1] and flagged.text == good.text + " " + off.text
+    dropped = check_attribution(draft(good, off), GET, WordCoverage(), threshold=0.5, mode="drop")
+    assert [s.status for s in dropped.sentences] == ["supported", "dropped"]
+    assert dropped.text == good.text and len(dropped.visible) == 1
+
+
+def test_attribution_threshold_decides():
+    s = ExplanationSentence(text="Vitamin supplementation helps adherence.", citations=["d1#1"])
+    assert check_attribution(draft(s), GET, WordCoverage(), threshold=0.5).sentences[0].status == "supported"
+    assert check_attribution(draft(s), GET, WordCoverage(), threshold=0.9).sentences[0].status == "interpretation"
+
+
+def test_attribution_combines_cited_sentences():
+    s = ExplanationSentence(text="Elderly adults enrolled, adherence high.", citations=["d1#0", "d1#2"])
+    scorer = WordCoverage()
+    out = check_attribution(draft(s), GET, scorer, threshold=0.99)
+    assert out.sentences[0].status == "supported"
+    assert (s.text, GET("d1#0") + " " + GET("d1#2")) in scorer.pairs
+
+
+def test_attribution_removes_missing_citations_and_fails_uncited():
+    s = ExplanationSentence(text="Vitamin supplementation lowers fracture risk.", citations=["nowhere#3"])
+    out = check_attribution(draft(s), GET, WordCoverage(), threshold=0.1)
+    assert out.sentences[0].citations == [] and out.sentences[0].status == "interpretation"
+    assert any("nowhere#3" in w for w in out.warnings)
+
+
+def test_attribution_quote_is_supported_without_the_model():
+    quote = ExplanationSentence(text=GET("d2#1"), citations=["d2#1"])
+    scorer = WordCoverage()
+    out = check_attribution(draft(quote), GET, scorer, threshold=1.0)
+    assert out.sentences[0].status == "supported" and scorer.pairs == []
+
+
+def test_attribution_rejects_bad_settings():
+    with pytest.raises(InputError):
+        check_attribution(draft(), GET, WordCoverage(), mode="hide")  # type: ignore[arg-type]
+    with pytest.raises(InputError):
+        check_attribution(draft(), GET, WordCoverage(), threshold=1.5)
+
+
+def test_explain_end_to_end_with_keyword_stance(settings):
+    llm = CannedLLM({"explanation": [{"sentences": [
+        {"text": "Vitamin supplementation did not lower fracture risk in elderly adults.", "citations": [1]},
+        {"text": "Coffee shortens sleep.", "citations": [2]},
+    ]}]})
+    ex = explain(CLAIM, ASSESSMENTS, llm, get_sentence=GET, scorer=STANCE,
+                 threshold=settings.verdict.attribution_threshold, mode=settings.verdict.unsupported_sentences)
+    assert [s.status for s in ex.sentences] == ["supported", "interpretation"]
+    assert ex.attribution_pass_rate() == 0.5
