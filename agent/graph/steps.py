@@ -128,6 +128,8 @@ def _query_plan(state: InvestigationState) -> list[tuple[str, str]]:
         plan.append(("anti_claim", a["anti_claim"]))
     subs = [s for s in a.get("sub_claims", []) if s != state["claim"]]
     plan += [("sub_claim", s) for s in subs]
+    seen = {q for _, q in plan}
+    plan += [("query", q) for q in a.get("queries", []) if q not in seen]
     return plan
 
 
@@ -388,7 +390,7 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     """Per document: takeaway and local label (Tan et al.), reputation prior, then ClaimTrust
     propagation over the stance relations between the documents' key sentences."""
     from tools.explain import local_label, takeaway
-    from tools.trust import build_document_graph, propagate_trust, reputation
+    from tools.trust import ReputationConfig, build_document_graph, propagate_trust, reputation
 
     opts = options_of(state)
     meta = state.get("documents") or {}
@@ -420,24 +422,30 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
         assessments[doc_id] = {"takeaway": tk.model_dump(mode="json"), "assessment": la.model_dump(mode="json")}
         emit("counts", "weigh", f"{doc_id}: {la.label}", doc_id=doc_id, label=str(la.label))
 
+    t = services.settings.trust
+    rep_cfg = ReputationConfig(prior=t.prior, citation_ref=t.citation_ref, influential_ref=t.influential_ref,
+                               half_life_years=t.half_life_years, top_venues=list(t.top_venues))
     now_year = dt.date.today().year
-    rep = {d: reputation(docs[d], now_year=now_year).model_dump(mode="json") for d in assessments}
+    rep = {d: reputation(docs[d], now_year=now_year, config=rep_cfg).model_dump(mode="json") for d in assessments}
     key_sentences = {
-        d: [docs[d].sentences[i] for i, _ in sorted(evidence[d], key=lambda p: -abs(p[1].signed))[:2]
+        d: [docs[d].sentences[i] for i, _ in sorted(evidence[d], key=lambda p: -abs(p[1].signed))[: t.key_sentences]
             if i < len(docs[d].sentences)]
         for d in assessments
     }
-    t = services.settings.trust
-    edges = build_document_graph(key_sentences, services.stance, threshold=0.5) if len(assessments) > 1 else []
+    edges = (build_document_graph(key_sentences, services.stance, threshold=t.graph_threshold)
+             if len(assessments) > 1 else [])
     result = propagate_trust(
         list(assessments), edges, {d: rep[d]["score"] for d in assessments},
         alpha=t.alpha, max_iterations=t.max_iterations, tolerance=t.tolerance,
+        retracted=[d for d in assessments if docs[d].retracted], default_prior=t.prior, isolated=t.isolated,
     )
     trust = result.model_dump(mode="json")
     trust["edges"] = [e.model_dump(mode="json") for e in edges]
     if not result.converged:
         warnings.append(f"trust propagation did not converge in {result.iterations} iterations"
                         + (" (oscillating)" if result.oscillating else ""))
+    emit("counts", "weigh", f"{len(assessments)} documents assessed; {len(edges)} trust edges",
+         documents=len(assessments), edges=len(edges))
     return {"assessments": assessments, "reputation": rep, "trust": trust, "warnings": warnings}
 
 
@@ -461,7 +469,13 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
             reputation=float(state["reputation"][doc_id]["score"]),
             trust=float(state["trust"]["scores"].get(doc_id, 0.5)),
         ))
-    verdict = global_verdict(items)
+    v = services.settings.verdict
+    calibration = None
+    if v.confidence_a is not None:
+        from tools.verdict import ConfidenceCalibration
+
+        calibration = ConfidenceCalibration(a=v.confidence_a, b=v.confidence_b)
+    verdict = global_verdict(items, calibration=calibration, pseudo_count=v.confidence_pseudo_count)
     tree = _tree(state)
     assignments = state.get("assignments") or {}
     stances = state.get("stances") or {}
@@ -475,21 +489,26 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
     return {"verdict": verdict.model_dump(mode="json"), "node_consensus": per_node}
 
 
+def local_assessments(state: InvestigationState) -> list[Any]:
+    from tools.explain import LocalAssessment
+
+    return [LocalAssessment.model_validate(a["assessment"]) for a in (state.get("assessments") or {}).values()]
+
+
 def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
-    from tools.explain import check_attribution, extractive_explanation, global_explanation
+    """Global explanation (LLM, extractive fallback inside) and the attribution check of every
+    sentence against the sentences it cites."""
+    from tools.explain import check_attribution, global_explanation
 
     get = sentence_lookup(state, services)
-    assessments = state.get("assessments") or {}
     v = services.settings.verdict
-    warnings: list[str] = []
-    try:
-        expl = global_explanation(state["claim"], assessments, services.llm, get_sentence=get)
-        expl = check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
-                                 mode=v.unsupported_sentences)
-    except LLMError as exc:
-        warnings.append(f"the LLM could not write the explanation ({exc}); using an extractive one")
-        expl = extractive_explanation(state["claim"], assessments, get, services.stance)
-    return {"explanation": expl.model_dump(mode="json"), "warnings": warnings}
+    expl = global_explanation(state["claim"], local_assessments(state), services.llm,
+                              get_sentence=get, scorer=services.stance)
+    expl = check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
+                             mode=v.unsupported_sentences)
+    emit("counts", "explain", f"{len(expl.sentences)} explanation sentences ({expl.mode}); "
+         f"attribution pass rate {expl.attribution_pass_rate}")
+    return {"explanation": expl.model_dump(mode="json"), "warnings": list(expl.warnings)}
 
 
 def _report(state: InvestigationState, services: Services) -> NodeUpdate:
