@@ -257,8 +257,9 @@ def propagate_trust(
     Edges that mention unknown documents are an input error. Iteration starts from s0 (or from 0,
     as the release does) and stops when the max absolute change is below `tolerance`. If it does
     not converge, the last HISTORY vectors are checked for a cycle (a vector repeating within
-    tolerance * 10 after p = 2..HISTORY-1 steps) or a change that is not shrinking; either sets
-    `oscillating`.
+    tolerance * 10 after p = 2..HISTORY-1 steps) or for changes that keep reversing direction
+    without halving over the tail; either sets `oscillating`. A slow monotone approach is reported
+    as not converged but not oscillating.
     """
     alpha = _check_unit(alpha, "alpha")
     if max_iterations < 1:
@@ -332,9 +333,14 @@ def propagate_trust(
             if float(np.max(np.abs(history[-1 - p] - last))) < tolerance * 10:
                 period = p
                 break
+        # A slow but monotone approach (a close to 1) also fails to shrink quickly; what marks an
+        # oscillation is that successive changes keep reversing direction without dying out.
         tail = deltas[-HISTORY:]
         not_shrinking = len(tail) >= 2 and tail[-1] >= 0.5 * tail[0]
-        oscillating = period is not None or not_shrinking
+        steps = [history[i + 1] - history[i] for i in range(len(history) - 1)]
+        turns = [float(np.dot(steps[i], steps[i + 1])) <= 0 for i in range(len(steps) - 1)]
+        reversing = bool(turns) and sum(turns) >= len(turns) / 2
+        oscillating = period is not None or (not_shrinking and reversing)
     return TrustResult(
         scores={d: float(s[i]) for d, i in index.items()},
         iterations=iterations,
