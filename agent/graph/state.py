@@ -35,6 +35,21 @@ def add_floats(old: dict[str, float] | None, new: dict[str, float] | None) -> di
     return out
 
 
+USAGE_FIELDS = ("calls", "attempts", "failures", "prompt_tokens", "completion_tokens", "cost_usd", "seconds")
+
+
+def add_usage(old: dict[str, dict[str, float]] | None, new: dict[str, dict[str, float]] | None
+              ) -> dict[str, dict[str, float]]:
+    """LLM usage per prompt name, summed over the steps of one investigation."""
+    out = {k: dict(v) for k, v in (old or {}).items()}
+    for name, rec in (new or {}).items():
+        cur = out.setdefault(name, {})
+        for f in USAGE_FIELDS:
+            if rec.get(f) is not None:
+                cur[f] = (cur.get(f) or 0) + rec[f]
+    return out
+
+
 def record_steps(old: list[str] | None, new: list[str] | None) -> list[str]:
     """Finished steps in order. An entry "!name" forgets every earlier "name" (used to re-run a step
     and what follows it, e.g. after a source is excluded in chat)."""
@@ -104,5 +119,5 @@ class InvestigationState(TypedDict, total=False):
     timings: Annotated[dict[str, float], add_floats]
     plan_log: Annotated[list[dict[str, Any]], operator.add]
     decisions: Annotated[list[dict[str, Any]], operator.add]
-    usage: dict[str, Any]
+    usage: Annotated[dict[str, dict[str, float]], add_usage]
     status: Status

@@ -33,11 +33,14 @@ def _timed(step: str, fn: Callable[[InvestigationState, Services], NodeUpdate]) 
 
     def node(state: InvestigationState, runtime: Runtime[Services]) -> NodeUpdate:
         emit("step_started", step)
+        services = runtime.context
+        before = _usage_snapshot(services)
         t0 = time.perf_counter()
-        update = fn(state, runtime.context)
+        update = fn(state, services)
         seconds = time.perf_counter() - t0
         update.setdefault("done", [step])
         update["timings"] = {step: seconds}
+        update["usage"] = _usage_delta(before, _usage_snapshot(services))
         emit("step_finished", step, f"{step} finished in {seconds:.1f}s", seconds=seconds)
         return update
 
@@ -46,6 +49,29 @@ def _timed(step: str, fn: Callable[[InvestigationState, Services], NodeUpdate]) 
 
 
 # --------------------------------------------------------------------------------------------- helpers
+
+
+def _usage_snapshot(services: Services) -> dict[str, dict[str, float]]:
+    """Per-prompt usage of the gateway so far ({} before the LLM is first used). Runs sharing one
+    gateway in one process (the MCP server) may see each other's calls in their per-step deltas."""
+    llm = services._llm
+    usage = getattr(llm, "usage", None) if llm is not None else None
+    if usage is None:
+        return {}
+    return {name: rec.model_dump() for name, rec in usage.by_prompt.items()}
+
+
+def _usage_delta(before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]
+                 ) -> dict[str, dict[str, float]]:
+    from agent.graph.state import USAGE_FIELDS
+
+    out: dict[str, dict[str, float]] = {}
+    for name, rec in after.items():
+        prev = before.get(name, {})
+        diff = {f: (rec.get(f) or 0) - (prev.get(f) or 0) for f in USAGE_FIELDS}
+        if diff["calls"] or diff["attempts"]:
+            out[name] = diff
+    return out
 
 
 def _search_filter(state: InvestigationState, doc_ids: Iterable[str] | None = None) -> Any:

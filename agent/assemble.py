@@ -1,0 +1,207 @@
+"""From the investigation's final state to the versioned Report (agent/report.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from agent.graph.state import InvestigationState
+from agent.graph.steps import load_documents, sentence_index
+from agent.report import (
+    Citation,
+    Decision,
+    DocumentView,
+    ExplanationSentenceView,
+    ExplanationView,
+    GlobalVerdicts,
+    Hierarchy,
+    HierarchyNode,
+    LLMUsageView,
+    NodeConsensus,
+    PerspectiveView,
+    Report,
+    SegmentView,
+    SourceUsed,
+    TrustSummary,
+)
+from agent.services import Services
+from tools.models import Document, Stance
+from tools.verdict import Verdict
+
+TOP_SEGMENTS_PER_NODE = 5
+
+
+def build_report(state: InvestigationState, services: Services) -> Report:
+    analysis = state.get("analysis") or {}
+    meta = state.get("documents") or {}
+    assessments = state.get("assessments") or {}
+    # Documents shown: the assessed ones plus any cited anywhere in the tree or explanation.
+    docs = load_documents(state, services, list(assessments) or list(meta)[:20])
+    cited = _cited_doc_ids(state) - set(docs)
+    if cited:
+        docs.update(load_documents(state, services, cited))
+
+    def text_of(key: str) -> str:
+        parsed = sentence_index(key)
+        if parsed is None:
+            return ""
+        doc = docs.get(parsed[0])
+        if doc is None or parsed[1] >= len(doc.sentences):
+            return ""
+        return doc.sentences[parsed[1]]
+
+    return Report(
+        claim=state["claim"],
+        anti_claim=analysis.get("anti_claim"),
+        sub_claims=list(analysis.get("sub_claims", [])),
+        claim_type=str(analysis.get("claim_type", "")),
+        status=str(state.get("status", "complete")),
+        hierarchy=_hierarchy(state, text_of),
+        documents=_documents(state, docs),
+        verdict=GlobalVerdicts.from_verdict(Verdict.model_validate(state["verdict"]))
+        if state.get("verdict") else GlobalVerdicts(),
+        trust=_trust(state),
+        explanation=_explanation(state, text_of),
+        sources=_sources(state),
+        warnings=list(dict.fromkeys(state.get("warnings", []))),
+        decisions=[
+            Decision(step=d["point"], question=f"{d['point']} review",
+                     choice="; ".join(d.get("applied") or []) or "accepted")
+            for d in state.get("decisions", [])
+        ],
+        usage=_usage(state, services),
+        timings={k: round(v, 3) for k, v in (state.get("timings") or {}).items()},
+        created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    )
+
+
+def _cited_doc_ids(state: InvestigationState) -> set[str]:
+    keys: list[str] = []
+    for node in ((state.get("tree") or {}).get("nodes") or {}).values():
+        keys += node.get("segment_keys", [])[:TOP_SEGMENTS_PER_NODE]
+    for s in (state.get("explanation") or {}).get("sentences", []):
+        keys += s.get("citations", [])
+    for p in (state.get("perspectives") or {}).values():
+        keys += p.get("citations", [])
+    return {parsed[0] for k in keys if (parsed := sentence_index(k))}
+
+
+def _citation(key: str, text_of: Any) -> Citation | None:
+    parsed = sentence_index(key)
+    if parsed is None:
+        return None
+    return Citation(doc_id=parsed[0], sentence=parsed[1], text=text_of(key))
+
+
+def _hierarchy(state: InvestigationState, text_of: Any) -> Hierarchy:
+    tree = state.get("tree") or {}
+    stances = state.get("stances") or {}
+    consensus = state.get("node_consensus") or {}
+    perspectives = state.get("perspectives") or {}
+    nodes = []
+    for nid, n in (tree.get("nodes") or {}).items():
+        segs = []
+        for key, score in list(zip(n.get("segment_keys", []), n.get("segment_scores", []), strict=False)):
+            parsed = sentence_index(key)
+            if parsed is None:
+                continue
+            label = stances.get(key, {}).get("label", Stance.NEUTRAL.value)
+            segs.append(SegmentView(doc_id=parsed[0], sentence=parsed[1], text=text_of(key),
+                                    stance=Stance(label), score=score))
+            if len(segs) >= TOP_SEGMENTS_PER_NODE:
+                break
+        views = []
+        for stance in Stance:
+            p = perspectives.get(f"{nid}:{stance.value}")
+            if p and p.get("summary"):
+                views.append(PerspectiveView(
+                    stance=stance, summary=p["summary"],
+                    citations=[c for k in p.get("citations", []) if (c := _citation(k, text_of))],
+                ))
+        nodes.append(HierarchyNode(
+            id=nid, name=n["name"], description=n.get("description", ""), keywords=n.get("keywords", []),
+            children=n.get("children", []),
+            consensus=NodeConsensus.model_validate(consensus[nid]) if nid in consensus else None,
+            perspectives=views, top_segments=segs,
+        ))
+    return Hierarchy(nodes=nodes)
+
+
+def _documents(state: InvestigationState, docs: dict[str, Document]) -> list[DocumentView]:
+    from tools.trust import rerank
+
+    assessments = state.get("assessments") or {}
+    reputation = state.get("reputation") or {}
+    trust = (state.get("trust") or {}).get("scores") or {}
+    meta = state.get("documents") or {}
+    weight = 0.3
+    order = [d for d, _ in rerank([(d, float(meta.get(d, {}).get("score", 0.0))) for d in assessments],
+                                  trust, weight=weight)] if assessments else list(docs)
+    out = []
+    for doc_id in order:
+        doc = docs.get(doc_id)
+        if doc is None:
+            continue
+        a = (assessments.get(doc_id) or {}).get("assessment") or {}
+        tk = (assessments.get(doc_id) or {}).get("takeaway") or {}
+        rep = reputation.get(doc_id) or {}
+        out.append(DocumentView(
+            id=doc.id, title=doc.title, year=doc.year, venue=doc.venue, authors=doc.authors[:10],
+            url=doc.url, doi=doc.doi, source=str(doc.source),
+            reputation=rep.get("score"), reputation_components=rep.get("components", {}),
+            trust=trust.get(doc_id), local_label=a.get("label"), label_explanation=a.get("explanation", ""),
+            sign_conflict=bool(a.get("sign_conflict", False)), takeaway=tk.get("text", ""),
+        ))
+    return out
+
+
+def _trust(state: InvestigationState) -> TrustSummary:
+    t = state.get("trust") or {}
+    return TrustSummary(converged=t.get("converged", True), oscillating=t.get("oscillating", False),
+                        iterations=t.get("iterations", 0), edges=len(t.get("edges", [])))
+
+
+def _explanation(state: InvestigationState, text_of: Any) -> ExplanationView:
+    e = state.get("explanation") or {}
+    sentences = []
+    for s in e.get("sentences", []):
+        if s.get("status") == "dropped":
+            continue
+        sentences.append(ExplanationSentenceView(
+            text=s["text"], status=s.get("status", "supported"), support=s.get("support"),
+            citations=[c for k in s.get("citations", []) if (c := _citation(k, text_of))],
+        ))
+    return ExplanationView(sentences=sentences, mode=e.get("mode", "extractive"))
+
+
+def _sources(state: InvestigationState) -> list[SourceUsed]:
+    opts = state.get("options") or {}
+    meta = state.get("documents") or {}
+    out = []
+    if "local" in opts.get("sources", []):
+        for corpus in opts.get("corpora", []):
+            n = sum(1 for d in meta.values() if d.get("corpus") == corpus)
+            out.append(SourceUsed(name=f"local:{corpus}", documents=n))
+    by_source: dict[str, list[dict[str, Any]]] = {}
+    for r in state.get("source_reports", []):
+        by_source.setdefault(str(r.get("source")), []).append(r)
+    status_map = {"ok": "ok", "cached": "cached", "unauthorised": "skipped"}
+    for name, reports in by_source.items():
+        statuses = [status_map.get(r.get("status", ""), "failed") for r in reports]
+        status = "ok" if "ok" in statuses else ("cached" if "cached" in statuses else statuses[0])
+        problems = sorted({r.get("message", "") for r in reports if r.get("message")})
+        out.append(SourceUsed(name=name, status=status, documents=sum(int(r.get("count", 0)) for r in reports),
+                              detail="; ".join(problems)[:500]))
+    return out
+
+
+def _usage(state: InvestigationState, services: Services) -> LLMUsageView:
+    usage = state.get("usage") or {}
+    cost = [v.get("cost_usd") for v in usage.values() if v.get("cost_usd")]
+    return LLMUsageView(
+        model=services.settings.llm.model,
+        calls=int(sum(v.get("calls", 0) for v in usage.values())),
+        prompt_tokens=int(sum(v.get("prompt_tokens", 0) for v in usage.values())),
+        completion_tokens=int(sum(v.get("completion_tokens", 0) for v in usage.values())),
+        cost_usd=float(sum(cost)) if cost else None,
+    )
