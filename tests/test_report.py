@@ -279,3 +279,29 @@ def test_empty_report_renders():
     for fmt in ("md", "json", "html"):
         assert "x" in render(rep, fmt)
     assert "insufficient evidence" in render_markdown(rep)
+
+
+class _Balance(HTMLParser):
+    VOID = frozenset({"meta", "br", "img", "link", "input", "hr"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if self.stack and self.stack[-1] == tag:
+            self.stack.pop()
+        else:
+            self.errors.append(f"</{tag}> closes {self.stack[-1:]}")
+
+
+@pytest.mark.parametrize("rep", [fixture_report(), Report(claim="x")], ids=["full", "empty"])
+def test_html_is_well_formed(rep):
+    p = _Balance()
+    p.feed(render_html(rep))
+    assert p.errors == [] and p.stack == []
