@@ -302,3 +302,11 @@ def test_reproduces_claimtrust_release_scores():
     t, a = run(trust_seed), run(anti_seed)
     ours = np.array([(t[d] - a[d]) * 1000 for d in docs])
     assert np.max(np.abs(ours - y * 1000)) < 1e-4
+
+
+def test_reputation_config_follows_settings(settings):
+    cfg = ReputationConfig.model_validate(settings.trust.model_dump())
+    assert cfg.prior == settings.trust.prior
+    assert cfg.citation_ref == settings.trust.citation_ref
+    assert cfg.half_life_years == settings.trust.half_life_years
+    assert cfg.top_venues == settings.trust.top_venues
