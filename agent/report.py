@@ -339,7 +339,9 @@ def md_escape(text: str) -> str:
 
 
 def _md_bar(c: NodeConsensus, width: int = 20) -> str:
-    r = c.weighted_ratios if (c.support + c.oppose + c.neutral) else c.raw_ratios
+    r = c.weighted_ratios
+    if r.support + r.neutral + r.oppose == 0:  # all weights zero: show the plain counts
+        r = c.raw_ratios
     s, o = round(r.support * width), round(r.oppose * width)
     n = max(0, width - s - o) if (c.support + c.neutral + c.oppose) else 0
     return "`" + "+" * s + "." * n + "-" * o + "`" if (s + n + o) else "`(no segments)`"
