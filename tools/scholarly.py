@@ -68,6 +68,8 @@ BACKOFF_BASE_S = 1.0
 BACKOFF_MAX_S = 30.0
 # Title similarity (difflib ratio on normalised titles) above which a match is the same paper.
 TITLE_MATCH_RATIO = 0.9
+# Marks a cached 404 (title match not found); S2 bodies never carry this key.
+_NOT_FOUND = "_claimscope_not_found"
 S2_NAME = "Semantic Scholar"
 SERPAPI_NAME = "Google Scholar (SerpAPI)"
 
@@ -441,6 +443,8 @@ class ScholarlySearch:
         cached = self.cache.get(key)
         if cached is not None:
             self._cached += 1
+            if isinstance(cached, dict) and cached.get(_NOT_FOUND):
+                raise _NotFound(str(cached.get("error", "")))
             return cached
 
         def attempt() -> Any:
@@ -465,7 +469,13 @@ class ScholarlySearch:
                 raise _Failure("error", f"{S2_NAME} sent a malformed payload (not JSON)")
             return body
 
-        body = self._with_retries(attempt)
+        try:
+            body = self._with_retries(attempt)
+        except _NotFound as exc:
+            # A title S2 does not know stays unknown for a while: remember the 404 too.
+            self._fresh += 1
+            self.cache.put(key, {_NOT_FOUND: True, "error": str(exc)}, request=f"{method} {url}")
+            raise
         _check_s2_payload(url, body)
         self._fresh += 1
         self.cache.put(key, body, request=f"{method} {url}")
