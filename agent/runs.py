@@ -1,0 +1,509 @@
+"""Background investigations keyed by session id, for front ends that must not block on a run
+(the MCP server, the chat).
+
+A run executes in a worker thread of the `RunManager`; its progress events are kept in order per
+session (numbered from 1) so a client can poll `events(session_id, since=n)` or block on
+`wait_events`. The run belongs to the manager, not to whoever started it: a client that disconnects
+loses nothing, and the graph's checkpointer keeps every finished step so a run interrupted by the
+process dying is continued with `resume`. A small session index (claim, created, status, last
+error) lives in a SQLite file beside the checkpointer so `claimscope sessions list` can show
+sessions without loading their state.
+
+Cancellation is cooperative: the flag is checked at every progress event, so a run stops at the next
+event (at the latest when the step in flight finishes); finished steps stay checkpointed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agent.graph.events import ProgressEvent
+from agent.graph.state import InvestigationOptions
+from agent.investigation import Investigator, RunResult
+from tools.errors import ClaimscopeError, InputError
+
+SessionStatus = Literal[
+    "queued", "running", "paused", "complete", "no_evidence", "budget_exhausted", "failed",
+    "cancelled", "interrupted",
+]
+# Statuses after which nothing happens until someone acts (answer, resume, or nothing at all).
+FINAL_STATUSES: frozenset[str] = frozenset({"complete", "no_evidence", "budget_exhausted", "failed"})
+SESSION_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+
+
+class RunCancelledError(ClaimscopeError):
+    """Raised inside a run's event handler to stop it; the manager records the session as cancelled."""
+
+
+class RunEvent(BaseModel):
+    """A progress event of one session, numbered in the order it was produced."""
+
+    seq: int = Field(description="1-based position in the session's event log.")
+    time: float = Field(description="Unix time the manager received the event.")
+    kind: str
+    step: str = ""
+    message: str = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class SessionInfo(BaseModel):
+    """What a front end shows about a session."""
+
+    session_id: str
+    claim: str = ""
+    status: SessionStatus | str
+    active: bool = Field(False, description="A worker of this process is running (or about to run) it.")
+    created: float | None = None
+    updated: float | None = None
+    finished_steps: list[str] = Field(default_factory=list)
+    current_step: str | None = None
+    events: int = Field(0, description="Events recorded so far; pass as `since` to get only newer ones.")
+    pending: dict[str, Any] | None = Field(None, description="The review a guided session waits for.")
+    error: str | None = None
+    has_report: bool = False
+
+
+class _Live:
+    """In-process bookkeeping of one session."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.events: list[RunEvent] = []
+        self.cancel = threading.Event()
+        self.future: Future[None] | None = None
+        self.status: str = "queued"
+        self.error: str | None = None
+        self.current_step: str | None = None
+
+
+class SessionIndex:
+    """The session index: one row per session, in a SQLite file of its own (so its writes never
+    wait on the checkpointer's), plus each session's event log."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._lock = threading.Lock()
+        target = ":memory:" if path is None else str(path)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(target, check_same_thread=False, timeout=30)
+        with self._lock, self._conn:
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, claim TEXT NOT NULL, "
+                "created REAL NOT NULL, updated REAL NOT NULL, status TEXT NOT NULL, error TEXT, "
+                "options TEXT NOT NULL DEFAULT '{}')"
+            )
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
+                "body TEXT NOT NULL, PRIMARY KEY (session_id, seq))"
+            )
+
+    def upsert(self, session_id: str, *, claim: str | None = None, status: str | None = None,
+               error: str | None = None, options: dict[str, Any] | None = None) -> None:
+        now = time.time()
+        with self._lock, self._conn:
+            row = self._conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                self._conn.execute(
+                    "INSERT INTO sessions (id, claim, created, updated, status, error, options) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (session_id, claim or "", now, now, status or "queued", error, json.dumps(options or {})),
+                )
+                return
+            sets, args = ["updated = ?", "error = ?"], [now, error]
+            if claim is not None:
+                sets.append("claim = ?")
+                args.append(claim)
+            if status is not None:
+                sets.append("status = ?")
+                args.append(status)
+            self._conn.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*args, session_id))
+
+    def get(self, session_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            cur = self._conn.execute(
+                "SELECT id, claim, created, updated, status, error FROM sessions WHERE id = ?", (session_id,)
+            )
+            row = cur.fetchone()
+        if row is None:
+            return None
+        return dict(zip(("id", "claim", "created", "updated", "status", "error"), row, strict=True))
+
+    def all(self) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id, claim, created, updated, status, error FROM sessions ORDER BY created"
+            ).fetchall()
+        return [dict(zip(("id", "claim", "created", "updated", "status", "error"), r, strict=True)) for r in rows]
+
+    def add_event(self, session_id: str, event: RunEvent) -> None:
+        with self._lock, self._conn:
+            self._conn.execute("INSERT OR REPLACE INTO events (session_id, seq, body) VALUES (?, ?, ?)",
+                               (session_id, event.seq, event.model_dump_json()))
+
+    def events(self, session_id: str, since: int = 0) -> list[RunEvent]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq", (session_id, since)
+            ).fetchall()
+        return [RunEvent.model_validate_json(r[0]) for r in rows]
+
+    def delete(self, session_id: str) -> None:
+        with self._lock, self._conn:
+            self._conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            self._conn.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+def index_path_for(checkpoint_path: Path) -> Path:
+    """The session index file that sits beside a checkpointer file."""
+    return checkpoint_path.with_name(checkpoint_path.stem + ".index.sqlite")
+
+
+def check_session_id(session_id: str) -> str:
+    """A session id as typed by a person or a client; refuses what cannot be one."""
+    sid = (session_id or "").strip()
+    if not sid or len(sid) > 64 or not set(sid) <= SESSION_ID_CHARS:
+        raise InputError(f"invalid session id {session_id!r}: use 1-64 letters, digits, '-', '_' or '.' "
+                         "(`claimscope sessions list` shows the existing ones).")
+    return sid
+
+
+class RunManager:
+    """Runs investigations in worker threads and keeps their progress, one session id each.
+
+    `investigator` is shared by every run (its graph and checkpointer are thread-safe; the
+    services are the same store / models for all sessions). `max_workers` bounds how many runs
+    execute at once; further ones wait as "queued".
+    """
+
+    def __init__(
+        self,
+        investigator: Investigator | None = None,
+        *,
+        max_workers: int = 2,
+        index_path: Path | None | Literal["auto"] = "auto",
+    ) -> None:
+        self.investigator = investigator or Investigator()
+        if index_path == "auto":
+            settings = self.investigator.services.settings
+            index_path = (index_path_for(settings.resolve(settings.sessions.path))
+                          if not _in_memory(self.investigator) else None)
+        self.index = SessionIndex(index_path)
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="claimscope-run")
+        self._live: dict[str, _Live] = {}
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._closed = False
+
+    # ----------------------------------------------------------------------------------- starting
+
+    def start(
+        self,
+        claim: str,
+        options: InvestigationOptions | None = None,
+        *,
+        session_id: str | None = None,
+    ) -> str:
+        """Start an investigation in the background and return its session id at once."""
+        claim = " ".join((claim or "").split())
+        if not claim:
+            raise InputError("the claim is empty: give the statement to investigate.")
+        sid = check_session_id(session_id) if session_id else uuid.uuid4().hex[:12]
+        if self._known(sid):
+            raise InputError(f"session {sid!r} already exists; resume it or choose another id.")
+        opts = options or self._default_options()
+        self.index.upsert(sid, claim=claim, status="queued", options=opts.model_dump(mode="json"))
+        self._submit(sid, lambda on_event: self.investigator.run(claim, opts, thread_id=sid, on_event=on_event))
+        return sid
+
+    def answer(self, session_id: str, decision: Any) -> None:
+        """Give a paused guided session its review decision and continue it in the background.
+
+        The decision is validated here, so a bad one is refused before anything runs."""
+        from agent.graph.review import parse_decision
+
+        sid = self._existing(session_id)
+        self._refuse_if_active(sid)
+        waiting = self.investigator.pending(sid)
+        if waiting is None:
+            info = self.status(sid)
+            raise InputError(f"session {sid!r} is not waiting for a review decision (status {info.status}).")
+        parse_decision(waiting["point"], decision)
+        self._submit(sid, lambda on_event: self.investigator.answer(sid, decision, on_event=on_event))
+
+    def resume(self, session_id: str) -> bool:
+        """Continue a session that stopped before its end (process died, cancelled).
+
+        Returns False when there is nothing to run (finished, or paused for a review)."""
+        sid = self._existing(session_id)
+        self._refuse_if_active(sid)
+        state = self.investigator.state(sid)
+        if not state:
+            raise InputError(f"session {sid!r} never started a step; start it again with its claim.")
+        if state.get("report") or self.investigator.pending(sid) is not None:
+            return False
+        self._submit(sid, lambda on_event: self.investigator.resume(sid, on_event=on_event))
+        return True
+
+    def cancel(self, session_id: str) -> bool:
+        """Ask a running or queued session to stop; True if it was active."""
+        sid = self._existing(session_id)
+        with self._lock:
+            live = self._live.get(sid)
+            if live is None or live.future is None or live.future.done():
+                return False
+            live.cancel.set()
+            if live.future.cancel():  # still queued: it never starts
+                self._set_status(live, "cancelled")
+            return True
+
+    # ----------------------------------------------------------------------------------- reading
+
+    def status(self, session_id: str) -> SessionInfo:
+        sid = self._existing(session_id)
+        row = self.index.get(sid) or {}
+        with self._lock:
+            live = self._live.get(sid)
+            active = bool(live and live.future and not live.future.done())
+            live_status = live.status if live else None
+            live_error = live.error if live else None
+            current = live.current_step if live and active else None
+            n_events = len(live.events) if live else None
+        state = self.investigator.state(sid)
+        pending = None if active else self.investigator.pending(sid)
+        if active:
+            status = live_status or "running"
+        elif live_status in ("failed", "cancelled"):
+            status = live_status
+        elif pending is not None:
+            status = "paused"
+        elif state.get("status") in FINAL_STATUSES and state.get("report"):
+            status = state["status"]
+        elif state:
+            # Started earlier (or by another process) and not finished: resumable.
+            status = row["status"] if row.get("status") in ("cancelled", "failed") else "interrupted"
+        else:
+            status = row.get("status") or "queued"
+            if status in ("queued", "running"):
+                status = "interrupted"
+        if n_events is None:
+            n_events = len(self.index.events(sid))
+        return SessionInfo(
+            session_id=sid, claim=state.get("claim") or row.get("claim", ""), status=status, active=active,
+            created=row.get("created"), updated=row.get("updated"),
+            finished_steps=list(state.get("done", [])), current_step=current, events=n_events,
+            pending=pending, error=live_error or row.get("error"), has_report=bool(state.get("report")),
+        )
+
+    def events(self, session_id: str, since: int = 0) -> list[RunEvent]:
+        """The session's events after number `since`, in order."""
+        sid = self._existing(session_id)
+        with self._lock:
+            live = self._live.get(sid)
+            if live is not None:
+                return [e for e in live.events if e.seq > since]
+        return self.index.events(sid, since)
+
+    def wait_events(self, session_id: str, since: int = 0, timeout: float | None = None) -> list[RunEvent]:
+        """Block until there are events after `since` or the session is no longer active (or the
+        timeout passes); returns the new events (possibly none)."""
+        sid = self._existing(session_id)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._changed:
+            while True:
+                live = self._live.get(sid)
+                if live is None:
+                    break
+                new = [e for e in live.events if e.seq > since]
+                if new or live.future is None or live.future.done():
+                    return new
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return []
+                self._changed.wait(timeout=remaining if remaining is not None else 1.0)
+        return self.index.events(sid, since)
+
+    async def await_events(self, session_id: str, since: int = 0, timeout: float = 30.0) -> list[RunEvent]:
+        """`wait_events` for async callers; polls in short slices so a cancelled caller (a client
+        that went away) stops waiting promptly while the run itself goes on."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            chunk = max(0.0, min(0.25, remaining))
+            new = await asyncio.to_thread(self.wait_events, session_id, since, chunk)
+            if new or not self.is_active(session_id) or remaining <= 0:
+                return new
+
+    def wait(self, session_id: str, timeout: float | None = None) -> SessionInfo:
+        """Block until the session's worker finishes (or the timeout passes)."""
+        sid = self._existing(session_id)
+        with self._lock:
+            live = self._live.get(sid)
+            future = live.future if live else None
+        if future is not None:
+            try:
+                future.result(timeout=timeout)
+            except TimeoutError:
+                pass
+            except Exception:  # the worker records its own failure
+                pass
+        return self.status(sid)
+
+    def is_active(self, session_id: str) -> bool:
+        with self._lock:
+            live = self._live.get(session_id)
+            return bool(live and live.future and not live.future.done())
+
+    def result(self, session_id: str) -> RunResult:
+        return self.investigator.result(self._existing(session_id))
+
+    def list(self) -> list[SessionInfo]:
+        """Every session: those of the index and any other thread of the checkpointer (e.g. started
+        by `claimscope investigate`), oldest first."""
+        ids = [r["id"] for r in self.index.all()]
+        ids += sorted(set(checkpoint_threads(self.investigator.checkpointer)) - set(ids))
+        return [self.status(i) for i in ids]
+
+    def delete(self, session_id: str) -> None:
+        """Forget a session: its checkpoints, index row and events."""
+        sid = self._existing(session_id)
+        self._refuse_if_active(sid)
+        self.investigator.checkpointer.delete_thread(sid)
+        self.index.delete(sid)
+        with self._lock:
+            self._live.pop(sid, None)
+
+    def shutdown(self, *, cancel: bool = True, wait: bool = True) -> None:
+        """Stop accepting work; with `cancel`, ask running sessions to stop at their next event."""
+        with self._lock:
+            self._closed = True
+            if cancel:
+                for live in self._live.values():
+                    live.cancel.set()
+        self._pool.shutdown(wait=wait, cancel_futures=cancel)
+
+    # ----------------------------------------------------------------------------------- internals
+
+    def _default_options(self) -> InvestigationOptions:
+        from agent.investigation import default_options
+
+        return default_options(self.investigator.services.settings)
+
+    def _known(self, sid: str) -> bool:
+        with self._lock:
+            if sid in self._live:
+                return True
+        return self.index.get(sid) is not None or bool(self.investigator.state(sid))
+
+    def _existing(self, session_id: str) -> str:
+        sid = check_session_id(session_id)
+        if not self._known(sid):
+            raise InputError(f"unknown session {sid!r}; `claimscope sessions list` (or the MCP tool "
+                             "start_investigation) gives valid ids.")
+        return sid
+
+    def _refuse_if_active(self, sid: str) -> None:
+        if self.is_active(sid):
+            raise InputError(f"session {sid!r} is running; wait for it (get_status) or cancel it first.")
+
+    def _set_status(self, live: _Live, status: str, error: str | None = None) -> None:
+        # Called with self._lock held.
+        live.status = status
+        live.error = error
+        self._changed.notify_all()
+        self.index.upsert(live.session_id, status=status, error=error)
+
+    def _submit(self, sid: str, work: Any) -> None:
+        with self._lock:
+            if self._closed:
+                raise InputError("the run manager is shutting down; start the session again later.")
+            live = self._live.get(sid)
+            if live is None:
+                live = _Live(sid)
+                # Continue the numbering of events recorded by an earlier process.
+                live.events = self.index.events(sid)
+                self._live[sid] = live
+            live.cancel.clear()
+            self._set_status(live, "queued")
+            live.future = self._pool.submit(self._work, live, work)
+
+    def _record(self, live: _Live, ev: ProgressEvent) -> None:
+        with self._lock:
+            event = RunEvent(seq=len(live.events) + 1, time=time.time(), **ev.model_dump())
+            live.events.append(event)
+            if ev.kind == "step_started":
+                live.current_step = ev.step
+            elif ev.kind == "step_finished" and live.current_step == ev.step:
+                live.current_step = None
+            self._changed.notify_all()
+        self.index.add_event(live.session_id, event)
+
+    def _work(self, live: _Live, work: Any) -> None:
+        def on_event(ev: ProgressEvent) -> None:
+            self._record(live, ev)
+            if live.cancel.is_set():
+                raise RunCancelledError(f"session {live.session_id} cancelled")
+
+        with self._lock:
+            if live.cancel.is_set():
+                self._set_status(live, "cancelled")
+                return
+            self._set_status(live, "running")
+        try:
+            result: RunResult = work(on_event)
+        except RunCancelledError:
+            with self._lock:
+                self._set_status(live, "cancelled")
+            return
+        except ClaimscopeError as exc:
+            with self._lock:
+                self._set_status(live, "failed", str(exc))
+            return
+        except Exception as exc:  # a crash in a step must not vanish with the worker thread
+            with self._lock:
+                self._set_status(live, "failed", f"{type(exc).__name__}: {exc}")
+            return
+        with self._lock:
+            live.current_step = None
+            status = result.status if result.status != "running" else "interrupted"
+            self._set_status(live, status)
+
+
+def _in_memory(investigator: Investigator) -> bool:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    return isinstance(investigator.checkpointer, InMemorySaver)
+
+
+def checkpoint_threads(checkpointer: Any) -> list[str]:
+    """Thread ids the checkpointer holds (SQL for SQLite, else its own listing)."""
+    conn = getattr(checkpointer, "conn", None)
+    if isinstance(conn, sqlite3.Connection):
+        lock = getattr(checkpointer, "lock", None)
+        with lock if lock is not None else _nullcontext():
+            rows = conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
+        return [r[0] for r in rows]
+    storage = getattr(checkpointer, "storage", None)
+    if isinstance(storage, dict):
+        return list(storage)
+    return sorted({c.config["configurable"]["thread_id"] for c in checkpointer.list(None)})
+
+
+@contextmanager
+def _nullcontext() -> Iterator[None]:
+    yield
