@@ -1,0 +1,1 @@
+"""Benchmark runners (`python -m evals.<name>` from the repository root); never part of pytest."""

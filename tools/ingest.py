@@ -1,0 +1,249 @@
+"""Readers that turn user files into `Document`s for the evidence store.
+
+Supported inputs (dispatched by `read_path`):
+- SciFact corpus JSONL: {"doc_id": int, "title": str, "abstract": [sentence, ...], ...}
+- generic JSONL / CSV with id, title, text (aliases: _id / doc_id, abstract) and optional metadata
+  columns year, venue, authors (list, or a string separated by ";"), doi, url, citation_count,
+  influential_citation_count, retracted, publication_types. A missing id becomes the content hash.
+- a folder of .txt / .md / .pdf files (searched recursively); the id is the path relative to the
+  folder, the title the first Markdown heading, the PDF's title metadata or the file name.
+
+A malformed row or unreadable file is reported as a `RowProblem` ("file.jsonl:17", reason) and
+skipped; the rest is read. Input that cannot be used at all raises `InputError`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from tools.errors import InputError
+from tools.models import Document
+from tools.segmenter import paragraphs, split_paragraph, split_sentences
+
+log = logging.getLogger(__name__)
+
+FOLDER_SUFFIXES = (".txt", ".md", ".pdf")
+TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv")
+_META_FIELDS = ("venue", "doi", "url")
+_INT_FIELDS = ("year", "citation_count", "influential_citation_count")
+
+
+class RowProblem(BaseModel):
+    """A row or file that was skipped, and why."""
+
+    location: str
+    reason: str
+
+
+class ReadResult(BaseModel):
+    documents: list[Document]
+    problems: list[RowProblem]
+
+
+def _clean(s: Any) -> str:
+    return " ".join(str(s).split()) if s is not None else ""
+
+
+def _as_int(value: Any, name: str) -> int | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    try:
+        f = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an integer, got {value!r}") from exc
+    if f != int(f):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    return int(f)
+
+
+def _as_bool(value: Any) -> bool | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return value
+    s = str(value).strip().lower()
+    if s in ("true", "yes", "1", "y"):
+        return True
+    if s in ("false", "no", "0", "n"):
+        return False
+    raise ValueError(f"retracted must be true/false, got {value!r}")
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, list):
+        return [_clean(v if not isinstance(v, dict) else v.get("name", "")) for v in value if v]
+    return [p.strip() for p in str(value).split(";") if p.strip()]
+
+
+def scifact_document(row: dict[str, Any]) -> Document:
+    """A document from one SciFact corpus record (sentences are kept as SciFact split them)."""
+    if "doc_id" not in row:
+        raise ValueError("missing doc_id")
+    abstract = row.get("abstract")
+    if not isinstance(abstract, list):
+        raise ValueError("abstract must be a list of sentences")
+    sentences = [_clean(s) for s in abstract if _clean(s)]
+    title = _clean(row.get("title"))
+    if not sentences and not title:
+        raise ValueError("empty title and abstract")
+    return Document(id=str(row["doc_id"]), title=title, sentences=sentences)
+
+
+def generic_document(row: dict[str, Any]) -> Document:
+    """A document from a generic id/title/text record with optional metadata."""
+    text = row.get("text", row.get("abstract"))
+    if isinstance(text, list):
+        sentences = [_clean(s) for s in text if _clean(s)]
+    else:
+        sentences = split_sentences(str(text)) if text is not None else []
+    title = _clean(row.get("title"))
+    if not sentences:
+        raise ValueError("missing or empty text")
+    fields: dict[str, Any] = {"title": title, "sentences": sentences}
+    for name in _INT_FIELDS:
+        fields[name] = _as_int(row.get(name), name)
+    for name in _META_FIELDS:
+        v = _clean(row.get(name))
+        fields[name] = v or None
+    fields["authors"] = _as_list(row.get("authors"))
+    fields["publication_types"] = _as_list(row.get("publication_types"))
+    fields["retracted"] = _as_bool(row.get("retracted"))
+    raw_id = row.get("id", row.get("_id", row.get("doc_id")))
+    doc = Document(id="tmp", **fields)
+    doc.id = _clean(raw_id) if raw_id not in (None, "") else doc.content_hash
+    return doc
+
+
+def _is_scifact(row: dict[str, Any]) -> bool:
+    return "doc_id" in row and isinstance(row.get("abstract"), list)
+
+
+def read_jsonl(path: Path) -> ReadResult:
+    docs: list[Document] = []
+    problems: list[RowProblem] = []
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            where = f"{path.name}:{lineno}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(RowProblem(location=where, reason=f"invalid JSON ({exc.msg})"))
+                continue
+            if not isinstance(row, dict):
+                problems.append(RowProblem(location=where, reason="not a JSON object"))
+                continue
+            try:
+                docs.append(scifact_document(row) if _is_scifact(row) else generic_document(row))
+            except (ValueError, ValidationError) as exc:
+                problems.append(RowProblem(location=where, reason=str(exc).splitlines()[0]))
+    return ReadResult(documents=docs, problems=problems)
+
+
+def read_csv(path: Path) -> ReadResult:
+    docs: list[Document] = []
+    problems: list[RowProblem] = []
+    with path.open(encoding="utf-8", errors="replace", newline="") as fh:
+        reader = csv.DictReader(fh)
+        if not reader.fieldnames or not ({"text", "abstract"} & {f.strip() for f in reader.fieldnames}):
+            raise InputError(f"{path} needs a header row with a 'text' (or 'abstract') column, "
+                             "plus optional id, title, year, doi, ... columns.")
+        for row in reader:
+            where = f"{path.name}:{reader.line_num}"
+            clean = {(k or "").strip(): v for k, v in row.items()}
+            if None in row:
+                problems.append(RowProblem(location=where, reason="more fields than header columns"))
+                continue
+            try:
+                docs.append(generic_document(clean))
+            except (ValueError, ValidationError) as exc:
+                problems.append(RowProblem(location=where, reason=str(exc).splitlines()[0]))
+    return ReadResult(documents=docs, problems=problems)
+
+
+def _pdf_text(path: Path) -> tuple[str, str]:
+    """(title, text) of a PDF; raises ValueError when it cannot be read."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    try:
+        reader = PdfReader(str(path))
+        if reader.is_encrypted:
+            raise ValueError("encrypted PDF")
+        pages = [page.extract_text() or "" for page in reader.pages]
+        title = ""
+        meta = reader.metadata
+        if meta is not None and meta.title:
+            title = _clean(meta.title)
+    except (PdfReadError, OSError, KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"unreadable PDF ({type(exc).__name__}: {exc})") from exc
+    return title, "\n\n".join(pages)
+
+
+def read_file_document(path: Path, root: Path) -> Document:
+    """One .txt / .md / .pdf file as a document; ValueError if it has no usable text."""
+    rel = path.relative_to(root).as_posix()
+    is_pdf = path.suffix.lower() == ".pdf"
+    if is_pdf:
+        title, text = _pdf_text(path)
+    else:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        title = ""
+    paras = paragraphs(text)
+    first_line = text.lstrip().split("\n", 1)[0]
+    if path.suffix.lower() == ".md" and first_line.startswith("#") and paras:
+        title, paras = paras[0], paras[1:]
+    elif not title and len(paras) > 1 and len(paras[0]) <= 200 and not paras[0].endswith((".", "?", "!")):
+        # A short first paragraph without a final stop reads as a title line.
+        title, paras = paras[0], paras[1:]
+    sentences = [s for para in paras for s in split_paragraph(para)]
+    if not sentences:
+        raise ValueError("no text found" + (" (a scanned PDF needs OCR first)" if is_pdf else ""))
+    return Document(id=rel, title=title or path.stem, sentences=sentences)
+
+
+def read_folder(root: Path) -> ReadResult:
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in FOLDER_SUFFIXES)
+    if not files:
+        raise InputError(f"the folder {root} has no .txt, .md or .pdf files to ingest.")
+    docs: list[Document] = []
+    problems: list[RowProblem] = []
+    for f in files:
+        try:
+            docs.append(read_file_document(f, root))
+        except (ValueError, UnicodeError) as exc:
+            problems.append(RowProblem(location=f.relative_to(root).as_posix(), reason=str(exc)))
+    return ReadResult(documents=docs, problems=problems)
+
+
+def read_path(path: Path) -> ReadResult:
+    """Read a SciFact JSONL, a generic JSONL/CSV, a single .txt/.md/.pdf, or a folder of them."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise InputError(f"{path} does not exist; give a .jsonl/.csv file or a folder of .txt/.md/.pdf files.")
+    if path.is_dir():
+        return read_folder(path)
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        return read_jsonl(path)
+    if suffix == ".csv":
+        return read_csv(path)
+    if suffix in FOLDER_SUFFIXES:
+        try:
+            return ReadResult(documents=[read_file_document(path, path.parent)], problems=[])
+        except (ValueError, UnicodeError) as exc:
+            return ReadResult(documents=[], problems=[RowProblem(location=path.name, reason=str(exc))])
+    raise InputError(f"cannot ingest {path.name}: supported are {', '.join(TABLE_SUFFIXES + FOLDER_SUFFIXES)} "
+                     "files and folders.")

@@ -1,0 +1,100 @@
+"""Sentence splitting for scientific text, without a heavy NLP dependency.
+
+A boundary is a `.`, `!` or `?` (optionally followed by closing quotes or brackets), then
+whitespace, then something that can start a sentence (an upper-case letter, a digit, an opening
+bracket or quote). Candidates are rejected when the word before the period is a known
+abbreviation ("et al.", "e.g.", "Fig.", "vs.", "approx." ...), a single initial ("J. Smith"), or a
+dotted acronym ("U.S."). Decimals ("0.05") never match because no whitespace follows the period.
+Blank lines (and Markdown headings) are hard boundaries, single newlines are plain whitespace,
+so text from .txt / .md / PDF files is split into paragraphs first.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Lower-cased, without the final period. Abbreviations that scientific prose uses mid-sentence;
+# words that also commonly end a sentence ("etc", "al" alone is safe because of "et al.") are
+# listed only when a false split costs more than a missed one.
+ABBREVIATIONS: frozenset[str] = frozenset(
+    {
+        "al", "e.g", "i.e", "cf", "vs", "viz", "approx", "ca", "circa", "resp", "incl", "excl",
+        "fig", "figs", "tab", "tabl", "eq", "eqs", "ref", "refs", "sec", "secs", "ch", "chap",
+        "vol", "vols", "no", "nos", "p", "pp", "ed", "eds", "suppl", "supp", "ext", "app",
+        "dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "dept", "univ", "inst", "co", "corp",
+        "inc", "ltd", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
+        "nov", "dec", "sp", "spp", "subsp", "ssp", "esp", "conc", "n.s", "s.d", "s.e",
+        "s.e.m", "et", "u.s", "u.k", "e.u", "a.m", "p.m", "ph.d", "m.d", "b.sc", "m.sc",
+    }
+)
+
+_CANDIDATE = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+_WORD_BEFORE = re.compile(r"(\S+)$")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+_BLANK_LINE = re.compile(r"\n\s*\n")
+
+
+def _is_abbreviation(before: str) -> bool:
+    """True if the text ending just before a period ends in an abbreviation or an initial."""
+    m = _WORD_BEFORE.search(before)
+    if m is None:
+        return False
+    word = m.group(1).lstrip("\"'“‘([")
+    low = word.lower()
+    if low in ABBREVIATIONS:
+        return True
+    # A single letter is an initial ("J. Smith", "E. coli") - scientific text rarely ends
+    # a sentence on one letter.
+    if len(word) == 1 and word.isalpha():
+        return True
+    # Dotted acronyms and abbreviations such as "U.S." or "i.v." (the final period is the candidate).
+    return bool(re.fullmatch(r"(?:[A-Za-z]{1,3}\.)+[A-Za-z]{1,3}", word))
+
+
+def split_paragraph(text: str) -> list[str]:
+    """Split one paragraph (no hard boundaries inside) into sentences."""
+    text = " ".join(text.split())
+    if not text:
+        return []
+    out: list[str] = []
+    start = 0
+    for m in _CANDIDATE.finditer(text):
+        end_punct = m.start()
+        if text[end_punct] == "." and _is_abbreviation(text[start:end_punct]):
+            continue
+        sentence = text[start : m.end()].strip()
+        if sentence:
+            out.append(sentence)
+        start = m.end()
+    tail = text[start:].strip()
+    if tail:
+        out.append(tail)
+    return out
+
+
+def paragraphs(text: str) -> list[str]:
+    """Paragraphs of a plain-text or Markdown document: blank lines and headings separate them."""
+    blocks: list[str] = []
+    for block in _BLANK_LINE.split(text.replace("\r\n", "\n").replace("\r", "\n")):
+        current: list[str] = []
+        for line in block.split("\n"):
+            if _HEADING.match(line):
+                if current:
+                    blocks.append(" ".join(current))
+                    current = []
+                heading = _HEADING.sub("", line).strip()
+                if heading:
+                    blocks.append(heading)
+            else:
+                current.append(line)
+        if current:
+            blocks.append(" ".join(current))
+    return [b for b in (" ".join(b.split()) for b in blocks) if b]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text`, in order. Blank lines and Markdown headings always end a sentence."""
+    out: list[str] = []
+    for para in paragraphs(text):
+        out.extend(split_paragraph(para))
+    return out

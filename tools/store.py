@@ -1,0 +1,799 @@
+"""The evidence store: documents split into segments, indexed in Qdrant for hybrid retrieval.
+
+Layout of the Qdrant collection (one collection holds every corpus; `corpus` is a payload field):
+
+- a *segment point* per retrievable span (by default one per sentence), with a dense vector
+  ("dense", cosine, embedding of the title prepended to the sentence) and a keyword vector ("bm25",
+  a sparse vector with Qdrant's IDF modifier, see tools/sparse.py); payload: type="seg", corpus,
+  doc_id, kind, start, end, text, embed_text, year, source.
+- a *document point* per document, without vectors; payload: type="doc", corpus, doc_id, doi,
+  content_hash, year, source and the whole `Document` (so metadata round-trips exactly).
+- a *corpus point* per corpus (type="corpus"), so corpora can be listed cheaply.
+
+Point ids are UUID5s of (corpus, doc_id, span), so every point can be fetched by id without a scan
+and re-ingesting a document rewrites the same points. Documents are deduplicated within a corpus by
+id, DOI and content hash.
+
+Retrieval fuses a dense and a keyword ranking (reciprocal rank fusion, Qdrant's formula
+1 / (k + rank - 1) with rank counted from 1) and ranks documents by aggregating their segments.
+fusion="rrf" fuses segments (Qdrant Query API prefetch + RRF), fusion="doc_rrf" first ranks
+documents in each list by their best segment and fuses the document rankings.
+
+Backends. `url=` talks to a Qdrant server (start one with
+`docker run -p 6333:6333 qdrant/qdrant`) and runs every query in Qdrant. `path=` uses Qdrant's
+embedded local mode, whose search is a brute-force Python loop (~1 s per hybrid query at 50k
+points) and which allows only ONE client per directory per process: this module therefore keeps
+one client per path (shared by every store object on that path, closed with the last one), and
+mirrors the vectors in an in-process numpy/scipy index for search (exact, same scores and fusion
+as Qdrant; checked against Qdrant's own query path in tests/test_store.py). Qdrant stays the
+store of record; the mirror is rebuilt from it when a process first searches.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+import uuid
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel
+from qdrant_client import QdrantClient
+from qdrant_client import models as qm
+from scipy import sparse as sp
+
+from tools.errors import InputError, SourceUnavailableError
+from tools.models import Document, DocumentHit, Embedder, Segment, SegmentHit, SourceKind
+from tools.sparse import BM25Encoder
+
+log = logging.getLogger(__name__)
+
+DENSE = "dense"
+SPARSE = "bm25"
+FUSIONS = ("rrf", "doc_rrf", "dense", "sparse")
+AGGREGATIONS = ("max", "sum_top2")
+GRANULARITIES = ("sentence", "paragraph")
+_NS = uuid.UUID("6f1d3c2a-0b7e-4c55-9a43-5d1c1f0e2b77")
+
+# Qdrant local mode warns above 20k points because its own search is brute force; we search the
+# numpy mirror instead, so the warning would only confuse users.
+warnings.filterwarnings("ignore", message="Local mode is not recommended")
+
+
+class SearchFilter(BaseModel):
+    """Payload filters applied to every retrieval; None means no constraint."""
+
+    corpora: list[str] | None = None
+    year_min: int | None = None
+    year_max: int | None = None
+    sources: list[SourceKind] | None = None
+    doc_ids: list[str] | None = None
+
+
+class IngestStats(BaseModel):
+    """What one `add_documents` call did."""
+
+    added: int
+    skipped_duplicates: int
+    segments: int
+    seconds: float
+
+
+class CorpusInfo(BaseModel):
+    name: str
+    documents: int
+    segments: int
+
+
+def _point_id(*parts: object) -> str:
+    return str(uuid.uuid5(_NS, "\x00".join(str(p) for p in parts)))
+
+
+def doc_point_id(corpus: str, doc_id: str) -> str:
+    return _point_id("doc", corpus, doc_id)
+
+
+def seg_point_id(corpus: str, doc_id: str, start: int, end: int) -> str:
+    return _point_id("seg", corpus, doc_id, start, end)
+
+
+def corpus_point_id(corpus: str) -> str:
+    return _point_id("corpus", corpus)
+
+
+def _norm_doi(doi: str | None) -> str | None:
+    if not doi:
+        return None
+    d = doi.strip().lower()
+    for prefix in ("https://doi.org/", "http://doi.org/", "http://dx.doi.org/", "doi:"):
+        if d.startswith(prefix):
+            d = d[len(prefix):]
+    return d or None
+
+
+def segment_document(doc: Document, granularities: Sequence[str] = ("sentence",),
+                     title_in_embedding: bool = True) -> list[Segment]:
+    """The retrievable spans of a document, each with the text that is embedded.
+
+    The title is prepended to every span (the best strategy in Rauch's semantic-search study).
+    A document without sentences gets one title segment (start = end = 0).
+    """
+    title = doc.title.strip()
+    prefix = f"{title.rstrip('. ')}. " if title and title_in_embedding else ""
+    segs: list[Segment] = []
+    if "sentence" in granularities:
+        for i, s in enumerate(doc.sentences):
+            segs.append(Segment(doc_id=doc.id, start=i, end=i + 1, text=s, embed_text=prefix + s))
+    n = len(doc.sentences)
+    if "paragraph" in granularities and (n > 1 or "sentence" not in granularities) and n > 0:
+        text = " ".join(doc.sentences)
+        segs.append(Segment(doc_id=doc.id, start=0, end=n, text=text, embed_text=prefix + text,
+                            kind="paragraph"))
+    if not segs and title:
+        segs.append(Segment(doc_id=doc.id, start=0, end=0, text=title, embed_text=title, kind="title"))
+    return segs
+
+
+def rrf_score(rank0: int, k: int) -> float:
+    """Qdrant's reciprocal-rank-fusion contribution of a hit at 0-based position rank0."""
+    return 1.0 / (rank0 + k)
+
+
+# ---------------------------------------------------------------------------------------------
+# Clients: one per local path per process (Qdrant local mode locks its directory).
+
+_CLIENTS: dict[str, list[Any]] = {}  # key -> [client, refcount]
+_CLIENTS_LOCK = threading.Lock()
+
+
+def _acquire_client(path: Path | None, url: str | None) -> tuple[str, QdrantClient]:
+    if url:
+        key = "url:" + url
+    elif path is not None:
+        key = "path:" + str(Path(path).expanduser().resolve())
+    else:
+        raise InputError("EvidenceStore needs a local path or a Qdrant server url.")
+    with _CLIENTS_LOCK:
+        entry = _CLIENTS.get(key)
+        if entry is None:
+            try:
+                if url:
+                    client = QdrantClient(url=url, timeout=60)
+                    client.get_collections()
+                else:
+                    assert path is not None
+                    Path(path).expanduser().mkdir(parents=True, exist_ok=True)
+                    client = QdrantClient(path=str(Path(path).expanduser()))
+            except RuntimeError as exc:
+                raise InputError(
+                    f"the Qdrant store at {path} is in use by another process ({exc}). Close the "
+                    "other claimscope process, or run a Qdrant server and set store.url."
+                ) from exc
+            except Exception as exc:  # connection errors come in many types
+                if url:
+                    raise SourceUnavailableError(
+                        f"cannot reach the Qdrant server at {url} ({exc}). Start it (e.g. "
+                        "`docker run -p 6333:6333 qdrant/qdrant`) or unset store.url."
+                    ) from exc
+                raise
+            entry = [client, 0]
+            _CLIENTS[key] = entry
+        entry[1] += 1
+        return key, entry[0]
+
+
+def _release_client(key: str) -> None:
+    with _CLIENTS_LOCK:
+        entry = _CLIENTS.get(key)
+        if entry is None:
+            return
+        entry[1] -= 1
+        if entry[1] <= 0:
+            del _CLIENTS[key]
+            for mkey in [m for m in _MIRRORS if m[0] == key]:
+                del _MIRRORS[mkey]
+            entry[0].close()
+
+
+# ---------------------------------------------------------------------------------------------
+# The in-process mirror used for search in local mode.
+
+
+@dataclass
+class _Mirror:
+    """Exact dense + sparse index over the segment points of one collection."""
+
+    dim: int
+    ids: list[str] = field(default_factory=list)
+    payloads: list[dict[str, Any]] = field(default_factory=list)
+    dense_chunks: list[np.ndarray] = field(default_factory=list)
+    coo_rows: list[np.ndarray] = field(default_factory=list)
+    coo_terms: list[np.ndarray] = field(default_factory=list)
+    coo_vals: list[np.ndarray] = field(default_factory=list)
+    corpus: list[str] = field(default_factory=list)
+    doc_id: list[str] = field(default_factory=list)
+    year: list[float] = field(default_factory=list)
+    source: list[str] = field(default_factory=list)
+    alive: list[bool] = field(default_factory=list)
+    _built: dict[str, Any] | None = None
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def append(self, ids: list[str], payloads: list[dict[str, Any]], dense: np.ndarray,
+               sparse_vecs: list[tuple[list[int], list[float]]]) -> None:
+        with self.lock:
+            base = len(self.ids)
+            self.ids.extend(ids)
+            self.payloads.extend(payloads)
+            self.dense_chunks.append(np.asarray(dense, dtype=np.float32).reshape(len(ids), self.dim))
+            rows = [np.full(len(ix), base + i, dtype=np.int64) for i, (ix, _) in enumerate(sparse_vecs)]
+            if rows:
+                self.coo_rows.append(np.concatenate(rows))
+                self.coo_terms.append(np.concatenate([np.asarray(ix, dtype=np.int64) for ix, _ in sparse_vecs]))
+                self.coo_vals.append(np.concatenate([np.asarray(v, dtype=np.float32) for _, v in sparse_vecs]))
+            for p in payloads:
+                self.corpus.append(p["corpus"])
+                self.doc_id.append(p["doc_id"])
+                self.year.append(float(p["year"]) if p.get("year") is not None else math.nan)
+                self.source.append(p.get("source", ""))
+                self.alive.append(True)
+            self._built = None
+
+    def kill(self, predicate: Callable[[int], bool]) -> None:
+        with self.lock:
+            for i in range(len(self.ids)):
+                if self.alive[i] and predicate(i):
+                    self.alive[i] = False
+            self._built = None
+
+    def built(self) -> dict[str, Any]:
+        with self.lock:
+            if self._built is not None:
+                return self._built
+            n = len(self.ids)
+            dense = (np.concatenate(self.dense_chunks) if self.dense_chunks
+                     else np.zeros((0, self.dim), dtype=np.float32))
+            alive = np.asarray(self.alive, dtype=bool)
+            if self.coo_rows:
+                rows = np.concatenate(self.coo_rows)
+                terms = np.concatenate(self.coo_terms)
+                vals = np.concatenate(self.coo_vals)
+            else:
+                rows = np.zeros(0, np.int64)
+                terms = np.zeros(0, np.int64)
+                vals = np.zeros(0, np.float32)
+            keep = alive[rows] if len(rows) else np.zeros(0, bool)
+            rows, terms, vals = rows[keep], terms[keep], vals[keep]
+            uniq, cols = np.unique(terms, return_inverse=True)
+            mat = sp.csc_matrix((vals, (rows, cols)), shape=(n, len(uniq)))
+            df = np.diff(mat.indptr)
+            n_alive = int(alive.sum())
+            # Qdrant's IDF modifier: ln((N - n + 0.5) / (n + 0.5) + 1) over the whole collection.
+            idf = np.log((n_alive - df + 0.5) / (df + 0.5) + 1.0)
+            corpora = np.asarray(self.corpus, dtype=object)
+            self._built = {
+                "dense": dense, "alive": alive, "sparse": mat, "terms": uniq, "idf": idf,
+                "corpus": corpora, "doc_id": np.asarray(self.doc_id, dtype=object),
+                "year": np.asarray(self.year, dtype=np.float64),
+                "source": np.asarray(self.source, dtype=object),
+            }
+            return self._built
+
+    def mask(self, flt: SearchFilter | None) -> np.ndarray:
+        b = self.built()
+        m = b["alive"].copy()
+        if flt is None:
+            return m
+        if flt.corpora is not None:
+            m &= np.isin(b["corpus"], list(flt.corpora))
+        if flt.sources is not None:
+            m &= np.isin(b["source"], [str(s) for s in flt.sources])
+        if flt.doc_ids is not None:
+            m &= np.isin(b["doc_id"], list(flt.doc_ids))
+        with np.errstate(invalid="ignore"):
+            if flt.year_min is not None:
+                m &= b["year"] >= flt.year_min
+            if flt.year_max is not None:
+                m &= b["year"] <= flt.year_max
+        return m
+
+    def dense_top(self, q: np.ndarray, limit: int, m: np.ndarray) -> list[tuple[int, float]]:
+        b = self.built()
+        if not m.any():
+            return []
+        scores = b["dense"] @ q.astype(np.float32)
+        return _top(scores, m, limit)
+
+    def sparse_top(self, indices: list[int], limit: int, m: np.ndarray) -> list[tuple[int, float]]:
+        b = self.built()
+        if not indices or not m.any():
+            return []
+        terms = b["terms"]
+        if len(terms) == 0:
+            return []
+        q = np.asarray(indices, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(terms, q), len(terms) - 1)
+        cols = pos[terms[pos] == q]
+        if len(cols) == 0:
+            return []
+        sub = b["sparse"][:, cols]
+        scores = np.asarray(sub @ b["idf"][cols]).ravel()
+        touched = np.zeros(len(scores), dtype=bool)
+        touched[sub.indices] = True  # Qdrant returns only points sharing at least one term
+        return _top(scores, m & touched, limit)
+
+
+def _top(scores: np.ndarray, m: np.ndarray, limit: int) -> list[tuple[int, float]]:
+    idx = np.flatnonzero(m)
+    if len(idx) == 0:
+        return []
+    s = scores[idx]
+    if len(idx) > limit:
+        part = np.argpartition(-s, limit - 1)[:limit]
+        idx, s = idx[part], s[part]
+    # Ties broken by insertion order so results are deterministic.
+    order = np.lexsort((idx, -s))
+    return [(int(idx[i]), float(s[i])) for i in order]
+
+
+_MIRRORS: dict[tuple[str, str], _Mirror] = {}
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Hit:
+    point_id: str
+    score: float
+    payload: dict[str, Any]
+
+
+class EvidenceStore:
+    """Documents and their segments in Qdrant, searched by hybrid dense + keyword retrieval."""
+
+    def __init__(self, embedder: Embedder, *, path: Path | None = None, url: str | None = None,
+                 collection: str = "claimscope", fusion: str = "rrf", rrf_k: int = 60,
+                 prefetch: int = 200, doc_aggregation: str = "max", batch_size: int = 256,
+                 granularities: Sequence[str] = ("sentence",), title_in_embedding: bool = True,
+                 local_index: bool | None = None, bm25: BM25Encoder | None = None) -> None:
+        if fusion not in FUSIONS:
+            raise InputError(f"unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}.")
+        if doc_aggregation not in AGGREGATIONS:
+            raise InputError(f"unknown doc_aggregation {doc_aggregation!r}; use one of {', '.join(AGGREGATIONS)}.")
+        bad = [g for g in granularities if g not in GRANULARITIES]
+        if bad or not granularities:
+            raise InputError(f"granularities must be a non-empty subset of {GRANULARITIES}, got {list(granularities)}.")
+        self.embedder = embedder
+        self.collection = collection
+        self.fusion = fusion
+        self.rrf_k = rrf_k
+        self.prefetch = prefetch
+        self.doc_aggregation = doc_aggregation
+        self.batch_size = batch_size
+        self.granularities = tuple(granularities)
+        self.title_in_embedding = title_in_embedding
+        self.bm25 = bm25 or BM25Encoder()
+        self._key, self.client = _acquire_client(path, url)
+        self._closed = False
+        self.local_index = (url is None) if local_index is None else local_index
+        self._ensure_collection()
+        if url is None:
+            self._relax_local_durability()
+
+    # -- setup -------------------------------------------------------------------------------
+
+    def _ensure_collection(self) -> None:
+        c = self.client
+        if c.collection_exists(self.collection):
+            info = c.get_collection(self.collection)
+            vecs = info.config.params.vectors
+            size = vecs[DENSE].size if isinstance(vecs, dict) and DENSE in vecs else None
+            if size != self.embedder.dim:
+                raise InputError(
+                    f"collection {self.collection!r} holds {size}-dimensional vectors but the embedding "
+                    f"model gives {self.embedder.dim}; use the model it was built with, another "
+                    "store.collection, or delete the store directory."
+                )
+            return
+        c.create_collection(
+            self.collection,
+            vectors_config={DENSE: qm.VectorParams(size=self.embedder.dim, distance=qm.Distance.COSINE)},
+            sparse_vectors_config={SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
+        )
+        if not self._is_local:
+            for key, schema in (("type", qm.PayloadSchemaType.KEYWORD), ("corpus", qm.PayloadSchemaType.KEYWORD),
+                                ("doc_id", qm.PayloadSchemaType.KEYWORD), ("source", qm.PayloadSchemaType.KEYWORD),
+                                ("year", qm.PayloadSchemaType.INTEGER)):
+                c.create_payload_index(self.collection, key, field_schema=schema)
+
+    @property
+    def _is_local(self) -> bool:
+        return self._key.startswith("path:")
+
+    def _relax_local_durability(self) -> None:
+        """Local mode commits one SQLite transaction per point with a full fsync (~20 ms each on
+        a busy disk). WAL + synchronous=NORMAL keeps the file consistent on a crash and makes
+        bulk ingest ~50x faster; only the last commits can be lost on a power cut."""
+        try:
+            con = self.client._client.collections[self.collection].storage.storage  # type: ignore[attr-defined]
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=NORMAL")
+        except (AttributeError, KeyError) as exc:  # a future client layout: just slower
+            log.debug("could not relax local durability: %s", exc)
+
+    def close(self) -> None:
+        """Release this store's share of the client (closed with the last store on the path)."""
+        if not self._closed:
+            self._closed = True
+            _release_client(self._key)
+
+    def __enter__(self) -> EvidenceStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- ingest ------------------------------------------------------------------------------
+
+    def _existing_keys(self, corpus: str) -> tuple[set[str], set[str], set[str]]:
+        ids: set[str] = set()
+        dois: set[str] = set()
+        hashes: set[str] = set()
+        flt = qm.Filter(must=[qm.FieldCondition(key="type", match=qm.MatchValue(value="doc")),
+                              qm.FieldCondition(key="corpus", match=qm.MatchValue(value=corpus))])
+        offset = None
+        while True:
+            points, offset = self.client.scroll(self.collection, scroll_filter=flt, limit=2048, offset=offset,
+                                                with_payload=["doc_id", "doi", "content_hash"], with_vectors=False)
+            for p in points:
+                pl = p.payload or {}
+                ids.add(pl.get("doc_id", ""))
+                if pl.get("doi"):
+                    dois.add(pl["doi"])
+                if pl.get("content_hash"):
+                    hashes.add(pl["content_hash"])
+            if offset is None:
+                break
+        return ids, dois, hashes
+
+    def add_documents(self, docs: Iterable[Document], corpus: str,
+                      progress: Callable[[int], None] | None = None) -> IngestStats:
+        """Index documents into `corpus`; idempotent (documents already there by id, DOI or
+        content hash are skipped). `progress(n)` is called with the number of documents just
+        handled, batch by batch."""
+        corpus = corpus.strip()
+        if not corpus:
+            raise InputError("a corpus name is required (e.g. --corpus papers).")
+        t0 = time.perf_counter()
+        ids, dois, hashes = self._existing_keys(corpus)
+        added = skipped = n_segments = 0
+        pending: list[tuple[Document, list[Segment]]] = []
+        pending_handled = 0
+        pending_segs = 0
+        mirror = _MIRRORS.get((self._key, self.collection))
+
+        def flush() -> None:
+            nonlocal pending, pending_segs, pending_handled, n_segments
+            if pending:
+                n_segments += self._write(pending, corpus, mirror)
+            if progress is not None and pending_handled:
+                progress(pending_handled)
+            pending, pending_segs, pending_handled = [], 0, 0
+
+        self.client.upsert(self.collection, points=[qm.PointStruct(
+            id=corpus_point_id(corpus), vector={}, payload={"type": "corpus", "corpus": corpus})], wait=True)
+        for doc in docs:
+            pending_handled += 1
+            doi = _norm_doi(doc.doi)
+            h = doc.content_hash
+            if doc.id in ids or (doi and doi in dois) or h in hashes:
+                skipped += 1
+            else:
+                ids.add(doc.id)
+                hashes.add(h)
+                if doi:
+                    dois.add(doi)
+                segs = segment_document(doc, self.granularities, self.title_in_embedding)
+                pending.append((doc, segs))
+                pending_segs += len(segs)
+                added += 1
+            if pending_segs >= self.batch_size or pending_handled >= self.batch_size:
+                flush()
+        flush()
+        return IngestStats(added=added, skipped_duplicates=skipped, segments=n_segments,
+                           seconds=round(time.perf_counter() - t0, 3))
+
+    def _write(self, batch: list[tuple[Document, list[Segment]]], corpus: str, mirror: _Mirror | None) -> int:
+        segs = [s for _, ss in batch for s in ss]
+        dense = self.embedder.encode([s.embed_text for s in segs]) if segs else np.zeros((0, self.embedder.dim))
+        sparse_vecs = [self.bm25.encode_document(s.embed_text) for s in segs]
+        meta = {d.id: d for d, _ in batch}
+        points: list[qm.PointStruct] = []
+        seg_ids: list[str] = []
+        seg_payloads: list[dict[str, Any]] = []
+        for i, s in enumerate(segs):
+            d = meta[s.doc_id]
+            payload = {"type": "seg", "corpus": corpus, "doc_id": d.id, "kind": s.kind, "start": s.start,
+                       "end": s.end, "text": s.text, "embed_text": s.embed_text, "year": d.year,
+                       "source": str(d.source)}
+            pid = seg_point_id(corpus, d.id, s.start, s.end)
+            vec: dict[str, Any] = {DENSE: dense[i].tolist()}
+            if sparse_vecs[i].indices:
+                vec[SPARSE] = qm.SparseVector(indices=sparse_vecs[i].indices, values=sparse_vecs[i].values)
+            points.append(qm.PointStruct(id=pid, vector=vec, payload=payload))
+            seg_ids.append(pid)
+            seg_payloads.append(payload)
+        for d, ss in batch:
+            points.append(qm.PointStruct(id=doc_point_id(corpus, d.id), vector={}, payload={
+                "type": "doc", "corpus": corpus, "doc_id": d.id, "doi": _norm_doi(d.doi),
+                "content_hash": d.content_hash, "year": d.year, "source": str(d.source),
+                "segments": len(ss), "document": d.model_dump(mode="json", exclude={"content_hash"}),
+            }))
+        self.client.upsert(self.collection, points=points, wait=True)
+        if mirror is not None:
+            mirror.append(seg_ids, seg_payloads, dense,
+                          [(v.indices, v.values) for v in sparse_vecs])
+        return len(segs)
+
+    # -- search ------------------------------------------------------------------------------
+
+    def _mirror(self) -> _Mirror:
+        mkey = (self._key, self.collection)
+        with _CLIENTS_LOCK:
+            mirror = _MIRRORS.get(mkey)
+            if mirror is not None:
+                return mirror
+            mirror = _Mirror(dim=self.embedder.dim)
+            flt = qm.Filter(must=[qm.FieldCondition(key="type", match=qm.MatchValue(value="seg"))])
+            offset = None
+            while True:
+                points, offset = self.client.scroll(self.collection, scroll_filter=flt, limit=4096,
+                                                    offset=offset, with_payload=True, with_vectors=True)
+                if points:
+                    ids, pls, dense, sparse_vecs = [], [], [], []
+                    for p in points:
+                        vec = p.vector if isinstance(p.vector, dict) else {}
+                        ids.append(str(p.id))
+                        pls.append(p.payload or {})
+                        dense.append(vec.get(DENSE))
+                        sv = vec.get(SPARSE)
+                        sparse_vecs.append((list(sv.indices), list(sv.values)) if sv is not None else ([], []))
+                    mirror.append(ids, pls, np.asarray(dense, dtype=np.float32), sparse_vecs)
+                if offset is None:
+                    break
+            _MIRRORS[mkey] = mirror
+            return mirror
+
+    def _qdrant_filter(self, flt: SearchFilter | None) -> qm.Filter:
+        must: list[Any] = [qm.FieldCondition(key="type", match=qm.MatchValue(value="seg"))]
+        if flt is not None:
+            if flt.corpora is not None:
+                must.append(qm.FieldCondition(key="corpus", match=qm.MatchAny(any=list(flt.corpora))))
+            if flt.sources is not None:
+                must.append(qm.FieldCondition(key="source", match=qm.MatchAny(any=[str(s) for s in flt.sources])))
+            if flt.doc_ids is not None:
+                must.append(qm.FieldCondition(key="doc_id", match=qm.MatchAny(any=list(flt.doc_ids))))
+            if flt.year_min is not None or flt.year_max is not None:
+                must.append(qm.FieldCondition(key="year", range=qm.Range(gte=flt.year_min, lte=flt.year_max)))
+        return qm.Filter(must=must)
+
+    def _ranked_lists(self, query: str, flt: SearchFilter | None, limit: int) -> tuple[list[_Hit], list[_Hit]]:
+        """The dense and the keyword ranking of segments (each up to `limit`)."""
+        use_dense = self.fusion != "sparse"
+        use_sparse = self.fusion != "dense"
+        qd = self.embedder.encode([query])[0] if use_dense else None
+        qs = self.bm25.encode_query(query) if use_sparse else None
+        if self.local_index:
+            mirror = self._mirror()
+            m = mirror.mask(flt)
+            dense = mirror.dense_top(qd, limit, m) if qd is not None else []
+            sparse = mirror.sparse_top(qs.indices, limit, m) if qs is not None else []
+            return ([_Hit(mirror.ids[i], s, mirror.payloads[i]) for i, s in dense],
+                    [_Hit(mirror.ids[i], s, mirror.payloads[i]) for i, s in sparse])
+        qf = self._qdrant_filter(flt)
+        out: list[list[_Hit]] = []
+        for using, q in ((DENSE, qd.tolist() if qd is not None else None),
+                         (SPARSE, qm.SparseVector(indices=qs.indices, values=qs.values)
+                          if qs is not None and qs.indices else None)):
+            if q is None:
+                out.append([])
+                continue
+            res = self.client.query_points(self.collection, query=q, using=using, query_filter=qf,
+                                           limit=limit, with_payload=True)
+            out.append([_Hit(str(p.id), float(p.score), p.payload or {}) for p in res.points])
+        return out[0], out[1]
+
+    def _fused_segments(self, query: str, flt: SearchFilter | None, limit: int) -> list[_Hit]:
+        """Segments ranked by the configured fusion (doc_rrf fuses segments like rrf here)."""
+        if self.fusion in ("rrf", "doc_rrf") and not self.local_index:
+            return self._qdrant_rrf(query, flt, limit)
+        dense, sparse = self._ranked_lists(query, flt, self.prefetch)
+        if self.fusion == "dense":
+            return dense[:limit]
+        if self.fusion == "sparse":
+            return sparse[:limit]
+        scores: dict[str, float] = {}
+        hits: dict[str, _Hit] = {}
+        for ranking in (dense, sparse):
+            for r, h in enumerate(ranking):
+                scores[h.point_id] = scores.get(h.point_id, 0.0) + rrf_score(r, self.rrf_k)
+                hits.setdefault(h.point_id, h)
+        order = sorted(scores.items(), key=lambda kv: -kv[1])[:limit]
+        return [_Hit(pid, s, hits[pid].payload) for pid, s in order]
+
+    def _qdrant_rrf(self, query: str, flt: SearchFilter | None, limit: int) -> list[_Hit]:
+        qd = self.embedder.encode([query])[0].tolist()
+        qs = self.bm25.encode_query(query)
+        qf = self._qdrant_filter(flt)
+        prefetch = [qm.Prefetch(query=qd, using=DENSE, filter=qf, limit=self.prefetch)]
+        if qs.indices:
+            prefetch.append(qm.Prefetch(query=qm.SparseVector(indices=qs.indices, values=qs.values),
+                                        using=SPARSE, filter=qf, limit=self.prefetch))
+        res = self.client.query_points(self.collection, prefetch=prefetch,
+                                       query=qm.RrfQuery(rrf=qm.Rrf(k=self.rrf_k)), limit=limit,
+                                       with_payload=True)
+        return [_Hit(str(p.id), float(p.score), p.payload or {}) for p in res.points]
+
+    @staticmethod
+    def _to_segment_hit(h: _Hit) -> SegmentHit:
+        p = h.payload
+        seg = Segment(doc_id=p["doc_id"], start=p["start"], end=p["end"], text=p["text"],
+                      embed_text=p["embed_text"], kind=p.get("kind", "sentence"))
+        return SegmentHit(segment=seg, score=h.score, corpus=p.get("corpus", ""))
+
+    def search_segments(self, query: str, k: int = 50, flt: SearchFilter | None = None) -> list[SegmentHit]:
+        """The k best segments for `query` (doc_rrf fuses segments like rrf here)."""
+        if not query.strip():
+            raise InputError("the search query is empty.")
+        return [self._to_segment_hit(h) for h in self._fused_segments(query, flt, k)]
+
+    def _aggregate(self, scores: list[float]) -> float:
+        scores = sorted(scores, reverse=True)
+        if self.doc_aggregation == "sum_top2":
+            return sum(scores[:2])
+        return scores[0]
+
+    def _doc_ranking(self, hits: list[_Hit]) -> list[tuple[tuple[str, str], float]]:
+        per_doc: dict[tuple[str, str], list[float]] = {}
+        for h in hits:
+            per_doc.setdefault((h.payload.get("corpus", ""), h.payload["doc_id"]), []).append(h.score)
+        ranked = [(key, self._aggregate(s)) for key, s in per_doc.items()]
+        ranked.sort(key=lambda kv: -kv[1])
+        return ranked
+
+    def search(self, query: str, k: int = 10, flt: SearchFilter | None = None,
+               sentences_per_doc: int = 3) -> list[DocumentHit]:
+        """Documents ranked by aggregating their segments' scores, each with its best segments."""
+        if not query.strip():
+            raise InputError("the search query is empty.")
+        if self.fusion == "doc_rrf":
+            dense, sparse = self._ranked_lists(query, flt, self.prefetch)
+            scores: dict[tuple[str, str], float] = {}
+            for ranking in (dense, sparse):
+                for r, (key, _) in enumerate(self._doc_ranking(ranking)):
+                    scores[key] = scores.get(key, 0.0) + rrf_score(r, self.rrf_k)
+            doc_order = sorted(scores.items(), key=lambda kv: -kv[1])[:k]
+            # Sentences shown with a document: segment-level RRF over both lists.
+            seg_scores: dict[str, float] = {}
+            seg_hits: dict[str, _Hit] = {}
+            for ranking in (dense, sparse):
+                for r, h in enumerate(ranking):
+                    seg_scores[h.point_id] = seg_scores.get(h.point_id, 0.0) + rrf_score(r, self.rrf_k)
+                    seg_hits.setdefault(h.point_id, h)
+            seg_list = [_Hit(pid, s, seg_hits[pid].payload)
+                        for pid, s in sorted(seg_scores.items(), key=lambda kv: -kv[1])]
+        else:
+            seg_list = self._fused_segments(query, flt, 2 * self.prefetch)
+            doc_order = self._doc_ranking(seg_list)[:k]
+        by_doc: dict[tuple[str, str], list[_Hit]] = {}
+        for h in seg_list:
+            by_doc.setdefault((h.payload.get("corpus", ""), h.payload["doc_id"]), []).append(h)
+        docs = self._fetch_docs([key for key, _ in doc_order])
+        out: list[DocumentHit] = []
+        for (key, score) in doc_order:
+            doc = docs.get(key)
+            if doc is None:  # a document point lost in a crash mid-ingest; never seen in practice
+                continue
+            segs = [self._to_segment_hit(h) for h in by_doc.get(key, [])[:sentences_per_doc]]
+            out.append(DocumentHit(document=doc, score=score, segments=segs, corpus=key[0]))
+        return out
+
+    # -- lookup ------------------------------------------------------------------------------
+
+    def _fetch_docs(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Document]:
+        if not keys:
+            return {}
+        pts = self.client.retrieve(self.collection, ids=[doc_point_id(c, d) for c, d in keys], with_payload=True)
+        out: dict[tuple[str, str], Document] = {}
+        for p in pts:
+            pl = p.payload or {}
+            out[(pl["corpus"], pl["doc_id"])] = Document.model_validate(pl["document"])
+        return out
+
+    def _corpus_names(self, corpus: str | None) -> list[str]:
+        return [corpus] if corpus is not None else [c.name for c in self._corpus_points()]
+
+    def get_documents(self, doc_ids: Sequence[str], corpus: str | None = None) -> list[Document]:
+        """Documents by id, in the order asked; ids not found are left out. Without `corpus`, the
+        first corpus (by name) holding an id wins."""
+        found: dict[str, Document] = {}
+        for name in self._corpus_names(corpus):
+            missing = [d for d in doc_ids if d not in found]
+            if not missing:
+                break
+            for (_, did), doc in self._fetch_docs([(name, d) for d in missing]).items():
+                found.setdefault(did, doc)
+        return [found[d] for d in doc_ids if d in found]
+
+    def get_segment(self, key: str, corpus: str | None = None) -> Segment | None:
+        """A segment by its cite key ('docid#3' or 'docid#0-4'), or None."""
+        doc_id, sep, span = key.rpartition("#")
+        if not sep or not doc_id:
+            raise InputError(f"segment key {key!r} must look like 'doc_id#3' or 'doc_id#0-2'.")
+        try:
+            if "-" in span:
+                a, b = span.split("-", 1)
+                start, end = int(a), int(b)
+            else:
+                start = int(span)
+                end = start + 1
+        except ValueError as exc:
+            raise InputError(f"segment key {key!r} must end in '#<sentence number>'.") from exc
+        for name in self._corpus_names(corpus):
+            pts = self.client.retrieve(self.collection, ids=[seg_point_id(name, doc_id, start, end)], with_payload=True)
+            if pts:
+                return self._to_segment_hit(_Hit(str(pts[0].id), 0.0, pts[0].payload or {})).segment
+        return None
+
+    def segments_of(self, doc_id: str, corpus: str | None = None) -> list[Segment]:
+        """Every segment of a document, sentences in order (then any coarser spans)."""
+        for name in self._corpus_names(corpus):
+            docs = self._fetch_docs([(name, doc_id)])
+            if not docs:
+                continue
+            doc = docs[(name, doc_id)]
+            spans = [(s.start, s.end) for s in segment_document(doc, self.granularities, self.title_in_embedding)]
+            spans = spans or [(i, i + 1) for i in range(len(doc.sentences))]
+            pts = self.client.retrieve(self.collection, ids=[seg_point_id(name, doc_id, a, b) for a, b in spans],
+                                       with_payload=True)
+            segs = [self._to_segment_hit(_Hit(str(p.id), 0.0, p.payload or {})).segment for p in pts]
+            segs.sort(key=lambda s: (s.kind != "sentence", s.start, s.end))
+            return segs
+        return []
+
+    # -- corpora -----------------------------------------------------------------------------
+
+    def _corpus_points(self) -> list[CorpusInfo]:
+        flt = qm.Filter(must=[qm.FieldCondition(key="type", match=qm.MatchValue(value="corpus"))])
+        points, _ = self.client.scroll(self.collection, scroll_filter=flt, limit=10_000, with_payload=True)
+        names = sorted({(p.payload or {}).get("corpus", "") for p in points} - {""})
+        return [CorpusInfo(name=n, documents=0, segments=0) for n in names]
+
+    def _count(self, corpus: str, type_: str) -> int:
+        flt = qm.Filter(must=[qm.FieldCondition(key="type", match=qm.MatchValue(value=type_)),
+                              qm.FieldCondition(key="corpus", match=qm.MatchValue(value=corpus))])
+        return self.client.count(self.collection, count_filter=flt, exact=True).count
+
+    def corpora(self) -> list[CorpusInfo]:
+        """Every corpus with its document and segment counts, by name."""
+        return [CorpusInfo(name=c.name, documents=self._count(c.name, "doc"), segments=self._count(c.name, "seg"))
+                for c in self._corpus_points()]
+
+    def delete_corpus(self, name: str) -> int:
+        """Delete a corpus and everything in it; returns how many documents were removed (0 if
+        there was no such corpus)."""
+        if name not in {c.name for c in self._corpus_points()}:
+            return 0
+        n_docs = self._count(name, "doc")
+        flt = qm.Filter(must=[qm.FieldCondition(key="corpus", match=qm.MatchValue(value=name))])
+        self.client.delete(self.collection, points_selector=qm.FilterSelector(filter=flt), wait=True)
+        mirror = _MIRRORS.get((self._key, self.collection))
+        if mirror is not None:
+            mirror.kill(lambda i: mirror.corpus[i] == name)
+        return n_docs
