@@ -52,6 +52,8 @@ def investigate(
     year_min: Annotated[int | None, typer.Option(help="Earliest publication year.")] = None,
     year_max: Annotated[int | None, typer.Option(help="Latest publication year.")] = None,
     planner: Annotated[str, typer.Option(help="'fixed' policy or 'llm' chooses the next step.")] = "fixed",
+    stop_after: Annotated[str | None, typer.Option(help="'hierarchy': stop once the aspect tree is built.")] = None,
+    guided: Annotated[bool, typer.Option("--guided", help="Pause for your review at each review point.")] = False,
     no_perspectives: Annotated[bool, typer.Option("--no-perspectives", help="Skip per-aspect stance summaries.")] = False,
     fmt: Annotated[str, typer.Option("--format", "-f", help="Report format: md, json or html.")] = "md",
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (else print it).")] = None,
@@ -78,7 +80,7 @@ def investigate(
     opts = default_options(
         inv.services.settings, corpora=corpora, sources=src, depth=depth, top_k_aspects=aspects,
         top_documents=top_docs, year_min=year_min, year_max=year_max, planner=planner,
-        perspectives=False if no_perspectives else None,
+        perspectives=False if no_perspectives else None, stop_after=stop_after, guided=guided or None,
     )
     handler = None if quiet else _print_event
     if session and inv.state(session):

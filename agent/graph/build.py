@@ -52,7 +52,8 @@ def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepN
     log: dict[str, Any] = {"step": count + 1, "policy": choice, "mode": "fixed"}
     warnings: list[str] = []
     mode = steps.options_of(state).planner
-    if mode == "llm" and choice != planner.FINISH:
+    stopping = steps.options_of(state).stop_after == "hierarchy" and state.get("hierarchy_complete")
+    if mode == "llm" and choice != planner.FINISH and not stopping:
         allowed = [*planner.eligible(state)]
         if planner.FINISH not in allowed:
             allowed.append(planner.FINISH)

@@ -74,6 +74,8 @@ def fixed_policy(state: InvestigationState) -> str:
     """The papers' order: the first eligible step, the report once nothing else can run."""
     if _done(state, "gather") and not _has_evidence(state):
         return FINISH
+    if (state.get("options") or {}).get("stop_after") == "hierarchy" and state.get("hierarchy_complete"):
+        return FINISH
     for name in eligible(state):
         return name
     return FINISH

@@ -78,6 +78,9 @@ class InvestigationOptions(BaseModel):
     planner: PlannerMode = Field("fixed", description="'fixed' policy or 'llm' chooses the next step.")
     perspectives: bool = Field(True, description="Summarise each stance per top-level aspect (LLM).")
     guided: bool = Field(False, description="Pause for a person's review at each review point.")
+    stop_after: Literal["hierarchy"] | None = Field(
+        None, description="'hierarchy': report once the aspect hierarchy is built (no stance/verdict)."
+    )
 
 
 class InvestigationInput(TypedDict):

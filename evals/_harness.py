@@ -1,0 +1,96 @@
+"""Shared by the investigation benchmarks: real services on a work directory, a corpus ingested
+once, claims run one by one with their per-claim state kept for the metrics."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from agent.graph.state import InvestigationOptions
+from agent.investigation import Investigator
+from agent.services import Services
+from agent.settings import load_settings
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared" / "data"
+WORK = REPO / "evals" / "work"
+RESULTS = REPO / "evals" / "results"
+
+
+class ClaimRun(BaseModel):
+    claim_id: str
+    claim: str
+    seconds: float
+    state: dict[str, Any]
+    error: str | None = None
+
+
+def services_for(work: Path = WORK, **overrides: Any) -> Services:
+    settings = load_settings(data_dir=work / "data", **overrides)
+    return Services(settings)
+
+
+def ensure_corpus(services: Services, path: Path, name: str) -> None:
+    """Ingest `path` as corpus `name` unless it is already there (ingest is idempotent anyway)."""
+    from tools.ingest import read_path
+
+    if any(c.name == name and c.documents for c in services.store.corpora()):
+        return
+    t0 = time.perf_counter()
+    result = read_path(path)
+    stats = services.store.add_documents(result.documents, corpus=name)
+    print(f"ingested {stats.added} documents into {name!r} in {time.perf_counter() - t0:.0f}s")
+
+
+def run_claims(services: Services, claims: Iterable[tuple[str, str]], options: InvestigationOptions,
+               log: Path | None = None) -> list[ClaimRun]:
+    inv = Investigator(services, persistent=False)
+    runs = []
+    for claim_id, claim in claims:
+        t0 = time.perf_counter()
+        err = None
+        try:
+            result = inv.run(claim, options, thread_id=f"eval-{claim_id}")
+            state = inv.state(result.thread_id)
+        except Exception as exc:  # a benchmark records a failing claim and goes on
+            err = f"{type(exc).__name__}: {exc}"
+            state = {}
+        run = ClaimRun(claim_id=str(claim_id), claim=claim, seconds=time.perf_counter() - t0, state=state, error=err)
+        runs.append(run)
+        status = state.get("status", "error")
+        print(f"[{len(runs)}] {claim_id} {status} {run.seconds:.0f}s {err or ''}", flush=True)
+        if log is not None:
+            with log.open("a") as fh:
+                fh.write(run.model_dump_json() + "\n")
+    return runs
+
+
+def load_runs(log: Path) -> list[ClaimRun]:
+    return [ClaimRun.model_validate_json(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def median(xs: list[float]) -> float | None:
+    return round(statistics.median(xs), 3) if xs else None
+
+
+def tokens(state: dict[str, Any], prompts: set[str] | None = None) -> int:
+    usage = state.get("usage") or {}
+    return int(sum(v.get("prompt_tokens", 0) + v.get("completion_tokens", 0)
+                   for k, v in usage.items() if prompts is None or k in prompts))
+
+
+def calls(state: dict[str, Any], prompts: set[str] | None = None) -> int:
+    usage = state.get("usage") or {}
+    return int(sum(v.get("calls", 0) for k, v in usage.items() if prompts is None or k in prompts))
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
+    print(f"wrote {path}")

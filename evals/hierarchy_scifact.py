@@ -1,0 +1,144 @@
+"""Benchmark of the first half of the investigation (issue #5) on SciFact dev claims.
+
+    python -m evals.hierarchy_scifact --n 30 [--corpus ../shared/data/scifact/corpus.jsonl]
+
+Runs each claim with the embedded defaults until the aspect hierarchy is built and writes
+evals/results/hierarchy_scifact.json: wall time per claim and per step, LLM calls and tokens, nodes
+and depth, sibling uniqueness, top-5 segment relevance per node (stance model: 1 - P(neutral) of
+(aspect, segment)), recall of the gold evidence documents among the gathered ones, and the share of
+documents found only through the anti-claim query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+from pathlib import Path
+
+from agent.graph.state import InvestigationOptions
+from evals._harness import (
+    RESULTS,
+    SHARED,
+    WORK,
+    calls,
+    ensure_corpus,
+    load_runs,
+    median,
+    run_claims,
+    services_for,
+    tokens,
+    write_json,
+)
+
+FIRST_HALF = {"analyse", "gather", "grow_hierarchy"}
+FIRST_HALF_PROMPTS = {"anti_claim", "decompose", "aspects", "subaspects", "keywords", "choose_action"}
+UNIQUENESS_THRESHOLD = 0.8
+
+
+def dev_claims(path: Path, n: int, seed: int) -> list[tuple[str, str, list[str]]]:
+    """A seeded sample of dev claims with their gold documents (the cited abstracts)."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    random.Random(seed).shuffle(rows)
+    return [(str(r["id"]), r["claim"], [str(d) for d in r.get("cited_doc_ids", [])]) for r in rows[:n]]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--depth", type=int, default=2)
+    ap.add_argument("--corpus", type=Path, default=SHARED / "scifact" / "corpus.jsonl")
+    ap.add_argument("--claims", type=Path, default=SHARED / "scifact" / "claims_dev.jsonl")
+    ap.add_argument("--reuse", action="store_true", help="Recompute the metrics from the last run's log.")
+    ap.add_argument("--out", type=Path, default=RESULTS / "hierarchy_scifact.json")
+    args = ap.parse_args()
+
+    services = services_for()
+    ensure_corpus(services, args.corpus, "scifact")
+    claims = dev_claims(args.claims, args.n, args.seed)
+    log = WORK / "hierarchy_runs.jsonl"
+    if not args.reuse:
+        log.unlink(missing_ok=True)
+        opts = InvestigationOptions(corpora=["scifact"], sources=["local"], depth=args.depth,
+                                    stop_after="hierarchy")
+        run_claims(services, [(cid, text) for cid, text, _ in claims], opts, log=log)
+    runs = load_runs(log)
+    gold = {cid: g for cid, _, g in claims}
+
+    from tools.hierarchy import AspectTree
+    from tools.relevance import sibling_uniqueness
+
+    secs, toks, llm_calls, nodes, depths, uniq, rel, recall, anti_share = [], [], [], [], [], [], [], [], []
+    per_step: dict[str, list[float]] = {}
+    errors = [r.claim_id for r in runs if r.error]
+    for r in runs:
+        st = r.state
+        if r.error or not st:
+            continue
+        timings = st.get("timings") or {}
+        secs.append(sum(v for k, v in timings.items() if k in FIRST_HALF))
+        for k, v in timings.items():
+            per_step.setdefault(k, []).append(v)
+        toks.append(tokens(st, FIRST_HALF_PROMPTS))
+        llm_calls.append(calls(st, FIRST_HALF_PROMPTS))
+        docs = st.get("documents") or {}
+        g = gold.get(r.claim_id, [])
+        if g:
+            recall.append(sum(1 for d in g if d in docs) / len(g))
+        if docs:
+            anti_share.append(sum(1 for d in docs.values() if d.get("found_by") == ["anti_claim"]) / len(docs))
+        if not st.get("tree"):
+            continue
+        tree = AspectTree.model_validate(st["tree"])
+        nodes.append(len(tree.nodes) - 1)
+        depths.append(tree.depth())
+        uniq.append(sibling_uniqueness(tree, services.embedder, UNIQUENESS_THRESHOLD))
+        rel.append(_segment_relevance(services, tree))
+
+    out = {
+        "n_claims": len(runs),
+        "n_failed": len(errors),
+        "failed_claims": errors,
+        "depth": args.depth,
+        "seconds_per_claim_median": median(secs),
+        "seconds_per_claim_p90": round(sorted(secs)[int(0.9 * (len(secs) - 1))], 1) if secs else None,
+        "seconds_per_step_median": {k: median(v) for k, v in per_step.items()},
+        "llm_calls_per_claim_median": median([float(c) for c in llm_calls]),
+        "llm_tokens_per_claim_median": median([float(t) for t in toks]),
+        "nodes_per_claim_median": median([float(n) for n in nodes]),
+        "depth_median": median([float(d) for d in depths]),
+        "sibling_uniqueness": round(statistics.mean(uniq), 4) if uniq else None,
+        "sibling_uniqueness_threshold": UNIQUENESS_THRESHOLD,
+        "segment_relevance_top5": round(statistics.mean(rel), 4) if rel else None,
+        "gold_doc_recall": round(statistics.mean(recall), 4) if recall else None,
+        "anticlaim_only_share": round(statistics.mean(anti_share), 4) if anti_share else None,
+        "llm": services.settings.llm.model,
+        "embedded_model": services.settings.llm.embedded_model,
+    }
+    write_json(args.out, out)
+
+
+def _segment_relevance(services, tree) -> float:
+    """Mean over aspect nodes of the mean relevance of their top-5 segments, where relevance is
+    1 - P(neutral) of the stance model on ("aspect: description", segment)."""
+    per_node = []
+    for node in tree.walk():
+        if node.id == "root" or not node.segment_keys:
+            continue
+        texts = []
+        for key in node.segment_keys[:5]:
+            seg = services.store.get_segment(key)
+            if seg is not None:
+                texts.append(seg.text)
+        if not texts:
+            continue
+        query = f"{node.name}: {node.description}"
+        res = services.stance.predict([(query, t) for t in texts])
+        per_node.append(statistics.mean(1.0 - r.neutral for r in res))
+    return statistics.mean(per_node) if per_node else 0.0
+
+
+if __name__ == "__main__":
+    main()

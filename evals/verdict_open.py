@@ -1,0 +1,122 @@
+"""Open claims without gold labels (issue #6): the FRoSC claims over the SciFact corpus and the
+ClaimSpect vaccine claims over a corpus cut from the 50 vaccine source papers they were written from.
+
+    python -m evals.verdict_open --frosc 10 --vaccine 5
+
+Writes evals/results/verdict_open_claims.json (distribution of verdicts, hierarchy sizes, attribution
+rates, time per claim) and keeps every report as Markdown under evals/results/open_claims/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections import Counter
+from pathlib import Path
+
+from agent.graph.state import InvestigationOptions
+from evals._harness import (
+    RESULTS,
+    SHARED,
+    WORK,
+    ClaimRun,
+    ensure_corpus,
+    median,
+    run_claims,
+    services_for,
+    write_json,
+)
+from evals.verdict_scifact import explanation_figures
+
+CHUNK_SENTENCES = 8
+
+
+def vaccine_corpus(src: Path, dest: Path) -> Path:
+    """The 50 papers (one per line, PDF-extracted text) cut into passages of CHUNK_SENTENCES sentences,
+    each a document of its own, in the generic JSONL format (id, title, text)."""
+    from tools.segmenter import split_sentences
+
+    if dest.exists():
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with dest.open("w") as fh:
+        for i, line in enumerate(src.read_text(errors="replace").splitlines(), start=1):
+            sents = split_sentences(line)
+            for k in range(0, len(sents), CHUNK_SENTENCES):
+                part = sents[k: k + CHUNK_SENTENCES]
+                fh.write(json.dumps({"id": f"vp{i}-{k // CHUNK_SENTENCES}",
+                                     "title": f"Vaccine source paper {i}, passage {k // CHUNK_SENTENCES + 1}",
+                                     "text": " ".join(part)}) + "\n")
+    return dest
+
+
+def summarise(runs: list[ClaimRun], services) -> dict:
+    labels: Counter[str] = Counter()
+    nodes, secs, attr = [], [], []
+    for r in runs:
+        st = r.state
+        if r.error or not st:
+            labels["error"] += 1
+            continue
+        v = st.get("verdict") or {}
+        labels[v.get("weighted_label", st.get("status", "?"))] += 1
+        tree = st.get("tree") or {}
+        nodes.append(max(0, len(tree.get("nodes", {})) - 1))
+        secs.append(r.seconds)
+        n, _, passed = explanation_figures(st, services)
+        if n:
+            attr.append(passed / n)
+    return {
+        "n_claims": len(runs),
+        "verdicts": dict(labels),
+        "nodes_per_claim_median": median([float(x) for x in nodes]),
+        "attribution_pass_rate_mean": round(statistics.mean(attr), 4) if attr else None,
+        "seconds_per_claim_median": median(secs),
+    }
+
+
+def save_reports(runs: list[ClaimRun], folder: Path) -> None:
+    from agent.report import render
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for r in runs:
+        report = r.state.get("report")
+        if report:
+            (folder / f"{r.claim_id}.md").write_text(render(report, "md"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--frosc", type=int, default=49, help="How many FRoSC claims (of 49).")
+    ap.add_argument("--vaccine", type=int, default=10, help="How many ClaimSpect vaccine claims (of 150).")
+    ap.add_argument("--depth", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=RESULTS / "verdict_open_claims.json")
+    args = ap.parse_args()
+
+    services = services_for()
+    ensure_corpus(services, SHARED / "scifact" / "corpus.jsonl", "scifact")
+    ensure_corpus(services, vaccine_corpus(SHARED / "claimspect" / "vaccine_source_papers.txt",
+                                           WORK / "vaccine_corpus.jsonl"), "vaccine-papers")
+    frosc = [json.loads(x) for x in (SHARED / "frosc" / "claims.jsonl").read_text().splitlines() if x.strip()]
+    vaccine = json.loads((SHARED / "claimspect" / "claims_vaccine.json").read_text())
+    out: dict = {"depth": args.depth}
+    sets = [
+        ("frosc", [(f"frosc-{c['id']}", c["claim"]) for c in frosc[: args.frosc]], ["scifact"]),
+        ("claimspect_vaccine", [(f"vaccine-{c['id']}", c["body"]) for c in vaccine[: args.vaccine]],
+         ["vaccine-papers"]),
+    ]
+    for name, claims, corpora in sets:
+        if not claims:
+            continue
+        opts = InvestigationOptions(corpora=corpora, sources=["local"], depth=args.depth)
+        log = WORK / f"open_{name}.jsonl"
+        log.unlink(missing_ok=True)
+        runs = run_claims(services, claims, opts, log=log)
+        out[name] = summarise(runs, services)
+        save_reports(runs, RESULTS / "open_claims" / name)
+    write_json(args.out, out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""Benchmark of the whole investigation (issue #6) on SciFact dev claims over the SciFact corpus.
+
+    python -m evals.verdict_scifact --n 50
+
+Maps each global verdict to SUPPORT / CONTRADICT / NEI (tools.verdict.to_scifact_label) and writes
+evals/results/verdict_scifact.json: accuracy, macro-F1, per-class figures, ECE of the verdict
+confidence, the share of explanation sentences whose citations all exist in the evidence store, the
+share that pass the attribution check, wall time and tokens per claim.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+from agent.graph.state import InvestigationOptions
+from evals._harness import (
+    RESULTS,
+    SHARED,
+    WORK,
+    ensure_corpus,
+    load_runs,
+    median,
+    run_claims,
+    services_for,
+    tokens,
+    write_json,
+)
+from evals._metrics import ece, macro_f1, per_class
+
+LABELS = ["SUPPORT", "CONTRADICT", "NEI"]
+
+
+def gold_label(row: dict) -> str:
+    labels = {e["label"] for ev in row.get("evidence", {}).values() for e in ev}
+    if not labels:
+        return "NEI"
+    return "CONTRADICT" if "CONTRADICT" in labels and "SUPPORT" not in labels else "SUPPORT" if "SUPPORT" in labels else "CONTRADICT"
+
+
+def sample(path: Path, n: int, seed: int) -> list[dict]:
+    """A seeded sample stratified by gold label (SciFact dev is ~41% SUPPORT, ~21% CONTRADICT, ~38% NEI)."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rng = random.Random(seed)
+    by: dict[str, list[dict]] = {lab: [r for r in rows if gold_label(r) == lab] for lab in LABELS}
+    for v in by.values():
+        rng.shuffle(v)
+    out: list[dict] = []
+    shares = {lab: len(v) / len(rows) for lab, v in by.items()}
+    for lab in LABELS:
+        out += by[lab][: round(n * shares[lab])]
+    rng.shuffle(out)
+    return out[:n]
+
+
+def explanation_figures(state: dict, services) -> tuple[int, int, int]:
+    """(sentences, sentences whose citations all exist, sentences that pass attribution)."""
+    from agent.graph.steps import sentence_lookup
+
+    sentences = (state.get("explanation") or {}).get("sentences", [])
+    get = sentence_lookup(state, services)
+    exist = sum(1 for s in sentences if s.get("citations") and all(get(k) is not None for k in s["citations"]))
+    passed = sum(1 for s in sentences if s.get("status") == "supported")
+    return len(sentences), exist, passed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--depth", type=int, default=2)
+    ap.add_argument("--corpus", type=Path, default=SHARED / "scifact" / "corpus.jsonl")
+    ap.add_argument("--claims", type=Path, default=SHARED / "scifact" / "claims_dev.jsonl")
+    ap.add_argument("--reuse", action="store_true", help="Recompute the metrics from the last run's log.")
+    ap.add_argument("--out", type=Path, default=RESULTS / "verdict_scifact.json")
+    args = ap.parse_args()
+
+    from tools.verdict import Verdict, to_scifact_label
+
+    services = services_for()
+    ensure_corpus(services, args.corpus, "scifact")
+    rows = sample(args.claims, args.n, args.seed)
+    gold = {str(r["id"]): gold_label(r) for r in rows}
+    log = WORK / "verdict_runs.jsonl"
+    if not args.reuse:
+        log.unlink(missing_ok=True)
+        opts = InvestigationOptions(corpora=["scifact"], sources=["local"], depth=args.depth)
+        run_claims(services, [(str(r["id"]), r["claim"]) for r in rows], opts, log=log)
+    runs = load_runs(log)
+
+    g, p, conf, secs, toks = [], [], [], [], []
+    n_sent = n_exist = n_pass = 0
+    failed = []
+    for r in runs:
+        st = r.state
+        if r.error or not st:
+            failed.append(r.claim_id)
+            continue
+        verdict = Verdict.model_validate(st["verdict"]) if st.get("verdict") else None
+        pred = to_scifact_label(verdict).value if verdict else "NEI"
+        g.append(gold[r.claim_id])
+        p.append(pred)
+        conf.append(verdict.confidence if verdict else 0.0)
+        secs.append(r.seconds)
+        toks.append(float(tokens(st)))
+        a, b, c = explanation_figures(st, services)
+        n_sent, n_exist, n_pass = n_sent + a, n_exist + b, n_pass + c
+
+    correct = [a == b for a, b in zip(g, p, strict=True)]
+    out = {
+        "n_claims": len(runs),
+        "n_failed": len(failed),
+        "failed_claims": failed,
+        "depth": args.depth,
+        "accuracy": round(sum(correct) / len(correct), 4) if correct else None,
+        "macro_f1": macro_f1(g, p, LABELS) if g else None,
+        "per_class": per_class(g, p, LABELS) if g else {},
+        "gold_distribution": {lab: g.count(lab) for lab in LABELS},
+        "pred_distribution": {lab: p.count(lab) for lab in LABELS},
+        "ece": ece(conf, correct) if conf else None,
+        "explanation_sentences": n_sent,
+        "citations_exist_rate": round(n_exist / n_sent, 4) if n_sent else None,
+        "attribution_pass_rate": round(n_pass / n_sent, 4) if n_sent else None,
+        "seconds_per_claim_median": median(secs),
+        "tokens_per_claim_median": median(toks),
+        "llm": services.settings.llm.model,
+        "embedded_model": services.settings.llm.embedded_model,
+    }
+    write_json(args.out, out)
+
+
+if __name__ == "__main__":
+    main()

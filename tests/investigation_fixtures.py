@@ -1,0 +1,83 @@
+"""A whole investigation offline: a fixture corpus, a real evidence store with the hashing
+embedder, the keyword stance fake, and a scripted model behind the real LLM gateway."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agent.llm import ActionChoice, scripted_llm
+from agent.services import Services
+from agent.settings import Settings, load_settings
+from tests.conftest import FIXTURES
+from tests.fakes import HashEmbedder, KeywordStance
+
+CORPUS = FIXTURES / "investigation" / "corpus.jsonl"
+CLAIM = "Vitamin D supplementation prevents respiratory infections"
+
+
+def _aspects(names: list[str]) -> dict[str, Any]:
+    return {"aspects": [
+        {"name": n, "description": f"evidence about {n} in vitamin d trials", "keywords": n.split()[:3]}
+        for n in names
+    ]}
+
+
+def _takeaway(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    text = messages[-1]["content"].lower()
+    if "zinc" in text or "exercise" in text:
+        return {"related": False, "sentences": [], "takeaway": "Not about vitamin D."}
+    return {"related": True, "sentences": [1], "takeaway": "The abstract reports on vitamin D and infections."}
+
+
+def _local_label(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    text = messages[-1]["content"].lower()
+    negative = "did not" in text or "does not" in text or "no protective" in text
+    return {"evidence": [1], "explanation": "The first sentence states the result.",
+            "label": "Mostly False" if negative else "Mostly True"}
+
+
+def investigation_script() -> dict[str, Any]:
+    """Answers for every prompt an investigation uses."""
+    return {
+        "anti_claim": [{"anti_claim": "Vitamin D supplementation does not prevent respiratory infections"}],
+        "decompose": [{"sub_claims": [CLAIM]}],
+        "aspects": [_aspects(["dosing regimen", "baseline deficiency", "infection type"])],
+        "subaspects": [_aspects(["daily dosing", "bolus dosing"])],
+        "keywords": [{"keywords": ["vitamin d", "supplementation", "respiratory infection"]}],
+        "perspective": [{"citations": [1], "summary": "Trials report this stance on vitamin D."}],
+        "takeaway": _takeaway,
+        "local_label": _local_label,
+        "explanation": [{"sentences": [
+            {"text": "Vitamin D supplementation reduced the risk of acute respiratory infection.", "citations": [1]},
+            {"text": "Monthly high-dose vitamin D did not reduce infections.", "citations": [2]},
+        ]}],
+        "choose_action": lambda messages: ActionChoice(tool=_first_tool(messages)),
+    }
+
+
+def _first_tool(messages: list[dict[str, Any]]) -> str:
+    # The planner offers only eligible steps; choosing the first mirrors the fixed policy.
+    text = json.dumps(messages)
+    for name in ("analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report"):
+        if f'"{name}"' in text or f"\\\"{name}\\\"" in text:
+            return name
+    return "report"
+
+
+def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
+    return load_settings(data_dir=tmp_path / "data", **overrides)
+
+
+def make_services(tmp_path: Path, *, script: dict[str, Any] | None = None, **overrides: Any) -> Services:
+    """Services over the fixture corpus (ingested as corpus 'fixture')."""
+    from tools.ingest import read_path
+    from tools.store import EvidenceStore
+
+    settings = make_settings(tmp_path, **overrides)
+    embedder = HashEmbedder(dim=128)
+    store = EvidenceStore(embedder, path=tmp_path / "qdrant")
+    store.add_documents(read_path(CORPUS).documents, corpus="fixture")
+    llm = scripted_llm(script or investigation_script())
+    return Services(settings, _store=store, _embedder=embedder, _llm=llm, _stance=KeywordStance())

@@ -1,0 +1,164 @@
+"""The investigation graph end to end, offline: fixture corpus, scripted model, fake stance."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from agent.graph import planner
+from agent.graph.build import build_graph
+from agent.graph.state import InvestigationOptions
+from agent.investigation import Investigator
+from tests.investigation_fixtures import CLAIM, investigation_script, make_services
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "graph_topology.mmd"
+
+
+def _opts(**kw) -> InvestigationOptions:
+    base = {"corpora": ["fixture"], "sources": ["local"], "depth": 2, "top_k_aspects": 3, "top_documents": 6}
+    base.update(kw)
+    return InvestigationOptions(**base)
+
+
+def _investigator(tmp_path, **kw) -> Investigator:
+    return Investigator(make_services(tmp_path, **kw), persistent=False)
+
+
+def test_topology_snapshot():
+    text = build_graph().get_graph().draw_mermaid()
+    if os.environ.get("UPDATE_SNAPSHOTS") or not SNAPSHOT.exists():
+        SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
+        SNAPSHOT.write_text(text)
+    assert text == SNAPSHOT.read_text()
+
+
+def test_full_run_produces_a_cited_report(tmp_path):
+    inv = _investigator(tmp_path)
+    events = []
+    result = inv.run(CLAIM, _opts(), on_event=events.append)
+    assert result.status == "complete", result.warnings
+    assert result.finished_steps == ["analyse", "gather", "grow_hierarchy", "grow_hierarchy", "assess",
+                                     "weigh", "aggregate", "explain", "report"]
+    report = result.report
+    assert report["anti_claim"].startswith("Vitamin D supplementation does not")
+    nodes = {n["id"]: n for n in report["hierarchy"]["nodes"]}
+    assert {"1", "2", "3"} <= set(nodes) and any(n.count(".") == 1 for n in nodes)  # depth 2
+    titles = {d["title"] for d in report["documents"]}
+    assert not any("Zinc" in t or "Exercise" in t for t in titles)  # pruned / never relevant
+    labels = {d["id"]: d["local_label"] for d in report["documents"]}
+    assert labels.get("102") == "Mostly False" and labels.get("101") == "Mostly True"
+    assert report["verdict"]["weighted"]["label"]
+    cited = [c for s in report["explanation"]["sentences"] for c in s["citations"]]
+    assert cited and all(c["text"] for c in cited)  # every citation resolves to a stored sentence
+    kinds = {e.kind for e in events}
+    assert {"step_started", "step_finished", "tree", "counts"} <= kinds
+    assert report["usage"]["calls"] > 0 and report["timings"]["gather"] >= 0
+
+
+def test_planner_llm_mode_follows_valid_choices(tmp_path):
+    inv = _investigator(tmp_path)
+    result = inv.run(CLAIM, _opts(planner="llm", depth=1))
+    assert result.status == "complete"
+    log = inv.state(result.thread_id)["plan_log"]
+    assert any(entry.get("mode") == "llm" and entry.get("chosen") for entry in log)
+
+
+def test_planner_refuses_a_step_whose_inputs_are_missing(tmp_path):
+    script = investigation_script()
+    from agent.llm import ActionChoice
+
+    script["choose_action"] = [ActionChoice(tool="explain")]  # never eligible before aggregate
+    inv = _investigator(tmp_path, script=script)
+    result = inv.run(CLAIM, _opts(planner="llm", depth=1))
+    assert result.status == "complete"
+    assert any("refused" in w for w in result.warnings)
+    assert result.finished_steps[0] == "analyse"
+
+
+def test_refusal_rules():
+    state = {"claim": "x", "done": []}
+    assert planner.refusal(state, "assess") is not None
+    assert planner.refusal(state, "analyse") is None
+    assert planner.refusal(state, "nonsense") == "unknown step 'nonsense'"
+    assert planner.fixed_policy({"claim": "x", "done": ["analyse", "gather"], "documents": {}}) == "report"
+
+
+def test_step_budget_ends_with_a_report(tmp_path):
+    inv = _investigator(tmp_path, sessions={"step_budget": 3})
+    result = inv.run(CLAIM, _opts())
+    assert result.status == "budget_exhausted"
+    assert result.report is not None and result.report["status"] == "budget_exhausted"
+
+
+def test_no_evidence(tmp_path):
+    inv = _investigator(tmp_path)
+    result = inv.run(CLAIM, _opts(corpora=["does-not-exist"]))
+    assert result.status == "no_evidence"
+    assert "no evidence" in " ".join(result.warnings)
+    assert result.report["verdict"]["weighted"]["label"] == "insufficient evidence"
+
+
+def test_resume_after_a_crash_loses_no_finished_step(tmp_path, monkeypatch):
+    from agent.graph import steps
+
+    inv = Investigator(make_services(tmp_path), persistent=True)
+    original = steps._weigh
+    monkeypatch.setattr(steps, "_weigh", lambda s, sv: (_ for _ in ()).throw(RuntimeError("power cut")))
+    monkeypatch.setitem(steps.NODES, "weigh", steps._timed("weigh", steps._weigh))
+    inv.graph = build_graph(inv.checkpointer)
+    with pytest.raises(RuntimeError, match="power cut"):
+        inv.run(CLAIM, _opts(), thread_id="t1")
+    before = inv.state("t1")
+    assert before["done"][-1] == "assess"
+    calls_before = list(inv.services.llm.scripted.calls)
+
+    monkeypatch.setitem(steps.NODES, "weigh", steps._timed("weigh", original))
+    inv.graph = build_graph(inv.checkpointer)
+    result = inv.resume("t1")
+    assert result.status == "complete"
+    new_calls = inv.services.llm.scripted.calls[len(calls_before):]
+    assert "aspects" not in new_calls and "anti_claim" not in new_calls  # finished steps not redone
+    assert result.finished_steps[:5] == before["done"][:5]
+
+
+def test_guided_session_pauses_applies_and_records_decisions(tmp_path):
+    inv = Investigator(make_services(tmp_path), persistent=True)
+    r = inv.run(CLAIM, _opts(guided=True, depth=1), thread_id="g1")
+    assert r.status == "paused" and r.pending["point"] == "claim"
+    r = inv.answer("g1", {"extra_queries": ["cathelicidin respiratory epithelium"]})
+    assert r.pending["point"] == "sources"
+    ids = [d["id"] for d in r.pending["summary"]["documents"]]
+    assert "108" in ids
+    r = inv.answer("g1", {"exclude": ["108"]})
+    assert r.pending["point"] == "hierarchy"
+    r = inv.answer("g1", {"edits": [{"op": "rename", "node_id": "1", "name": "dose schedule"},
+                                    {"op": "delete", "node_id": "3"}]})
+    assert r.pending["point"] == "verdict"
+    r = inv.answer("g1", {"accept": True, "note": "fine"})
+    assert r.status == "complete"
+    report = r.report
+    assert [d["step"] for d in report["decisions"]] == ["claim", "sources", "hierarchy", "verdict"]
+    names = {n["id"]: n["name"] for n in report["hierarchy"]["nodes"]}
+    assert names["1"] == "dose schedule" and "3" not in names
+    assert "108" not in {d["id"] for d in report["documents"]}
+
+
+def test_guided_bad_decision_is_refused_without_losing_the_session(tmp_path):
+    from tools.errors import InputError
+
+    inv = Investigator(make_services(tmp_path), persistent=True)
+    inv.run(CLAIM, _opts(guided=True, depth=1), thread_id="g2")
+    with pytest.raises(InputError, match="claim review"):
+        inv.answer("g2", {"sub_claims": "not a list"})
+    assert inv.pending("g2")["point"] == "claim"
+
+
+def test_rerun_from_assess_excluding_a_source(tmp_path):
+    inv = Investigator(make_services(tmp_path), persistent=True)
+    first = inv.run(CLAIM, _opts(depth=1), thread_id="r1")
+    assert "101" in {d["id"] for d in first.report["documents"]}
+    again = inv.rerun_from("r1", "assess", {"documents": {"101": None}})
+    assert again.status == "complete"
+    assert "101" not in {d["id"] for d in again.report["documents"]}
