@@ -1,0 +1,241 @@
+"""claimscope's public Python API, and the tool definitions other assistants use.
+
+    from agent.api import investigate, search_evidence, tool_schemas, langchain_tools
+
+    report = investigate("Vitamin D supplementation prevents colds", corpora=["scifact"])
+    print(report.verdict.weighted.label)
+
+The argument models below (`InvestigateArgs`, `ToolOptions`, `SearchArgs`) are the single source of
+the tools' parameters: the OpenAI function schemas (`tool_schemas()`), the LangChain tools
+(`langchain_tools()`) and the MCP server's tools (agent/mcp_server.py) are all generated from them,
+so the three cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from agent.graph.events import ProgressEvent
+from agent.graph.state import InvestigationOptions
+from agent.investigation import Investigator, RunResult, ainvestigate, default_options, investigate
+from agent.report import Report, render
+from agent.runs import RunEvent, RunManager, SessionInfo
+from agent.services import Services
+from agent.settings import Settings, get_settings, load_settings
+from tools.errors import ClaimscopeError, InputError
+
+if TYPE_CHECKING:
+    from langchain_core.tools import StructuredTool
+
+__all__ = [
+    "EvidenceHit", "InvestigateArgs", "InvestigationOptions", "Investigator", "ProgressEvent", "Report",
+    "RunEvent", "RunManager", "RunResult", "SearchArgs", "Services", "SessionInfo", "Settings", "ToolOptions",
+    "ainvestigate", "default_options", "get_settings", "investigate", "langchain_tools", "load_settings",
+    "search_evidence", "tool_schemas", "validate_args",
+]
+
+INVESTIGATE_NAME = "investigate_claim"
+INVESTIGATE_DESCRIPTION = (
+    "Investigate a nuanced scientific or political claim against the literature: search for the claim and "
+    "its opposite, build a hierarchy of the claim's aspects, weigh each source's stance by reputation and "
+    "corroboration, and return a graded verdict (generally supported / leaning supported / controversial / "
+    "leaning refuted / generally refuted) with an explanation citing source sentences. Takes minutes."
+)
+SEARCH_NAME = "search_evidence"
+SEARCH_DESCRIPTION = (
+    "Search a local evidence corpus (already ingested with `claimscope ingest`) for documents about a query; "
+    "returns the best documents with their best-matching sentences and scores. Fast."
+)
+
+CorpusName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+
+
+class ToolOptions(BaseModel):
+    """Per-investigation choices a caller may make; anything left out comes from claimscope's settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    corpora: list[CorpusName] | None = Field(
+        None, max_length=20, description="Local corpora to search (names given to `claimscope ingest --corpus`)."
+    )
+    sources: list[Literal["local", "semantic_scholar", "serpapi"]] | None = Field(
+        None, min_length=1, max_length=3, description="Evidence sources to query."
+    )
+    depth: int | None = Field(None, ge=1, le=3, description="Depth of the aspect hierarchy.")
+    top_k_aspects: int | None = Field(None, ge=1, le=8, description="Aspects proposed per node.")
+    top_documents: int | None = Field(None, ge=1, le=50, description="Documents given a takeaway and local label.")
+    year_min: int | None = Field(None, ge=1500, le=2100, description="Earliest publication year.")
+    year_max: int | None = Field(None, ge=1500, le=2100, description="Latest publication year.")
+    planner: Literal["fixed", "llm"] | None = Field(
+        None, description="'fixed' runs the steps in the papers' order; 'llm' lets the model choose the next step."
+    )
+    perspectives: bool | None = Field(None, description="Summarise each stance per top-level aspect.")
+
+    def to_options(self, settings: Settings, **extra: Any) -> InvestigationOptions:
+        """The full investigation options: settings' defaults overridden by what was given here."""
+        if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
+            raise InputError(f"year_min ({self.year_min}) is after year_max ({self.year_max}).")
+        return default_options(settings, **self.model_dump(exclude_none=True), **extra)
+
+
+class SessionOptions(ToolOptions):
+    """Options of a background (MCP) investigation: the same as ToolOptions, plus guided review."""
+
+    guided: bool | None = Field(
+        None, description="Pause at review points (claim, sources, hierarchy, verdict) for answer() decisions."
+    )
+
+
+Claim = Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=1000)]
+
+
+class InvestigateArgs(BaseModel):
+    """Arguments of the investigate_claim tool."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    claim: Claim = Field(description="The claim to investigate, as one statement.")
+    options: ToolOptions | None = Field(None, description="Optional choices; omit for the defaults.")
+
+
+class SearchArgs(BaseModel):
+    """Arguments of the search_evidence tool."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)] = Field(
+        description="What to look for (a claim, a question or keywords)."
+    )
+    corpus: CorpusName = Field(description="The local corpus to search.")
+    k: int = Field(10, ge=1, le=50, description="How many documents to return.")
+
+
+class EvidenceHit(BaseModel):
+    """A document found by search_evidence."""
+
+    doc_id: str
+    corpus: str
+    title: str = ""
+    year: int | None = None
+    venue: str | None = None
+    doi: str | None = None
+    url: str | None = None
+    score: float
+    sentences: list[str] = Field(default_factory=list, description="Its best-matching sentences ('doc#i: text').")
+
+
+def describe_validation_error(exc: ValidationError, what: str) -> str:
+    """One line naming each bad field and why, for a person or a calling model."""
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
+    )
+    return f"invalid {what} ({problems})."
+
+
+def validate_args(model: type[BaseModel], raw: Any) -> Any:
+    """`raw` validated against `model`; a ValidationError becomes an InputError that names each bad field."""
+    if raw is None:
+        raw = {}
+    if isinstance(raw, model):
+        return raw
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise InputError(describe_validation_error(exc, model.__name__)) from exc
+
+
+def search_evidence(query: str, corpus: str, k: int = 10, *, services: Services | None = None) -> list[EvidenceHit]:
+    """The best documents of a local corpus for `query`, with their best-matching sentences."""
+    from tools.store import SearchFilter
+
+    args = validate_args(SearchArgs, {"query": query, "corpus": corpus, "k": k})
+    services = services or Services(get_settings())
+    store = services.store
+    names = sorted(c.name for c in store.corpora())
+    if args.corpus not in names:
+        have = ", ".join(names) if names else "none yet (ingest one with `claimscope ingest PATH --corpus NAME`)"
+        raise InputError(f"unknown corpus {args.corpus!r}; available corpora: {have}.")
+    hits = store.search(args.query, k=args.k, flt=SearchFilter(corpora=[args.corpus]), sentences_per_doc=3)
+    return [
+        EvidenceHit(
+            doc_id=h.document.id, corpus=h.corpus or args.corpus, title=h.document.title, year=h.document.year,
+            venue=h.document.venue, doi=h.document.doi, url=h.document.url, score=round(float(h.score), 6),
+            sentences=[f"{s.segment.key}: {s.segment.text}" for s in h.segments],
+        )
+        for h in hits
+    ]
+
+
+# ------------------------------------------------------------------------------------ tool schemas
+
+_TOOLS: dict[str, tuple[type[BaseModel], str]] = {
+    INVESTIGATE_NAME: (InvestigateArgs, INVESTIGATE_DESCRIPTION),
+    SEARCH_NAME: (SearchArgs, SEARCH_DESCRIPTION),
+}
+
+
+def _schema_model(name: str) -> type[BaseModel]:
+    model, description = _TOOLS[name]
+    # convert_to_openai_tool takes the name and description from the class and its docstring.
+    return type(name, (model,), {"__doc__": description, "__module__": __name__})
+
+
+def tool_schemas() -> list[dict[str, Any]]:
+    """OpenAI tool definitions ({"type": "function", "function": {...}}) for investigate_claim and
+    search_evidence, generated from InvestigateArgs and SearchArgs (references inlined)."""
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    return [convert_to_openai_tool(_schema_model(name)) for name in _TOOLS]
+
+
+def _tool_error(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Bad input and unusable results reach the calling model as a ToolException message."""
+    from functools import wraps
+
+    from langchain_core.tools import ToolException
+
+    @wraps(fn)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ClaimscopeError as exc:
+            raise ToolException(str(exc)) from exc
+
+    return wrapped
+
+
+def langchain_tools(services: Services | None = None) -> list[StructuredTool]:
+    """LangChain tools for investigate_claim and search_evidence (same argument models as
+    tool_schemas()). investigate_claim returns the Markdown report as content and the report
+    dict as artifact; search_evidence returns the hits as JSON text."""
+    import json
+
+    from langchain_core.tools import StructuredTool
+
+    def run_investigation(claim: str, options: ToolOptions | dict[str, Any] | None = None) -> tuple[str, dict]:
+        opts = validate_args(ToolOptions, options.model_dump() if isinstance(options, BaseModel) else options)
+        svc = services or Services(get_settings())
+        report = investigate(claim, services=svc, **opts.to_options(svc.settings).model_dump())
+        data = report.model_dump(mode="json")
+        return render(data, "md"), data
+
+    def run_search(query: str, corpus: str, k: int = 10) -> str:
+        hits = search_evidence(query, corpus, k, services=services)
+        return json.dumps([h.model_dump(mode="json") for h in hits], ensure_ascii=False)
+
+    return [
+        StructuredTool.from_function(
+            func=_tool_error(run_investigation), name=INVESTIGATE_NAME, description=INVESTIGATE_DESCRIPTION,
+            args_schema=InvestigateArgs, response_format="content_and_artifact", handle_tool_error=True,
+            handle_validation_error=lambda exc: describe_validation_error(exc, f"{INVESTIGATE_NAME} arguments"),
+        ),
+        StructuredTool.from_function(
+            func=_tool_error(run_search), name=SEARCH_NAME, description=SEARCH_DESCRIPTION,
+            args_schema=SearchArgs, handle_tool_error=True,
+            handle_validation_error=lambda exc: describe_validation_error(exc, f"{SEARCH_NAME} arguments"),
+        ),
+    ]
+
