@@ -65,16 +65,42 @@ def test_planner_llm_mode_follows_valid_choices(tmp_path):
     assert any(entry.get("mode") == "llm" and entry.get("chosen") for entry in log)
 
 
-def test_planner_refuses_a_step_whose_inputs_are_missing(tmp_path):
-    script = investigation_script()
+def test_planner_falls_back_when_the_model_picks_a_tool_not_offered(tmp_path):
     from agent.llm import ActionChoice
 
-    script["choose_action"] = [ActionChoice(tool="explain")]  # never eligible before aggregate
+    script = investigation_script()
+    script["choose_action"] = [ActionChoice(tool="explain")]  # not offered before aggregate
     inv = _investigator(tmp_path, script=script)
     result = inv.run(CLAIM, _opts(planner="llm", depth=1))
     assert result.status == "complete"
-    assert any("refused" in w for w in result.warnings)
-    assert result.finished_steps[0] == "analyse"
+    assert any("fixed policy used" in w for w in result.warnings)
+    assert result.finished_steps[:2] == ["analyse", "gather"]
+
+
+def test_planner_refuses_a_step_whose_inputs_are_missing(tmp_path):
+    from tools.llm import ActionChoice
+
+    services = make_services(tmp_path)
+
+    class Stubborn:
+        """Delegates prompts to the scripted model but always wants to explain right away."""
+
+        def __init__(self, inner) -> None:
+            self.inner = inner
+            self.usage = inner.usage
+
+        def run(self, prompt, inputs):
+            return self.inner.run(prompt, inputs)
+
+        def choose_action(self, system, context, tools):
+            return ActionChoice(tool="explain", reason="impatient")
+
+    services._llm = Stubborn(services._llm)
+    inv = Investigator(services, persistent=False)
+    result = inv.run(CLAIM, _opts(planner="llm", depth=1))
+    assert result.status == "complete"
+    assert any("refused" in w and "explain" in w for w in result.warnings)
+    assert result.finished_steps[:2] == ["analyse", "gather"]
 
 
 def test_refusal_rules():

@@ -25,8 +25,9 @@ def _print_event(ev: ProgressEvent) -> None:
     elif ev.kind == "warning":
         console.print(f"  [yellow]! {ev.message}[/]")
     elif ev.kind == "plan":
-        if ev.data.get("refused") or ev.data.get("mode") == "fallback":
-            console.print(f"  [yellow]planner: {ev.message} ({ev.data})[/]")
+        d = ev.data.get("decision", {})
+        if d.get("refused") or d.get("mode") == "fallback":
+            console.print(f"  [yellow]planner: {ev.message} ({d})[/]")
     elif ev.message:
         console.print(f"  {ev.message}", markup=False, highlight=False)
 

@@ -75,7 +75,7 @@ def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepN
         except LLMError as exc:
             log.update(mode="fallback", error=str(exc))
             warnings.append(f"planner LLM failed ({exc}); fixed policy used")
-    emit("plan", "plan", f"next: {choice}", **log)
+    emit("plan", "plan", f"next: {choice}", decision=log)
     return Command(goto=choice, update={"step_count": count + 1, "plan_log": [log], "warnings": warnings})
 
 
