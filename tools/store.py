@@ -413,6 +413,11 @@ class EvidenceStore:
                 c.create_payload_index(self.collection, key, field_schema=schema)
 
     @property
+    def location(self) -> str:
+        """The local directory or server URL this store uses."""
+        return self._key.split(":", 1)[1]
+
+    @property
     def _is_local(self) -> bool:
         return self._key.startswith("path:")
 

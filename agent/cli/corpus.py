@@ -1,5 +1,129 @@
-"""`claimscope ingest`, `claimscope corpus ...` and `claimscope search` (issue #2)."""
+"""`claimscope ingest`, `claimscope corpus list|info|delete` and `claimscope search` (issue #2)."""
 
 from __future__ import annotations
 
-from agent.cli import app  # noqa: F401
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from agent.cli import app
+from tools.errors import InputError
+from tools.models import SourceKind
+from tools.store import EvidenceStore, SearchFilter
+
+corpus_app = typer.Typer(help="List, inspect and delete corpora in the evidence store.", no_args_is_help=True)
+app.add_typer(corpus_app, name="corpus")
+
+# soft_wrap: long sentences stay on one line, so output can be piped and grepped.
+console = Console(soft_wrap=True)
+
+
+def _store() -> EvidenceStore:
+    from agent.resources import get_store
+    from agent.settings import get_settings
+
+    return get_store(get_settings())
+
+
+def _require_corpus(store: EvidenceStore, name: str) -> None:
+    names = [c.name for c in store.corpora()]
+    if name not in names:
+        known = ", ".join(names) if names else "none yet; add one with `claimscope ingest PATH --corpus NAME`"
+        raise InputError(f"unknown corpus {name!r} (corpora: {known}).")
+
+
+@app.command()
+def ingest(
+    path: Annotated[Path, typer.Argument(help="A SciFact/generic .jsonl, a .csv, or a folder of .txt/.md/.pdf.")],
+    corpus: Annotated[str, typer.Option("--corpus", "-c", help="Corpus to add the documents to.")],
+) -> None:
+    """Read documents from PATH and index them into a corpus (re-ingesting is idempotent)."""
+    from tools.ingest import read_path
+
+    result = read_path(path)
+    if not result.documents:
+        for p in result.problems:
+            console.print(f"[yellow]skipped[/] {p.location}: {p.reason}")
+        raise InputError(f"no readable documents in {path} ({len(result.problems)} skipped, see above).")
+    store = _store()
+    with Progress(TextColumn("[bold]ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task("ingest", total=len(result.documents))
+        stats = store.add_documents(result.documents, corpus, progress=lambda n: bar.advance(task, n))
+    console.print(
+        f"corpus [bold]{corpus}[/]: added {stats.added} documents ({stats.segments} segments), "
+        f"skipped {stats.skipped_duplicates} duplicates, {len(result.problems)} malformed, "
+        f"in {stats.seconds:.1f} s."
+    )
+    for p in result.problems:
+        console.print(f"[yellow]malformed[/] {p.location}: {p.reason}")
+
+
+@corpus_app.command("list")
+def corpus_list() -> None:
+    """List corpora with their document and segment counts."""
+    infos = _store().corpora()
+    if not infos:
+        console.print("no corpora yet; add one with `claimscope ingest PATH --corpus NAME`.")
+        return
+    table = Table("corpus", "documents", "segments")
+    for c in infos:
+        table.add_row(c.name, str(c.documents), str(c.segments))
+    console.print(table)
+
+
+@corpus_app.command("info")
+def corpus_info(name: Annotated[str, typer.Argument(help="Corpus name.")]) -> None:
+    """Counts and year range of one corpus."""
+    store = _store()
+    _require_corpus(store, name)
+    info = next(c for c in store.corpora() if c.name == name)
+    console.print(f"corpus [bold]{info.name}[/]: {info.documents} documents, {info.segments} segments")
+    console.print(f"store: {store.collection} at {store.location}")
+
+
+@corpus_app.command("delete")
+def corpus_delete(
+    name: Annotated[str, typer.Argument(help="Corpus name.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete a corpus and all its documents."""
+    store = _store()
+    _require_corpus(store, name)
+    if not yes and not typer.confirm(f"delete corpus {name!r} and all its documents?"):
+        console.print("nothing deleted.")
+        raise typer.Exit(1)
+    n = store.delete_corpus(name)
+    console.print(f"deleted corpus [bold]{name}[/] ({n} documents).")
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for (a claim or keywords).")],
+    corpus: Annotated[list[str] | None, typer.Option("--corpus", "-c", help="Corpus to search (repeatable; default all).")] = None,
+    k: Annotated[int, typer.Option("-k", min=1, max=200, help="Documents to show.")] = 10,
+    year_min: Annotated[int | None, typer.Option("--year-min", help="Only documents from this year on.")] = None,
+    year_max: Annotated[int | None, typer.Option("--year-max", help="Only documents up to this year.")] = None,
+    source: Annotated[list[SourceKind] | None, typer.Option("--source", help="Only documents from this source (repeatable).")] = None,
+    sentences: Annotated[int, typer.Option("--sentences", min=1, max=20, help="Best sentences shown per document.")] = 3,
+) -> None:
+    """Search the evidence store; prints documents with their best sentences and scores."""
+    store = _store()
+    for name in corpus or []:
+        _require_corpus(store, name)
+    flt = SearchFilter(corpora=corpus or None, year_min=year_min, year_max=year_max, sources=source or None)
+    hits = store.search(query, k=k, flt=flt, sentences_per_doc=sentences)
+    if not hits:
+        console.print("no matching documents.")
+        return
+    for rank, h in enumerate(hits, start=1):
+        d = h.document
+        meta = ", ".join(x for x in (str(d.year) if d.year else "", d.venue or "", d.doi or "") if x)
+        console.print(f"[bold]{rank}. {d.title or d.id}[/]  [dim]({h.corpus}:{d.id}{'; ' + meta if meta else ''})[/]"
+                      f"  score {h.score:.4f}", highlight=False)
+        for s in h.segments:
+            console.print(f"    [{s.segment.key}] {s.score:.4f}  {s.segment.text}", highlight=False, markup=False)

@@ -1,0 +1,59 @@
+"""Process-wide factories for the heavy shared resources, built from Settings.
+
+The embedding model takes seconds to load and Qdrant local mode allows one client per directory
+per process, so every part of the agent (CLI, graph nodes, MCP server) gets these from here.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from agent.settings import Settings
+from tools.embeddings import SentenceEmbedder, load_embedder
+from tools.store import EvidenceStore
+
+_STORES: dict[tuple[object, ...], EvidenceStore] = {}
+_LOCK = threading.Lock()
+
+
+def get_embedder(settings: Settings) -> SentenceEmbedder:
+    """The shared sentence embedder for settings.embeddings."""
+    e = settings.embeddings
+    return load_embedder(e.model, e.batch_size, e.threads)
+
+
+def _store_key(settings: Settings) -> tuple[object, ...]:
+    s = settings.store
+    where = ("url", s.url) if s.url else ("path", str(settings.resolve(s.path)))
+    return (*where, s.collection, s.fusion, s.rrf_k, s.prefetch, s.doc_aggregation, s.batch_size,
+            settings.embeddings.model, settings.embeddings.batch_size, settings.embeddings.threads)
+
+
+def get_store(settings: Settings) -> EvidenceStore:
+    """The shared evidence store for settings.store (local directory under data_dir, or a server)."""
+    key = _store_key(settings)
+    with _LOCK:
+        store = _STORES.get(key)
+        if store is None:
+            s = settings.store
+            store = EvidenceStore(
+                get_embedder(settings),
+                path=None if s.url else settings.resolve(s.path),
+                url=s.url,
+                collection=s.collection,
+                fusion=s.fusion,
+                rrf_k=s.rrf_k,
+                prefetch=s.prefetch,
+                doc_aggregation=s.doc_aggregation,
+                batch_size=s.batch_size,
+            )
+            _STORES[key] = store
+        return store
+
+
+def close_stores() -> None:
+    """Close every shared store (releases the local Qdrant directory lock)."""
+    with _LOCK:
+        for store in _STORES.values():
+            store.close()
+        _STORES.clear()

@@ -1,0 +1,81 @@
+"""Readers: SciFact and generic JSONL, CSV, folders of .txt/.md/.pdf, and their error reports."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import FIXTURES
+from tools.errors import InputError
+from tools.ingest import read_path
+
+FIX = FIXTURES / "store"
+
+
+def test_scifact_jsonl_keeps_the_given_sentences():
+    r = read_path(FIX / "scifact_corpus.jsonl")
+    assert r.problems == []
+    assert [d.id for d in r.documents] == ["101", "102", "103", "104", "105"]
+    assert r.documents[0].sentences[1] == "Vitamin D did not reduce the incidence of hip fractures (HR 0.98, p = 0.81)."
+
+
+def test_generic_jsonl_metadata_and_malformed_rows():
+    r = read_path(FIX / "generic.jsonl")
+    assert [d.id for d in r.documents] == ["g1", "g2", "g5"]
+    g1 = r.documents[0]
+    assert g1.sentences == ["Statin users reported muscle pain more often than non-users.",
+                            "In blinded trials, however, the excess was small (e.g. 1% vs. 0.8%)."]
+    assert (g1.year, g1.venue, g1.citation_count, g1.influential_citation_count) == (2019, "Lancet", 42, 5)
+    assert (g1.retracted, g1.publication_types, g1.url) == (False, ["JournalArticle"], "https://example.org/g1")
+    assert [(p.location, p.reason.split(" (")[0]) for p in r.problems] == [
+        ("generic.jsonl:3", "invalid JSON"),
+        ("generic.jsonl:4", "missing or empty text"),
+        ("generic.jsonl:5", "year must be an integer, got 'last spring'"),
+    ]
+
+
+def test_csv_rows_are_numbered_by_line():
+    r = read_path(FIX / "generic.csv")
+    assert [d.id for d in r.documents] == ["c1", "c4"]
+    assert r.documents[0].authors == ["Lee K.", "Park J."]
+    assert r.documents[0].sentences[1] == "Effects were modest (approx. 10 min per hour of use)."
+    assert [p.location for p in r.problems] == ["generic.csv:3", "generic.csv:4"]
+
+
+def test_csv_without_text_column(tmp_path):
+    f = tmp_path / "bad.csv"
+    f.write_text("id,title\n1,x\n")
+    with pytest.raises(InputError, match="text"):
+        read_path(f)
+
+
+def test_folder_reads_txt_md_pdf_and_reports_unreadable_pdf():
+    r = read_path(FIX / "folder")
+    by_id = {d.id: d for d in r.documents}
+    assert sorted(by_id) == ["handwashing.pdf", "memo.txt", "notes.md"]
+    assert by_id["notes.md"].title == "Ultra-processed food and weight gain"
+    assert by_id["notes.md"].sentences[-1] == "The study was small (n = 20) and short."
+    assert by_id["memo.txt"].title == "Air pollution and dementia"
+    assert by_id["memo.txt"].sentences[1] == "The hazard ratio per 10 ug/m3 was 1.16 (95% CI 1.07-1.26)."
+    assert by_id["handwashing.pdf"].title == "Handwashing in schools"
+    assert by_id["handwashing.pdf"].sentences == [
+        "Regular handwashing reduced respiratory infections in schools.", "Absence fell by a fifth."]
+    assert [p.location for p in r.problems] == ["broken.pdf"]
+    assert "unreadable PDF" in r.problems[0].reason
+
+
+def test_empty_folder_and_missing_path(tmp_path):
+    with pytest.raises(InputError, match="no .txt, .md or .pdf"):
+        read_path(FIX / "empty_folder")
+    with pytest.raises(InputError, match="does not exist"):
+        read_path(tmp_path / "nope.jsonl")
+    other = tmp_path / "data.xml"
+    other.write_text("<x/>")
+    with pytest.raises(InputError, match="supported"):
+        read_path(other)
+
+
+def test_missing_id_becomes_content_hash(tmp_path):
+    f = tmp_path / "x.jsonl"
+    f.write_text('{"title": "T", "text": "A finding. Another one."}\n')
+    d = read_path(f).documents[0]
+    assert d.id == d.content_hash and d.sentences == ["A finding.", "Another one."]
