@@ -156,7 +156,7 @@ def build_server(manager: RunManager | None = None, *, name: str = "claimscope")
         wait_seconds: WaitSeconds = 0.0,
     ) -> dict[str, Any]:
         since = (await _call(runs.status, session_id)).events
-        await _call(runs.answer, session_id, {} if decision == "accept" else decision)
+        await _call(runs.answer, session_id, decision)
         return await status_after_wait(session_id, since, wait_seconds, ctx)
 
     @server.tool(description="The report of a finished investigation as Markdown (md), JSON or HTML.")

@@ -244,6 +244,9 @@ class RunManager:
             info = self.status(sid)
             raise InputError(f"session {sid!r} is not waiting for a review decision (status {info.status}).")
         parse_decision(waiting["point"], decision)
+        if decision in ({}, None, True, ""):
+            # LangGraph reads a dict resume value as {interrupt id: value}: an empty one resumes nothing.
+            decision = "accept"
         self._submit(sid, lambda on_event: self.investigator.answer(sid, decision, on_event=on_event))
 
     def resume(self, session_id: str) -> bool:

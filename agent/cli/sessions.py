@@ -1,0 +1,252 @@
+"""`claimscope sessions list|show|resume|export|delete` and `claimscope mcp`.
+
+Sessions are the investigations kept in the LangGraph SQLite checkpointer (settings
+`sessions.path`), whoever started them (`claimscope investigate`, the chat, the MCP server).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from agent.cli import app
+from agent.graph.events import ProgressEvent
+from agent.runs import RunManager, SessionInfo
+from tools.errors import InputError
+
+sessions_app = typer.Typer(help="List, inspect, resume, export and delete investigation sessions.",
+                           no_args_is_help=True)
+app.add_typer(sessions_app, name="sessions")
+
+console = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+EXPORT_FORMATS = ("md", "json", "html", "state")
+
+
+def _manager() -> RunManager:
+    from agent.investigation import Investigator
+
+    return RunManager(Investigator(), max_workers=1)
+
+
+def _when(ts: float | None) -> str:
+    if ts is None:
+        return "-"
+    return dt.datetime.fromtimestamp(ts, tz=dt.UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _verdict(manager: RunManager, info: SessionInfo) -> str:
+    if not info.has_report:
+        return ""
+    report = manager.result(info.session_id).report or {}
+    weighted = (report.get("verdict") or {}).get("weighted") or {}
+    return str(weighted.get("label") or "")
+
+
+@sessions_app.command("list")
+def list_sessions(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Every session, oldest first: id, status, steps done, verdict, claim."""
+    manager = _manager()
+    infos = manager.list()
+    if as_json:
+        typer.echo(json.dumps([i.model_dump(mode="json") for i in infos], indent=2))
+        return
+    if not infos:
+        console.print("no sessions yet; start one with `claimscope investigate \"CLAIM\"`.")
+        return
+    table = Table("id", "created", "status", "steps", "verdict", "claim")
+    for info in infos:
+        table.add_row(info.session_id, _when(info.created), info.status, str(len(info.finished_steps)),
+                      _verdict(manager, info), info.claim[:80])
+    console.print(table)
+
+
+@sessions_app.command()
+def show(
+    session_id: Annotated[str, typer.Argument(help="Session id (see `claimscope sessions list`).")],
+    events: Annotated[bool, typer.Option("--events", help="Also print the recorded progress events.")] = False,
+) -> None:
+    """A session's claim, status, finished steps, pending review, decisions and verdict."""
+    manager = _manager()
+    info = manager.status(session_id)
+    state = manager.investigator.state(info.session_id)
+    console.print(f"[bold]{info.session_id}[/]  {info.status}", highlight=False)
+    console.print(f"claim: {info.claim}", markup=False, highlight=False)
+    console.print(f"created: {_when(info.created)}   updated: {_when(info.updated)}")
+    console.print(f"finished steps: {', '.join(info.finished_steps) or 'none'}", highlight=False)
+    if info.error:
+        console.print(f"[red]error:[/] {info.error}", highlight=False)
+    verdict = _verdict(manager, info)
+    if verdict:
+        console.print(f"verdict: [bold]{verdict}[/]", highlight=False)
+    for d in state.get("decisions", []):
+        console.print(f"decision at {d.get('point')}: {json.dumps(d.get('decision'))} -> "
+                      f"{'; '.join(d.get('applied', [])) or 'accepted'}", markup=False, highlight=False)
+    for w in dict.fromkeys(state.get("warnings", [])):
+        console.print(f"[yellow]! {w}[/]", highlight=False)
+    if info.pending:
+        _print_pending(info.pending)
+        console.print(f"answer it with `claimscope sessions resume {info.session_id} --decision accept` "
+                      "(or a JSON edit).", markup=False)
+    elif info.status in ("interrupted", "cancelled", "failed"):
+        console.print(f"continue it with `claimscope sessions resume {info.session_id}`.", markup=False)
+    if events:
+        for ev in manager.events(info.session_id):
+            console.print(f"{ev.seq:>4} {ev.kind:<13} {ev.step:<15} {ev.message}", markup=False, highlight=False)
+
+
+def _print_pending(pending: dict[str, Any]) -> None:
+    console.print(f"[bold magenta]waiting for the {pending.get('point')} review[/]")
+    console.print(json.dumps(pending.get("summary"), indent=2, ensure_ascii=False)[:4000],
+                  markup=False, highlight=False)
+    console.print(f"you may: {pending.get('actions')}", markup=False, highlight=False)
+
+
+def _parse_decision(text: str) -> Any:
+    text = text.strip()
+    if text.lower() in ("", "accept", "a", "y", "yes"):
+        return "accept"
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"a decision is 'accept' or a JSON object, e.g. '{{\"exclude\": [\"12\"]}}'; "
+                         f"got {text!r} ({exc.msg}).") from exc
+
+
+def _print_event(ev: ProgressEvent) -> None:
+    if ev.kind == "step_started":
+        err.print(f"[bold cyan]▶ {ev.step}[/]")
+    elif ev.kind == "step_finished":
+        err.print(f"  [green]✓[/] {ev.message}", highlight=False)
+    elif ev.kind == "warning":
+        err.print(f"  [yellow]! {ev.message}[/]", highlight=False)
+
+
+@sessions_app.command()
+def resume(
+    session_id: Annotated[str, typer.Argument(help="Session id (see `claimscope sessions list`).")],
+    decision: Annotated[list[str] | None, typer.Option(
+        "--decision", "-d",
+        help="Answer for the next review of a guided session: 'accept' or JSON; repeat for later reviews.")] = None,
+    ask: Annotated[bool, typer.Option("--ask", help="Ask for each review decision on the terminal.")] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Report format when it finishes: md, json, html.")]
+    = "md",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (else print it).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+) -> None:
+    """Continue a session from its last finished step, answering guided reviews on the way."""
+    from agent.report import render
+
+    if fmt not in ("md", "json", "html"):
+        raise InputError(f"--format must be md, json or html, not {fmt!r}.")
+    manager = _manager()
+    info = manager.status(session_id)
+    sid = info.session_id
+    handler = None if quiet else _print_event
+    queue = [_parse_decision(d) for d in (decision or [])]
+    inv = manager.investigator
+    if info.pending is None and not info.has_report:
+        err.print(f"resuming session {sid} after: {', '.join(info.finished_steps) or 'nothing yet'}", highlight=False)
+        result = inv.resume(sid, on_event=handler)
+    else:
+        result = inv.result(sid)
+    while result.pending is not None:
+        _print_pending(result.pending)
+        if queue:
+            answer = queue.pop(0)
+        elif ask:
+            answer = _parse_decision(typer.prompt("decision ('accept' or JSON)", default="accept"))
+        else:
+            console.print(f"session {sid} is paused; resume with --decision accept (or a JSON edit) or --ask.",
+                          markup=False)
+            return
+        result = inv.answer(sid, answer, on_event=handler)
+    err.print(f"session: {sid} (status: {result.status})", highlight=False)
+    if not result.report:
+        raise InputError(f"session {sid} ended without a report (status {result.status}).")
+    _write(render(result.report, fmt), out)
+
+
+def _write(text: str, out: Path | None) -> None:
+    if out is None:
+        typer.echo(text)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    err.print(f"written to {out}", highlight=False)
+
+
+@sessions_app.command()
+def export(
+    session_id: Annotated[str, typer.Argument(help="Session id (see `claimscope sessions list`).")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md, json or html (the report), or state (the "
+                                                           "whole session: state, decisions and events).")] = "md",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write here (else print).")] = None,
+) -> None:
+    """Export a session's report, or its whole saved state."""
+    from agent.report import render
+
+    if fmt not in EXPORT_FORMATS:
+        raise InputError(f"--format must be one of {', '.join(EXPORT_FORMATS)}, not {fmt!r}.")
+    manager = _manager()
+    info = manager.status(session_id)
+    if fmt == "state":
+        payload = {"session": info.model_dump(mode="json"),
+                   "state": manager.investigator.state(info.session_id),
+                   "events": [e.model_dump(mode="json") for e in manager.events(info.session_id)]}
+        _write(json.dumps(payload, indent=2, ensure_ascii=False, default=str), out)
+        return
+    report = manager.result(info.session_id).report
+    if not report:
+        raise InputError(f"session {info.session_id} has no report yet (status {info.status}); "
+                         f"`claimscope sessions resume {info.session_id}` finishes it, or export --format state.")
+    _write(render(report, fmt), out)
+
+
+@sessions_app.command()
+def delete(
+    session_id: Annotated[str, typer.Argument(help="Session id (see `claimscope sessions list`).")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    keep_evidence: Annotated[bool, typer.Option(
+        "--keep-evidence", help="Keep the documents scholarly search stored for this session.")] = False,
+) -> None:
+    """Delete a session: its checkpoints, index entry, events and (unless kept) its scholarly documents."""
+    manager = _manager()
+    info = manager.status(session_id)
+    if not yes and not typer.confirm(f"delete session {info.session_id} ({info.claim[:60]!r})?", default=False):
+        raise typer.Abort()
+    corpus = manager.investigator.state(info.session_id).get("investigation_corpus")
+    manager.delete(info.session_id)
+    removed = 0
+    if corpus and not keep_evidence:
+        store = manager.investigator.services.store
+        if corpus in {c.name for c in store.corpora()}:
+            removed = store.delete_corpus(corpus)
+    console.print(f"deleted session {info.session_id}" + (f" and {removed} stored documents of {corpus}"
+                                                          if removed else ""), highlight=False)
+
+
+@app.command()
+def mcp(
+    http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP instead of stdio.")] = False,
+    host: Annotated[str, typer.Option(help="Interface for --http (keep 127.0.0.1 unless you add auth).")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port for --http.")] = 8765,
+    workers: Annotated[int, typer.Option(min=1, max=16, help="Investigations run at the same time.")] = 2,
+) -> None:
+    """Serve claimscope to other assistants over MCP (stdio by default; --http for streamable HTTP at /mcp)."""
+    from agent.investigation import Investigator
+    from agent.mcp_server import serve
+
+    if http:
+        err.print(f"claimscope MCP server on http://{host}:{port}/mcp", highlight=False)
+    serve(http=http, host=host, port=port, manager=RunManager(Investigator(), max_workers=workers))
