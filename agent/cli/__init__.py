@@ -15,8 +15,10 @@ app = typer.Typer(
 )
 
 # Sub-modules register their commands on import; keep this list the only wiring.
+from agent.cli import chat as _chat  # noqa: E402,F401
 from agent.cli import corpus as _corpus  # noqa: E402,F401
 from agent.cli import investigate as _investigate  # noqa: E402,F401
+from agent.cli import sessions as _sessions  # noqa: E402,F401
 
 
 def main() -> None:
