@@ -292,9 +292,8 @@ class LLMGateway:
             for attempt in retrying:
                 with attempt:
                     record.attempts += 1
-                    message = self._complete(name, convo, params, record)
                     try:
-                        return parse(message)
+                        return parse(self._complete(name, convo, params, record))
                     except InvalidOutput as exc:
                         if feedback:
                             # Show the model its own answer and what was wrong with it.
