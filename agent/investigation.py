@@ -126,12 +126,16 @@ class Investigator:
             return self.result(thread_id)
         return self._drive(None, thread_id, on_event)
 
-    def pending(self, thread_id: str) -> dict[str, Any] | None:
-        """The review a guided session is waiting for, or None."""
+    def _interrupt(self, thread_id: str) -> Any:
         snapshot = self.graph.get_state(self._config(thread_id))
         for intr in getattr(snapshot, "interrupts", ()) or ():
-            return dict(intr.value)
+            return intr
         return None
+
+    def pending(self, thread_id: str) -> dict[str, Any] | None:
+        """The review a guided session is waiting for, or None."""
+        intr = self._interrupt(thread_id)
+        return dict(intr.value) if intr is not None else None
 
     def answer(self, thread_id: str, decision: Any, *, on_event: EventHandler | None = None) -> RunResult:
         """Give a paused guided session the person's decision and run on to the next pause or the end."""
@@ -139,11 +143,12 @@ class Investigator:
 
         from agent.graph.review import parse_decision
 
-        waiting = self.pending(thread_id)
-        if waiting is None:
+        intr = self._interrupt(thread_id)
+        if intr is None:
             raise InputError(f"session {thread_id!r} is not waiting for a review decision.")
-        parse_decision(waiting["point"], decision)  # a bad decision is refused before resuming
-        return self._drive(Command(resume=decision), thread_id, on_event)
+        parse_decision(intr.value["point"], decision)  # a bad decision is refused before resuming
+        # Keyed by interrupt id: a bare dict (e.g. {} for "accept") would be read as such a mapping.
+        return self._drive(Command(resume={intr.id: decision}), thread_id, on_event)
 
     def rerun_from(
         self, thread_id: str, step: str, changes: dict[str, Any] | None = None, *,

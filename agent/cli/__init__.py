@@ -18,6 +18,7 @@ app = typer.Typer(
 from agent.cli import chat as _chat  # noqa: E402,F401
 from agent.cli import corpus as _corpus  # noqa: E402,F401
 from agent.cli import investigate as _investigate  # noqa: E402,F401
+from agent.cli import llm as _llm  # noqa: E402,F401
 from agent.cli import sessions as _sessions  # noqa: E402,F401
 
 

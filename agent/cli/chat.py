@@ -1,0 +1,71 @@
+"""`claimscope chat`: a terminal conversation around investigations."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from agent.cli import app
+from agent.cli.investigate import _parse_sources, _print_event
+
+console = Console()
+
+HELP = (
+    "State a claim to investigate it. Then ask, e.g.: 'why is aspect 2 disputed?', 'show the sources that "
+    "oppose', 'go deeper on aspect 1', 'ignore source 123 and recompute', 'what does the anti-claim search "
+    "add?'. 'continue' resumes an interrupted step; 'new' starts over with a new claim; 'quit' leaves "
+    "(the session is kept: claimscope chat --session ID)."
+)
+
+
+@app.command()
+def chat(
+    session: Annotated[str | None, typer.Option(help="Continue this chat session.")] = None,
+    corpus: Annotated[list[str] | None, typer.Option("--corpus", "-c", help="Local corpus to search (repeatable).")] = None,
+    sources: Annotated[str | None, typer.Option(help="Comma-separated: local,semantic_scholar,serpapi.")] = None,
+    depth: Annotated[int | None, typer.Option(min=1, max=3, help="Aspect hierarchy depth.")] = None,
+    guided: Annotated[bool, typer.Option("--guided", help="Pause for your review at each review point.")] = False,
+) -> None:
+    """Chat with claimscope: investigate claims and ask follow-ups answered from the evidence."""
+    from agent.chat import ChatEngine
+    from agent.investigation import Investigator
+    from tools.errors import ClaimscopeError
+
+    options = {"corpora": list(corpus or []), "sources": _parse_sources(sources) if sources else None,
+               "depth": depth, "guided": guided or None}
+    engine = ChatEngine(Investigator(), session, {k: v for k, v in options.items() if v is not None})
+    console.print(f"[bold]claimscope chat[/] — session {engine.session.id}. {HELP}")
+    for m in engine.session.messages[-6:]:
+        console.print(f"[dim]{m.role}> {m.text[:500]}[/]", markup=True, highlight=False)
+    while True:
+        try:
+            text = console.input("[bold green]you> [/]")
+        except EOFError:
+            break
+        except KeyboardInterrupt:
+            console.print("\n(type 'quit' to leave)")
+            continue
+        low = text.strip().lower()
+        if low in ("quit", "exit", ":q"):
+            break
+        if low in ("help", "?"):
+            console.print(HELP)
+            continue
+        if low == "new":
+            engine.expect_claim = True
+            console.print("State the new claim.")
+            continue
+        try:
+            reply = engine.handle(text, on_event=_print_event)
+        except KeyboardInterrupt:
+            # The interrupted step is abandoned; finished steps are checkpointed.
+            console.print("[yellow]step cancelled; the session is kept. Type 'continue' to resume it.[/]")
+            continue
+        except ClaimscopeError as exc:
+            console.print(f"[red]{exc}[/]")
+            continue
+        console.print(reply.text, markup=False, highlight=False)
+    engine.save()
+    console.print(f"session saved: claimscope chat --session {engine.session.id}")

@@ -1,0 +1,92 @@
+"""Chat transcripts with the scripted model: follow-ups answered from stored evidence, with citations."""
+
+from __future__ import annotations
+
+from agent.chat import ChatEngine, keyword_route
+from agent.investigation import Investigator
+from tests.investigation_fixtures import CLAIM, make_services
+
+OPTS = {"corpora": ["fixture"], "sources": ["local"], "depth": 1}
+
+
+def _engine(tmp_path, session=None, services=None):
+    inv = Investigator(services or make_services(tmp_path), persistent=True)
+    return ChatEngine(inv, session, OPTS)
+
+
+def _keys_resolve(engine, keys):
+    state = engine._state()
+    from agent.graph.steps import sentence_lookup
+
+    get = sentence_lookup(state, engine.inv.services)
+    return keys and all(get(k) for k in keys)
+
+
+def test_claim_then_follow_ups_cite_stored_sentences(tmp_path):
+    engine = _engine(tmp_path)
+    first = engine.handle(CLAIM)
+    assert first.tool == "report" and first.text.startswith("Verdict:")
+
+    why = engine.call(*keyword_route("why is aspect 1 disputed?"))
+    assert why.tool == "explain_aspect" and _keys_resolve(engine, why.citations)
+
+    opp = engine.call(*keyword_route("show the sources that oppose"))
+    assert opp.tool == "show_sources" and "102" in opp.text and _keys_resolve(engine, opp.citations)
+
+    anti = engine.call(*keyword_route("what does the anti-claim search add?"))
+    assert anti.tool == "anti_claim_contribution" and "anti-claim was" in anti.text
+
+    free = engine.call(*keyword_route("cathelicidin epithelium"))
+    assert free.tool == "ask_evidence" and _keys_resolve(engine, free.citations)
+
+
+def test_exclude_source_recomputes(tmp_path):
+    engine = _engine(tmp_path)
+    engine.handle(CLAIM)
+    reply = engine.call("exclude_source", {"doc_id": "102"})
+    assert reply.tool == "exclude_source"
+    assert "102" not in {d["id"] for d in engine._report()["documents"]}
+    assert "not among" in engine.call("exclude_source", {"doc_id": "nope"}).text
+
+
+def test_go_deeper_grows_only_that_aspect(tmp_path):
+    engine = _engine(tmp_path)
+    engine.handle(CLAIM)
+    reply = engine.call("go_deeper", {"aspect": "dosing regimen"})
+    assert reply.tool == "go_deeper"
+    ids = {n["id"] for n in engine._report()["hierarchy"]["nodes"]}
+    assert any(i.startswith("1.") for i in ids) and not any(i.startswith("2.") for i in ids)
+
+
+def test_session_persists_and_continues(tmp_path):
+    services = make_services(tmp_path)
+    engine = _engine(tmp_path, session="s1", services=services)
+    engine.handle(CLAIM)
+    again = ChatEngine(Investigator(services, persistent=True), "s1", OPTS)
+    assert again.session.current == engine.session.current
+    assert [m.role for m in again.session.messages] == ["user", "assistant"]
+    reply = again.handle("what is the overall verdict?")
+    assert reply.text.startswith("Verdict:")
+
+
+def test_router_uses_model_choice_and_falls_back(tmp_path):
+    engine = _engine(tmp_path)
+    engine.handle(CLAIM)
+    # The scripted model answers choose_action with the first offered tool name it finds ('investigate'
+    # is offered first), so routing a follow-up through the model picks that tool; with an LLM failure
+    # the keyword router decides.
+    tool, _ = engine.route("show the sources that oppose")
+    assert tool in {"investigate", "show_sources"}
+    assert keyword_route("ignore source 105 and recompute") == ("exclude_source", {"doc_id": "105"})
+    assert keyword_route("go deeper on aspect dosing")[0] == "go_deeper"
+
+
+def test_guided_chat_reviews(tmp_path):
+    inv = Investigator(make_services(tmp_path), persistent=True)
+    engine = ChatEngine(inv, None, {**OPTS, "guided": True})
+    r = engine.handle(CLAIM)
+    assert r.tool == "review" and "claim" in r.text
+    assert "JSON" in engine.handle("hmm").text
+    for _ in range(4):
+        r = engine.handle("accept")
+    assert r.tool == "report"
