@@ -122,7 +122,10 @@ class Investigator:
         snapshot = self.graph.get_state(self._config(thread_id))
         if not snapshot.values:
             raise InputError(f"no investigation with id {thread_id!r}; `claimscope sessions list` shows them.")
-        if not snapshot.next or self.pending(thread_id) is not None:
+        # A run stopped inside a superstep has no `next` but still lists its task (with pending
+        # writes); driving it applies those writes and goes on without re-running finished steps.
+        finished = not snapshot.next and not snapshot.tasks
+        if finished or self.pending(thread_id) is not None:
             return self.result(thread_id)
         return self._drive(None, thread_id, on_event)
 
