@@ -98,7 +98,7 @@ def part_paths(spec: EmbeddedModelSpec) -> list[Path]:
     return paths
 
 
-def _marker_path(target: Path) -> Path:
+def marker_path(target: Path) -> Path:
     return target.with_name(target.name + ".verified.json")
 
 
@@ -117,7 +117,7 @@ def assemble(spec: EmbeddedModelSpec, cache_dir: Path) -> Path:
     parts = part_paths(spec)
     cache_dir.mkdir(parents=True, exist_ok=True)
     target = cache_dir / spec.filename
-    marker = _marker_path(target)
+    marker = marker_path(target)
     fingerprint = _fingerprint(parts)
     expected_size = sum(p.stat().st_size for p in parts)
     if target.is_file() and marker.is_file():
