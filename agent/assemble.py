@@ -57,7 +57,7 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         claim_type=str(analysis.get("claim_type", "")),
         status=str(state.get("status", "complete")),
         hierarchy=_hierarchy(state, text_of),
-        documents=_documents(state, docs),
+        documents=_documents(state, docs, services.settings.trust.rerank_weight),
         verdict=GlobalVerdicts.from_verdict(Verdict.model_validate(state["verdict"]))
         if state.get("verdict") else GlobalVerdicts(),
         trust=_trust(state),
@@ -127,14 +127,14 @@ def _hierarchy(state: InvestigationState, text_of: Any) -> Hierarchy:
     return Hierarchy(nodes=nodes)
 
 
-def _documents(state: InvestigationState, docs: dict[str, Document]) -> list[DocumentView]:
+def _documents(state: InvestigationState, docs: dict[str, Document], weight: float) -> list[DocumentView]:
+    """The assessed documents, re-ranked by retrieval score combined with trust."""
     from tools.trust import rerank
 
     assessments = state.get("assessments") or {}
     reputation = state.get("reputation") or {}
     trust = (state.get("trust") or {}).get("scores") or {}
     meta = state.get("documents") or {}
-    weight = 0.3
     order = [d for d, _ in rerank([(d, float(meta.get(d, {}).get("score", 0.0))) for d in assessments],
                                   trust, weight=weight)] if assessments else list(docs)
     out = []
