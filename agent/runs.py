@@ -16,6 +16,7 @@ event (at the latest when the step in flight finishes); finished steps stay chec
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import sqlite3
 import threading
@@ -306,6 +307,8 @@ class RunManager:
                 status = "interrupted"
         if n_events is None:
             n_events = len(self.index.events(sid))
+        if not row and state:
+            row = {"created": self._checkpoint_time(sid, first=True), "updated": self._checkpoint_time(sid)}
         return SessionInfo(
             session_id=sid, claim=state.get("claim") or row.get("claim", ""), status=status, active=active,
             created=row.get("created"), updated=row.get("updated"),
@@ -423,6 +426,19 @@ class RunManager:
     def _refuse_if_active(self, sid: str) -> None:
         if self.is_active(sid):
             raise InputError(f"session {sid!r} is running; wait for it (get_status) or cancel it first.")
+
+    def _checkpoint_time(self, sid: str, *, first: bool = False) -> float | None:
+        """Unix time of the session's latest (or first) checkpoint, for sessions not in the index."""
+        config = {"configurable": {"thread_id": sid}}
+        stamp = None
+        for item in self.investigator.checkpointer.list(config, limit=None if first else 1):
+            stamp = item.checkpoint.get("ts")
+        if not stamp:
+            return None
+        try:
+            return dt.datetime.fromisoformat(stamp).timestamp()
+        except ValueError:
+            return None
 
     def _set_status(self, live: _Live, status: str, error: str | None = None) -> None:
         # Called with self._lock held.

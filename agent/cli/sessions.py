@@ -13,7 +13,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from agent.cli import app
 from agent.graph.events import ProgressEvent
@@ -63,11 +62,14 @@ def list_sessions(
     if not infos:
         console.print("no sessions yet; start one with `claimscope investigate \"CLAIM\"`.")
         return
-    table = Table("id", "created", "status", "steps", "verdict", "claim")
+    # Plain aligned lines rather than a table: claims stay on one line, so the output can be grepped.
+    width = max(len(i.session_id) for i in infos)
+    console.print(f"{'id':<{width}}  {'created':<16}  {'status':<16}  steps  {'verdict':<20}  claim",
+                  highlight=False)
     for info in infos:
-        table.add_row(info.session_id, _when(info.created), info.status, str(len(info.finished_steps)),
-                      _verdict(manager, info), info.claim[:80])
-    console.print(table)
+        console.print(f"{info.session_id:<{width}}  {_when(info.created):<16}  {info.status:<16}  "
+                      f"{len(info.finished_steps):>5}  {_verdict(manager, info):<20}  {info.claim}",
+                      markup=False, highlight=False)
 
 
 @sessions_app.command()
