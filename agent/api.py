@@ -92,12 +92,21 @@ class SessionOptions(ToolOptions):
 Claim = Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=1000)]
 
 
+# Each tool parameter is one annotated type, used by the argument models below and by the MCP
+# server's tool signatures alike.
+ClaimParam = Annotated[Claim, Field(description="The claim to investigate, as one statement.")]
+QueryParam = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500),
+                       Field(description="What to look for (a claim, a question or keywords).")]
+CorpusParam = Annotated[CorpusName, Field(description="The local corpus to search.")]
+TopKParam = Annotated[int, Field(ge=1, le=50, description="How many documents to return.")]
+
+
 class InvestigateArgs(BaseModel):
     """Arguments of the investigate_claim tool."""
 
     model_config = ConfigDict(extra="forbid")
 
-    claim: Claim = Field(description="The claim to investigate, as one statement.")
+    claim: ClaimParam
     options: ToolOptions | None = Field(None, description="Optional choices; omit for the defaults.")
 
 
@@ -106,11 +115,9 @@ class SearchArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)] = Field(
-        description="What to look for (a claim, a question or keywords)."
-    )
-    corpus: CorpusName = Field(description="The local corpus to search.")
-    k: int = Field(10, ge=1, le=50, description="How many documents to return.")
+    query: QueryParam
+    corpus: CorpusParam
+    k: TopKParam = 10
 
 
 class EvidenceHit(BaseModel):

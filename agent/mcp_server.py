@@ -28,8 +28,11 @@ from pydantic import Field
 
 from agent.api import (
     SEARCH_DESCRIPTION,
-    Claim,
+    ClaimParam,
+    CorpusParam,
+    QueryParam,
     SessionOptions,
+    TopKParam,
     search_evidence,
 )
 from agent.runs import RunEvent, RunManager, SessionInfo
@@ -123,7 +126,7 @@ def build_server(manager: RunManager | None = None, *, name: str = "claimscope")
     @server.tool(description="Start investigating a claim in the background; returns its session id at once "
                              "(with wait_seconds > 0, waits with progress notifications first).")
     async def start_investigation(
-        claim: Annotated[Claim, Field(description="The claim to investigate, as one statement.")],
+        claim: ClaimParam,
         ctx: Context,
         options: Annotated[SessionOptions | None, Field(description="Optional choices; omit for the defaults.")]
         = None,
@@ -178,9 +181,9 @@ def build_server(manager: RunManager | None = None, *, name: str = "claimscope")
 
     @server.tool(name="search_evidence", description=SEARCH_DESCRIPTION)
     async def search_evidence_tool(
-        query: Annotated[str, Field(min_length=1, max_length=500, description="What to look for.")],
-        corpus: Annotated[str, Field(min_length=1, max_length=64, description="The local corpus to search.")],
-        k: Annotated[int, Field(ge=1, le=50, description="How many documents to return.")] = 10,
+        query: QueryParam,
+        corpus: CorpusParam,
+        k: TopKParam = 10,
     ) -> list[dict[str, Any]]:
         hits = await _call(lambda: search_evidence(query, corpus, k, services=runs.investigator.services))
         return [h.model_dump(mode="json") for h in hits]
