@@ -552,28 +552,53 @@ class EvidenceStore:
         mkey = (self._key, self.collection)
         with _CLIENTS_LOCK:
             mirror = _MIRRORS.get(mkey)
-            if mirror is not None:
-                return mirror
-            mirror = _Mirror(dim=self.embedder.dim)
-            flt = qm.Filter(must=[qm.FieldCondition(key="type", match=qm.MatchValue(value="seg"))])
-            offset = None
-            while True:
-                points, offset = self.client.scroll(self.collection, scroll_filter=flt, limit=4096,
-                                                    offset=offset, with_payload=True, with_vectors=True)
-                if points:
-                    ids, pls, dense, sparse_vecs = [], [], [], []
-                    for p in points:
-                        vec = p.vector if isinstance(p.vector, dict) else {}
-                        ids.append(str(p.id))
-                        pls.append(p.payload or {})
-                        dense.append(vec.get(DENSE))
-                        sv = vec.get(SPARSE)
-                        sparse_vecs.append((list(sv.indices), list(sv.values)) if sv is not None else ([], []))
-                    mirror.append(ids, pls, np.asarray(dense, dtype=np.float32), sparse_vecs)
-                if offset is None:
-                    break
-            _MIRRORS[mkey] = mirror
+            if mirror is None:
+                mirror = self._mirror_from_local_arrays() if self._is_local else None
+                if mirror is None:
+                    mirror = self._mirror_by_scroll()
+                _MIRRORS[mkey] = mirror
             return mirror
+
+    def _mirror_from_local_arrays(self) -> _Mirror | None:
+        """Build the mirror from the arrays local mode already holds in memory (a scroll copies
+        every point and takes ~100x longer). None if the client's layout is not the expected one."""
+        try:
+            lc = self.client._client.collections[self.collection]  # type: ignore[attr-defined]
+            n = len(lc.ids_inv)
+            dense_all = lc.vectors[DENSE][:n]
+            sparse_all = lc.sparse_vectors[SPARSE]
+            deleted = lc.deleted[:n]
+            payloads = lc.payload
+        except (AttributeError, KeyError, TypeError) as exc:
+            log.debug("local arrays unavailable, scrolling instead: %s", exc)
+            return None
+        rows = [i for i in range(n) if not deleted[i] and (payloads[i] or {}).get("type") == "seg"]
+        mirror = _Mirror(dim=self.embedder.dim)
+        if rows:
+            mirror.append([str(lc.ids_inv[i]) for i in rows], [payloads[i] for i in rows],
+                          np.asarray(dense_all[rows], dtype=np.float32),
+                          [(list(sparse_all[i].indices), list(sparse_all[i].values)) for i in rows])
+        return mirror
+
+    def _mirror_by_scroll(self) -> _Mirror:
+        mirror = _Mirror(dim=self.embedder.dim)
+        flt = qm.Filter(must=[qm.FieldCondition(key="type", match=qm.MatchValue(value="seg"))])
+        offset = None
+        while True:
+            points, offset = self.client.scroll(self.collection, scroll_filter=flt, limit=4096,
+                                                offset=offset, with_payload=True, with_vectors=True)
+            if points:
+                ids, pls, dense, sparse_vecs = [], [], [], []
+                for p in points:
+                    vec = p.vector if isinstance(p.vector, dict) else {}
+                    ids.append(str(p.id))
+                    pls.append(p.payload or {})
+                    dense.append(vec.get(DENSE))
+                    sv = vec.get(SPARSE)
+                    sparse_vecs.append((list(sv.indices), list(sv.values)) if sv is not None else ([], []))
+                mirror.append(ids, pls, np.asarray(dense, dtype=np.float32), sparse_vecs)
+            if offset is None:
+                return mirror
 
     def _qdrant_filter(self, flt: SearchFilter | None) -> qm.Filter:
         must: list[Any] = [qm.FieldCondition(key="type", match=qm.MatchValue(value="seg"))]
@@ -614,11 +639,14 @@ class EvidenceStore:
             out.append([_Hit(str(p.id), float(p.score), p.payload or {}) for p in res.points])
         return out[0], out[1]
 
-    def _fused_segments(self, query: str, flt: SearchFilter | None, limit: int) -> list[_Hit]:
-        """Segments ranked by the configured fusion (doc_rrf fuses segments like rrf here)."""
+    def _fused_segments(self, query: str, flt: SearchFilter | None, limit: int,
+                        candidates: int | None = None) -> list[_Hit]:
+        """Segments ranked by the configured fusion (doc_rrf fuses segments like rrf here);
+        `candidates` per ranking before fusion (default: the prefetch setting)."""
+        candidates = max(candidates or self.prefetch, limit if self.fusion in ("dense", "sparse") else 0)
         if self.fusion in ("rrf", "doc_rrf") and not self.local_index:
-            return self._qdrant_rrf(query, flt, limit)
-        dense, sparse = self._ranked_lists(query, flt, self.prefetch)
+            return self._qdrant_rrf(query, flt, limit, candidates)
+        dense, sparse = self._ranked_lists(query, flt, candidates)
         if self.fusion == "dense":
             return dense[:limit]
         if self.fusion == "sparse":
@@ -632,14 +660,14 @@ class EvidenceStore:
         order = sorted(scores.items(), key=lambda kv: -kv[1])[:limit]
         return [_Hit(pid, s, hits[pid].payload) for pid, s in order]
 
-    def _qdrant_rrf(self, query: str, flt: SearchFilter | None, limit: int) -> list[_Hit]:
+    def _qdrant_rrf(self, query: str, flt: SearchFilter | None, limit: int, candidates: int) -> list[_Hit]:
         qd = self.embedder.encode([query])[0].tolist()
         qs = self.bm25.encode_query(query)
         qf = self._qdrant_filter(flt)
-        prefetch = [qm.Prefetch(query=qd, using=DENSE, filter=qf, limit=self.prefetch)]
+        prefetch = [qm.Prefetch(query=qd, using=DENSE, filter=qf, limit=candidates)]
         if qs.indices:
             prefetch.append(qm.Prefetch(query=qm.SparseVector(indices=qs.indices, values=qs.values),
-                                        using=SPARSE, filter=qf, limit=self.prefetch))
+                                        using=SPARSE, filter=qf, limit=candidates))
         res = self.client.query_points(self.collection, prefetch=prefetch,
                                        query=qm.RrfQuery(rrf=qm.Rrf(k=self.rrf_k)), limit=limit,
                                        with_payload=True)
@@ -677,8 +705,10 @@ class EvidenceStore:
         """Documents ranked by aggregating their segments' scores, each with its best segments."""
         if not query.strip():
             raise InputError("the search query is empty.")
+        # Documents have several segments each, so enough segments are fetched to rank k documents.
+        n = max(self.prefetch, 10 * k)
         if self.fusion == "doc_rrf":
-            dense, sparse = self._ranked_lists(query, flt, self.prefetch)
+            dense, sparse = self._ranked_lists(query, flt, n)
             scores: dict[tuple[str, str], float] = {}
             for ranking in (dense, sparse):
                 for r, (key, _) in enumerate(self._doc_ranking(ranking)):
@@ -694,7 +724,7 @@ class EvidenceStore:
             seg_list = [_Hit(pid, s, seg_hits[pid].payload)
                         for pid, s in sorted(seg_scores.items(), key=lambda kv: -kv[1])]
         else:
-            seg_list = self._fused_segments(query, flt, 2 * self.prefetch)
+            seg_list = self._fused_segments(query, flt, 2 * n, n)
             doc_order = self._doc_ranking(seg_list)[:k]
         by_doc: dict[tuple[str, str], list[_Hit]] = {}
         for h in seg_list:

@@ -1,0 +1,313 @@
+"""Retrieval benchmark on BEIR-SciFact: quality (nDCG@10, Recall@100) and speed of the evidence store.
+
+    nice python -m evals.retrieval_scifact            # from the repository root
+
+Corpus: ../shared/data/scifact/corpus.jsonl (5,183 abstracts), queries beir/queries.jsonl,
+judgments beir/qrels/test.tsv (the 300 SciFact dev claims; what we report) and beir/qrels/train.tsv
+(the train claims; the only split used to choose the product's default fusion). The held-out
+SciFact test claims are never touched.
+
+Variants:
+- store variants go through `tools.store.EvidenceStore` exactly as the product does (one ingest of
+  title + sentence segments; the fusion / aggregation are query-time options);
+- reference variants (paragraph and sentence embeddings with / without the title, BM25 over
+  title + abstract) are computed directly with numpy from the same embedder and tokeniser, to
+  place the store against the usual baselines without re-ingesting the corpus for each.
+
+Writes evals/results/retrieval_scifact.json and evals/results/retrieval_scifact.md. Embeddings of
+the reference variants are cached in evals/work/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import numpy as np
+from scipy import sparse as sp
+
+from tools.embeddings import load_embedder
+from tools.ingest import read_path
+from tools.models import Document
+from tools.sparse import term_id, tokenize
+from tools.store import EvidenceStore
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO.parent / "shared" / "data" / "scifact"
+WORK = REPO / "evals" / "work"
+RESULTS = REPO / "evals" / "results"
+MODEL = "packaged:all-MiniLM-L6-v2"
+
+
+# -- data and metrics ---------------------------------------------------------------------------
+
+
+def load_qrels(path: Path) -> dict[str, set[str]]:
+    qrels: dict[str, set[str]] = {}
+    for line in path.read_text().splitlines()[1:]:
+        if line.strip():
+            q, d, score = line.split("\t")
+            if int(score) > 0:
+                qrels.setdefault(q, set()).add(d)
+    return qrels
+
+
+def load_queries() -> dict[str, str]:
+    out = {}
+    for line in (DATA / "beir" / "queries.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        out[str(row["_id"])] = row["text"]
+    return out
+
+
+def ndcg_at(ranked: Sequence[str], rel: set[str], k: int = 10) -> float:
+    dcg = sum(1.0 / math.log2(i + 2) for i, d in enumerate(ranked[:k]) if d in rel)
+    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(k, len(rel))))
+    return dcg / ideal if ideal else 0.0
+
+
+def recall_at(ranked: Sequence[str], rel: set[str], k: int = 100) -> float:
+    return len(set(ranked[:k]) & rel) / len(rel) if rel else 0.0
+
+
+def evaluate(rank_fn: Callable[[str], list[str]], queries: dict[str, str], qrels: dict[str, set[str]]) -> dict[str, float]:
+    nd, rc = [], []
+    for qid, rel in qrels.items():
+        ranked = rank_fn(queries[qid])
+        nd.append(ndcg_at(ranked, rel))
+        rc.append(recall_at(ranked, rel))
+    return {"ndcg@10": round(float(np.mean(nd)), 4), "recall@100": round(float(np.mean(rc)), 4)}
+
+
+class MemoEmbedder:
+    """Caches query embeddings so the many query-time variants encode each query once."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.memo: dict[str, np.ndarray] = {}
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in texts if t not in self.memo]
+        if missing:
+            for t, v in zip(missing, self.inner.encode(missing), strict=True):
+                self.memo[t] = v
+        return np.stack([self.memo[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+
+# -- reference variants (numpy) -----------------------------------------------------------------
+
+
+def cached_embeddings(name: str, texts: list[str], embedder) -> np.ndarray:
+    path = WORK / f"emb_{name}.npy"
+    if path.exists():
+        arr = np.load(path)
+        if arr.shape[0] == len(texts):
+            return arr
+    t = time.perf_counter()
+    arr = embedder.encode(texts)
+    print(f"  embedded {name}: {len(texts)} texts in {time.perf_counter() - t:.0f} s", flush=True)
+    np.save(path, arr)
+    return arr
+
+
+def dense_ranker(matrix: np.ndarray, owner: np.ndarray, doc_ids: list[str], embed_q: Callable[[str], np.ndarray],
+                 k: int = 100) -> Callable[[str], list[str]]:
+    """Documents ranked by their best row (rows belong to documents via `owner`)."""
+
+    def rank(q: str) -> list[str]:
+        s = matrix @ embed_q(q)
+        best = np.full(len(doc_ids), -np.inf)
+        np.maximum.at(best, owner, s)
+        return [doc_ids[i] for i in np.argsort(-best)[:k]]
+
+    return rank
+
+
+def bm25_ranker(texts: list[str], owner: np.ndarray, doc_ids: list[str], k1: float = 1.2, b: float = 0.75,
+                k: int = 100) -> Callable[[str], list[str]]:
+    """Classic BM25 (measured avgdl) with our tokeniser; documents ranked by their best row."""
+    rows, cols, vals, lens = [], [], [], []
+    vocab: dict[int, int] = {}
+    for i, t in enumerate(texts):
+        toks = tokenize(t)
+        lens.append(len(toks))
+        counts: dict[int, int] = {}
+        for tok in toks:
+            c = vocab.setdefault(term_id(tok), len(vocab))
+            counts[c] = counts.get(c, 0) + 1
+        for c, tf in counts.items():
+            rows.append(i)
+            cols.append(c)
+            vals.append(tf)
+    tf = sp.csc_matrix((np.asarray(vals, np.float32), (rows, cols)), shape=(len(texts), len(vocab)))
+    lens_a = np.asarray(lens, np.float32)
+    avg = lens_a.mean()
+    df = np.diff(tf.indptr)
+    idf = np.log((len(texts) - df + 0.5) / (df + 0.5) + 1.0)
+    tf = tf.tocoo()
+    w = tf.data * (k1 + 1) / (tf.data + k1 * (1 - b + b * lens_a[tf.row] / avg))
+    mat = sp.csc_matrix((w, (tf.row, tf.col)), shape=tf.shape)
+
+    def rank(q: str) -> list[str]:
+        qc = sorted({vocab[term_id(t)] for t in tokenize(q) if term_id(t) in vocab})
+        s = np.asarray(mat[:, qc] @ idf[qc]).ravel() if qc else np.zeros(len(texts))
+        best = np.full(len(doc_ids), -np.inf)
+        np.maximum.at(best, owner, s)
+        return [doc_ids[i] for i in np.argsort(-best)[:k]]
+
+    return rank
+
+
+def rrf_rankers(rankers: list[Callable[[str], list[str]]], k_rrf: int = 60, k: int = 100) -> Callable[[str], list[str]]:
+    def rank(q: str) -> list[str]:
+        scores: dict[str, float] = {}
+        for r in rankers:
+            for i, d in enumerate(r(q)):
+                scores[d] = scores.get(d, 0.0) + 1.0 / (k_rrf + i)
+        return [d for d, _ in sorted(scores.items(), key=lambda kv: -kv[1])[:k]]
+
+    return rank
+
+
+# -- main -------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--reuse-store", action="store_true", help="Query an existing evals/work store instead of re-ingesting.")
+    ap.add_argument("--latency-queries", type=int, default=300, help="Queries timed for p50/p95.")
+    args = ap.parse_args()
+    WORK.mkdir(parents=True, exist_ok=True)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+
+    docs: list[Document] = read_path(DATA / "corpus.jsonl").documents
+    doc_ids = [d.id for d in docs]
+    queries = load_queries()
+    dev = load_qrels(DATA / "beir" / "qrels" / "test.tsv")
+    train = load_qrels(DATA / "beir" / "qrels" / "train.tsv")
+    n_sent = sum(len(d.sentences) for d in docs)
+    print(f"{len(docs)} documents, {n_sent} sentences; {len(dev)} dev queries, {len(train)} train queries", flush=True)
+
+    embedder = load_embedder(MODEL, 128, 0)
+    memo = MemoEmbedder(embedder)
+    load = os.getloadavg()
+
+    # 1. The product: ingest title + sentence segments through the store.
+    store_dir = WORK / "store_scifact"
+    ingest_seconds = None
+    if not args.reuse_store or not store_dir.exists():
+        shutil.rmtree(store_dir, ignore_errors=True)
+        with EvidenceStore(embedder, path=store_dir, collection="scifact") as st:
+            stats = st.add_documents(docs, "scifact")
+        ingest_seconds = stats.seconds
+        print(f"  ingest: {stats.added} docs, {stats.segments} segments in {stats.seconds:.0f} s", flush=True)
+
+    variants: dict[str, dict[str, float]] = {}
+    train_scores: dict[str, dict[str, float]] = {}
+    store_variants = {
+        "store: BM25 sentences (title prepended)": dict(fusion="sparse"),
+        "store: dense sentences + title": dict(fusion="dense"),
+        "store: hybrid RRF over segments": dict(fusion="rrf"),
+        "store: hybrid RRF over documents": dict(fusion="doc_rrf"),
+        "store: hybrid RRF over documents, sum of top-2 segments": dict(fusion="doc_rrf", doc_aggregation="sum_top2"),
+    }
+    config_of: dict[str, dict[str, str]] = {}
+    for name, opts in store_variants.items():
+        with EvidenceStore(memo, path=store_dir, collection="scifact", **opts) as st:
+            fn = lambda q, st=st: [h.document.id for h in st.search(q, k=100)]  # noqa: E731
+            variants[name] = evaluate(fn, queries, dev)
+            train_scores[name] = evaluate(fn, queries, train)
+        config_of[name] = {"fusion": opts["fusion"], "doc_aggregation": opts.get("doc_aggregation", "max")}
+        print(f"  {name}: dev {variants[name]}  train {train_scores[name]}", flush=True)
+
+    # 2. Reference variants with numpy.
+    qvec = lambda q: memo.encode([q])[0]  # noqa: E731
+    doc_owner = np.arange(len(docs))
+    sent_owner = np.asarray([i for i, d in enumerate(docs) for _ in d.sentences])
+    sentences = [s for d in docs for s in d.sentences]
+    titled = [f"{d.title.rstrip('. ')}. " if d.title else "" for d in docs]
+    par_title = [titled[i] + " ".join(d.sentences) for i, d in enumerate(docs)]
+    refs = {
+        "BM25 title + abstract (paragraph)": bm25_ranker(par_title, doc_owner, doc_ids),
+        "dense paragraphs + title": dense_ranker(cached_embeddings("par_title", par_title, embedder), doc_owner, doc_ids, qvec),
+        "dense paragraphs, no title": dense_ranker(
+            cached_embeddings("par_notitle", [" ".join(d.sentences) for d in docs], embedder), doc_owner, doc_ids, qvec),
+        "dense sentences, no title": dense_ranker(cached_embeddings("sent_notitle", sentences, embedder), sent_owner, doc_ids, qvec),
+    }
+    for name, fn in refs.items():
+        variants[name] = evaluate(fn, queries, dev)
+        print(f"  {name}: dev {variants[name]}", flush=True)
+
+    # 3. Default = best store variant on the TRAIN claims (dev is only reported).
+    best = max(store_variants, key=lambda n: (train_scores[n]["ndcg@10"], train_scores[n]["recall@100"]))
+
+    # 4. Latency of the default configuration, real query encoding included, k = 10.
+    lat: list[float] = []
+    qids = list(dev)[: args.latency_queries]
+    with EvidenceStore(embedder, path=store_dir, collection="scifact", **store_variants[best]) as st:
+        st.search("warm up the index", k=10)
+        for qid in qids:
+            t = time.perf_counter()
+            st.search(queries[qid], k=10)
+            lat.append((time.perf_counter() - t) * 1000)
+    lat.sort()
+    p50 = statistics.median(lat)
+    p95 = lat[min(len(lat) - 1, int(math.ceil(0.95 * len(lat))) - 1)]
+
+    result = {
+        "dataset": "BEIR SciFact: 5,183 abstracts, 300 dev claims (qrels/test.tsv)",
+        "variants": variants,
+        "train_variants": train_scores,
+        "best": best,
+        "best_config": config_of[best],
+        "ingest_seconds": ingest_seconds,
+        "segments": n_sent,
+        "sentences_per_second": round(n_sent / ingest_seconds, 1) if ingest_seconds else None,
+        "query_ms_p50": round(p50, 1),
+        "query_ms_p95": round(p95, 1),
+        "load_average_at_start": [round(x, 1) for x in load],
+        "cpu_count": os.cpu_count(),
+    }
+    (RESULTS / "retrieval_scifact.json").write_text(json.dumps(result, indent=2) + "\n")
+    lines = [
+        "# Retrieval on BEIR-SciFact (300 dev claims, 5,183 abstracts)",
+        "",
+        "Produced by `nice python -m evals.retrieval_scifact`. nDCG@10 and Recall@100 on the dev claims",
+        "(qrels/test.tsv); the default (**bold**) was chosen on the train claims (qrels/train.tsv).",
+        "",
+        "| variant | nDCG@10 | Recall@100 | train nDCG@10 |",
+        "|---|---|---|---|",
+    ]
+    for name, m in variants.items():
+        label = f"**{name}**" if name == best else name
+        tr = train_scores.get(name, {}).get("ndcg@10", "")
+        lines.append(f"| {label} | {m['ndcg@10']:.4f} | {m['recall@100']:.4f} | {tr} |")
+    lines += [
+        "",
+        f"- Ingest of the corpus through the store ({n_sent} title + sentence segments, MiniLM on CPU): "
+        + (f"{ingest_seconds:.0f} s ({n_sent / ingest_seconds:.0f} sentences/s)." if ingest_seconds else "not re-measured (--reuse-store)."),
+        f"- Query latency of the default, k = 10, query encoding included: p50 {p50:.1f} ms, p95 {p95:.1f} ms "
+        f"over {len(lat)} dev claims.",
+        f"- Machine: {os.cpu_count()} cores; load average at start {load[0]:.1f} (other jobs were running when > {os.cpu_count()}), "
+        "so timings are pessimistic.",
+    ]
+    (RESULTS / "retrieval_scifact.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
