@@ -25,7 +25,9 @@ class StoreSettings(BaseModel):
     path: str = Field("qdrant", description="Qdrant local-mode directory (relative to data_dir).")
     url: str | None = Field(None, description="Qdrant server URL; when set, local mode is not used.")
     collection: str = Field("claimscope", description="Collection holding every corpus.")
-    fusion: Literal["rrf", "dense", "sparse"] = Field("rrf", description="How dense and keyword hits are combined.")
+    fusion: Literal["rrf", "doc_rrf", "dense", "sparse"] = Field(
+        "rrf", description="How dense and keyword hits are combined (segment or document-level RRF)."
+    )
     rrf_k: int = Field(60, ge=1, description="RRF constant k.")
     prefetch: int = Field(200, ge=1, description="Candidates per index before fusion.")
     doc_aggregation: Literal["max", "sum_top2"] = Field("max", description="Sentence -> document score.")

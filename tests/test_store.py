@@ -234,3 +234,16 @@ def test_real_embedder_finds_the_paraphrased_abstract(tmp_path):
         assert hits[0].document.id == "101"
         hits = s.search("working out reduces hypertension", k=1)
         assert hits[0].document.id == "105"
+
+
+def test_mirror_built_by_scroll_equals_mirror_from_local_arrays(store):
+    _load(store)
+    store.delete_corpus("csv")
+    fast = store._mirror_from_local_arrays()
+    slow = store._mirror_by_scroll()
+    assert fast is not None
+    assert sorted(fast.ids) == sorted(slow.ids) and len(fast.ids) == 15 + 5
+    order = {pid: i for i, pid in enumerate(slow.ids)}
+    perm = [order[pid] for pid in fast.ids]
+    assert np.allclose(fast.built()["dense"], slow.built()["dense"][perm], atol=1e-6)
+    assert (fast.built()["sparse"] != slow.built()["sparse"][perm]).nnz == 0
