@@ -4,8 +4,10 @@ label space ... write the reason by only considering the information that is pro
 The model sees the claim, the document's takeaway and its numbered sentences, and answers with
 the numbers of the sentences it relies on (restricted by `prompt_for(n)` to those shown), a short
 reason, then the label. The label values are tools.verdict.LocalLabel's, so they parse exactly.
-The stance model's reading is deliberately NOT shown: tools/explain.py compares the label with it
-afterwards and flags a sign conflict, which needs the two to be independent.
+By default the stance model's reading is NOT shown: tools/explain.py compares the label with it
+afterwards and flags a sign conflict, which is most informative when the two are independent.
+`hints` can carry it per sentence for a small model that needs the help (local_label(...,
+stance_hints=True)); the sign check still runs.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from tools.verdict import LocalLabel
 MAX_SENTENCES = 16
 EXPLANATION_CHARS = 300
 MAX_CITED = 3
+# Sentence text plus an optional note.
+TEXT_LIMIT = 380
 
 LabelName = Literal["True", "Mostly True", "Somewhat True", "No Evidence", "Somewhat False", "Mostly False", "False"]
 assert set(LabelName.__args__) == {lab.value for lab in LocalLabel}, "label names must match tools.verdict.LocalLabel"
@@ -32,11 +36,18 @@ class LocalLabelInput(BaseModel):
     title: str = ""
     takeaway: str = Field(description="What the abstract says about the claim (takeaway step).")
     sentences: list[str] = Field(max_length=MAX_SENTENCES, description="Abstract sentences, in order.")
+    hints: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_SENTENCES,
+        description="Optional per-sentence note (e.g. the stance model's reading), '' for none.",
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def abstract(self) -> str:
-        return numbered(self.sentences)
+        notes = self.hints + [""] * (len(self.sentences) - len(self.hints))
+        texts = [f"{s} ({n})" if n else s for s, n in zip(self.sentences, notes, strict=False)]
+        return numbered(texts, limit=TEXT_LIMIT)
 
 
 class LocalLabelOutput(BaseModel):

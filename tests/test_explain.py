@@ -366,3 +366,22 @@ def test_explain_end_to_end_with_keyword_stance(settings):
                  threshold=settings.verdict.attribution_threshold, mode=settings.verdict.unsupported_sentences)
     assert [s.status for s in ex.sentences] == ["supported", "interpretation"]
     assert ex.attribution_pass_rate() == 0.5
+
+
+def test_local_label_stance_hints_reach_the_prompt_only_when_asked():
+    doc = DOCS["d2"]
+    llm = CannedLLM({"local_label": [{"evidence": [2], "explanation": "No lower risk.", "label": "False"}]})
+    local_label(CLAIM, doc, None, evidence_of(doc), llm)
+    local_label(CLAIM, doc, None, evidence_of(doc), llm, stance_hints=True)
+    plain, hinted = (inp.abstract for _, inp in llm.calls)
+    assert "stance model" not in plain
+    assert "[S2] Vitamin supplementation did not lower fracture risk in elderly adults. (stance model: contradicts" in hinted
+    assert "[S1] This cohort followed 5,000 elderly adults for ten years." in hinted.splitlines()[0]
+
+
+def test_fallbacks_say_why():
+    llm = CannedLLM({"local_label": [LLMError("timed out")], "takeaway": [LLMError("timed out")]})
+    a = local_label(CLAIM, DOCS["d1"], None, evidence_of(DOCS["d1"]), llm)
+    assert a.warning and "timed out" in a.warning
+    tk = takeaway(CLAIM, DOCS["d1"], llm)
+    assert tk is not None and tk.warning and "timed out" in tk.warning

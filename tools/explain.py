@@ -191,6 +191,7 @@ class Takeaway(BaseModel):
     text: str
     sentence_indices: list[int] = Field(default_factory=list, description="0-based sentences it comes from.")
     mode: Literal["llm", "extractive"] = "llm"
+    warning: str | None = Field(None, description="Why the extractive fallback was used.")
 
 
 def _window(n_sentences: int, priority: Sequence[int], limit: int) -> list[int]:
@@ -229,8 +230,8 @@ def takeaway(
     )
     try:
         out = llm.run(takeaway_prompt.prompt_for(len(shown)), inputs)
-    except LLMError:
-        return _extractive_takeaway(doc, relevant)
+    except LLMError as exc:
+        return _extractive_takeaway(doc, relevant, f"takeaway LLM call failed ({exc}); sentences quoted instead")
     text = clip(out.takeaway, takeaway_prompt.TAKEAWAY_CHARS) if out.takeaway.strip() else ""
     if not out.related or not text:
         return None
@@ -239,10 +240,10 @@ def takeaway(
     return Takeaway(doc_id=doc.id, text=text, sentence_indices=indices, mode="llm")
 
 
-def _extractive_takeaway(doc: Document, relevant: Sequence[int]) -> Takeaway:
+def _extractive_takeaway(doc: Document, relevant: Sequence[int], warning: str) -> Takeaway:
     indices = list(relevant[:2]) or [len(doc.sentences) - 1]
     text = clip(" ".join(doc.sentences[i] for i in indices), takeaway_prompt.TAKEAWAY_CHARS)
-    return Takeaway(doc_id=doc.id, text=text, sentence_indices=indices, mode="extractive")
+    return Takeaway(doc_id=doc.id, text=text, sentence_indices=indices, mode="extractive", warning=warning)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,6 +266,7 @@ class LocalAssessment(BaseModel):
     )
     mode: Literal["llm", "stance"] = "llm"
     takeaway: str = ""
+    warning: str | None = Field(None, description="Why the stance-only fallback was used.")
 
     @property
     def keys(self) -> list[str]:
@@ -312,6 +314,7 @@ def local_label(
     llm: StructuredLLM,
     *,
     conflict_margin: float = DEFAULT_CONFLICT_MARGIN,
+    stance_hints: bool = False,
 ) -> LocalAssessment:
     """The document's 7-grade label with a reason and cited sentences.
 
@@ -320,7 +323,8 @@ def local_label(
     is flagged in `sign_conflict`, never silently fixed. When the LLM cites no sentence for a
     label other than No Evidence, the takeaway's sentences (else the strongest stance evidence of
     the label's sign) stand in, so that the global explanation can cite the document. On LLMError
-    the label comes from the stance evidence alone (stance_only_label).
+    the label comes from the stance evidence alone (stance_only_label). With `stance_hints` the
+    prompt shows the stance model's reading of each sentence (help for a small model).
     """
     if not doc.sentences:
         raise InputError(f"document {doc.id!r} has no sentences to label; prune it before labelling.")
@@ -334,13 +338,16 @@ def local_label(
         title=doc.title,
         takeaway=tk_text or "(none)",
         sentences=[doc.sentences[i] for i in shown],
+        hints=[_hint(evidence.get(i)) for i in shown] if stance_hints else [],
     )
     try:
         out = llm.run(local_label_prompt.prompt_for(len(shown)), inputs)
         label = LocalLabel.parse(out.label)
-    except (LLMError, InputError):
+    except (LLMError, InputError) as exc:
         # InputError: a label outside the scale (only from a model not bound by the schema).
-        return stance_only_label(doc, stance_evidence, takeaway=tk_text)
+        fallback = stance_only_label(doc, stance_evidence, takeaway=tk_text)
+        fallback.warning = f"local label LLM call failed ({exc}); label from the stance model"
+        return fallback
     positions = [p for p in out.evidence if isinstance(p, int) and 1 <= p <= len(shown)]
     cited = list(dict.fromkeys(shown[p - 1] for p in positions))
     if not cited and label is not LocalLabel.NO_EVIDENCE:
@@ -360,6 +367,13 @@ def local_label(
         mode="llm",
         takeaway=tk_text,
     )
+
+
+def _hint(result: StanceResult | None) -> str:
+    if result is None or result.label is Stance.NEUTRAL:
+        return ""
+    verb = "supports" if result.label is Stance.SUPPORT else "contradicts"
+    return f"stance model: {verb} the claim, p={max(result.support, result.refute):.2f}"
 
 
 def stance_only_label(
