@@ -385,3 +385,14 @@ def test_fallbacks_say_why():
     assert a.warning and "timed out" in a.warning
     tk = takeaway(CLAIM, DOCS["d1"], llm)
     assert tk is not None and tk.warning and "timed out" in tk.warning
+
+
+def test_relevant_indices_from_a_retrieval_hit():
+    from tools.explain import relevant_indices
+    from tools.models import DocumentHit, Segment, SegmentHit
+
+    def seg(start, end, score):
+        return SegmentHit(segment=Segment(doc_id="d1", start=start, end=end, text="t", embed_text="t"), score=score)
+
+    hit = DocumentHit(document=DOCS["d1"], score=1.0, segments=[seg(0, 1, 0.2), seg(1, 3, 0.9)])
+    assert relevant_indices(hit) == [1, 2, 0]

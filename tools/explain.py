@@ -33,7 +33,7 @@ from prompts import takeaway as takeaway_prompt
 from prompts.explanation import LocalExplanation, clip
 from tools.errors import InputError
 from tools.llm import LLMError, StructuredLLM
-from tools.models import Document, Stance, StanceResult, StanceScorer
+from tools.models import Document, DocumentHit, Stance, StanceResult, StanceScorer
 from tools.verdict import LocalLabel
 
 SentenceLookup = Callable[[str], str | None]
@@ -192,6 +192,13 @@ class Takeaway(BaseModel):
     sentence_indices: list[int] = Field(default_factory=list, description="0-based sentences it comes from.")
     mode: Literal["llm", "extractive"] = "llm"
     warning: str | None = Field(None, description="Why the extractive fallback was used.")
+
+
+def relevant_indices(hit: DocumentHit) -> list[int]:
+    """Sentence indices (0-based, best segment first) covered by a retrieval hit's segments: the
+    `relevant_sentences` to pass to takeaway()."""
+    ordered = sorted(hit.segments, key=lambda h: -h.score)
+    return list(dict.fromkeys(i for h in ordered for i in range(h.segment.start, h.segment.end)))
 
 
 def _window(n_sentences: int, priority: Sequence[int], limit: int) -> list[int]:
