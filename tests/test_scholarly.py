@@ -465,6 +465,23 @@ def test_documents_deduplicated_across_sources_by_doi(tmp_path):
     assert by[S2].count == 1 and by[GS].count == 1  # the resolved duplicate is not counted twice
 
 
+def test_titles_already_found_by_s2_need_no_lookup(tmp_path):
+    s2_paper = {**search_1936()["data"][0], "paperId": "bbb", "title": "Bananas and plantains"}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/match"):
+            return httpx.Response(404, content=body("error_404_title_match_not_found.json"))
+        return httpx.Response(200, json={"total": 1, "offset": 0, "data": [s2_paper]})
+
+    rec = Recorder(handler)
+    search, _ = make(tmp_path, rec, serpapi_key="k", serpapi_session=serp_session(SerpAdapter((200, bananas(), {}))))
+    out = search.search("bananas", [GS, S2])  # order given does not matter: S2 is asked first
+    assert [r.source for r in out.reports] == [S2, GS]
+    lookups = [r.url.params["query"] for r in rec.requests if r.url.path.endswith("/match")]
+    assert lookups == ["The evolution of the bananas."]
+    assert [d.id for d in out.documents][:1] == ["s2:bbb"] and out.reports[1].count == 1
+
+
 def test_titles_match_and_organic_parsing():
     assert titles_match("Bananas and plantains", "Bananas and Plantains.")
     assert not titles_match("Bananas and plantains", "Augmenting large language models with chemistry tools")

@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
@@ -402,6 +403,8 @@ class ScholarlySearch:
         self._cached = 0
         # Once S2 fails during title resolution, later titles of the same query are not tried.
         self._s2_down: _Failure | None = None
+        # The per-query bookkeeping above is instance state: one search at a time.
+        self._lock = threading.Lock()
 
     def close(self) -> None:
         self._http.close()
@@ -571,7 +574,9 @@ class ScholarlySearch:
         self.cache.put(key, body, request=f"GET {SERPAPI_ENDPOINT} q={query}")
         return body
 
-    def _search_serpapi(self, query: str) -> tuple[list[Document], str]:
+    def _search_serpapi(self, query: str, known: dict[str, Document]) -> tuple[list[Document], str]:
+        """Google Scholar results for `query`; `known` (normalised title -> document already found
+        through Semantic Scholar for this query) saves a title-match request per overlap."""
         body = self._serpapi_request(query)
         docs: list[Document] = []
         resolved = unresolved = skipped = 0
@@ -584,8 +589,8 @@ class ScholarlySearch:
             except (ValueError, ValidationError, TypeError, AttributeError):
                 skipped += 1
                 continue
-            doc = None
-            if self._s2_down is None:
+            doc = known.get(_norm_title(snippet_doc.title))
+            if doc is None and self._s2_down is None:
                 try:
                     doc = self.match_title(snippet_doc.title)
                 except _Failure as exc:
@@ -620,10 +625,16 @@ class ScholarlySearch:
         query = " ".join((query or "").split())
         if not query:
             raise InputError("the search query is empty: search for a claim or keywords.")
+        with self._lock:
+            return self._search(query, sources)
+
+    def _search(self, query: str, sources: Sequence[SourceKind]) -> SearchOutcome:
         documents: dict[str, Document] = {}
         dois: set[str] = set()
         reports: list[SourceReport] = []
-        for source in dict.fromkeys(SourceKind(s) for s in sources):
+        # Semantic Scholar first, so that Google Scholar titles it already returned need no lookup.
+        ordered = sorted(dict.fromkeys(SourceKind(s) for s in sources), key=lambda s: s != SourceKind.SEMANTIC_SCHOLAR)
+        for source in ordered:
             if source == SourceKind.LOCAL:
                 continue
             self._fresh = self._cached = 0
@@ -638,7 +649,8 @@ class ScholarlySearch:
                     found, skipped = self._search_s2(query)
                     message = f"{skipped} result(s) without abstract or malformed were skipped" if skipped else ""
                 else:
-                    found, message = self._search_serpapi(query)
+                    known = {_norm_title(d.title): d for d in documents.values() if d.title}
+                    found, message = self._search_serpapi(query, known)
             except _Failure as exc:
                 reports.append(SourceReport(source=source, query=query, status=exc.status, message=exc.message))
                 continue
