@@ -642,7 +642,7 @@ class ScholarlySearch:
             message = ""
             if source == SourceKind.SERPAPI and not self._serp_key:
                 reports.append(SourceReport(source=source, query=query, status="unauthorised",
-                                            message="unauthorised: set SERPAPI_API_KEY to search Google Scholar"))
+                                            message="no key: set SERPAPI_API_KEY to search Google Scholar"))
                 continue
             try:
                 if source == SourceKind.SEMANTIC_SCHOLAR:
