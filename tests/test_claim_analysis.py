@@ -45,6 +45,11 @@ from tools.models import Segment, SegmentHit, Stance, StanceResult
         ("Masks work with or without vaccination.", ClaimType.SIMPLE),
         # "more than <number>" is a quantity, not a comparison of two things.
         ("More than 50% of patients respond to treatment.", ClaimType.SIMPLE),
+        # Contrasts and comparisons with an expectation name no second entity.
+        ("The programme aims at preventing outbreaks rather than developing weapons.", ClaimType.SIMPLE),
+        ("The vaccine provokes stronger than anticipated immune responses.", ClaimType.SIMPLE),
+        # Infinitives coordinated inside an object do not make the claim conjunctive.
+        ("The invocation of threats is a strategy to justify military actions and influence opinion.", ClaimType.SIMPLE),
     ],
 )
 def test_detect_claim_type(claim, expected):
@@ -87,6 +92,20 @@ def test_simple_claim_passes_through_without_llm_call():
         (
             "RUNX1 is downregulated or mutated in TLX1 T-ALL.",
             ["whether RUNX1 is downregulated.", "whether RUNX1 is mutated in TLX1 T-ALL."],
+        ),
+        (
+            "The immune response to mRNA vaccines is robust and provides protection against variants.",
+            ["whether the immune response to mRNA vaccines is robust.",
+             "whether the immune response to mRNA vaccines provides protection against variants."],
+        ),
+        (
+            "Moderna's reactogenicity compared to Pfizer may indicate a flawed vaccine design.",
+            ["whether Moderna's reactogenicity may indicate a flawed vaccine design.",
+             "whether Pfizer may indicate a flawed vaccine design."],
+        ),
+        (
+            "Evidence suggests that two-dose regimens are more effective against Delta than single-dose vaccines.",
+            ["whether two-dose regimens are effective against Delta.", "whether single-dose vaccines are effective against Delta."],
         ),
     ],
 )
@@ -143,6 +162,14 @@ def test_decompose_falls_back_to_rules(answer):
         ("Antibiotics cannot cure viral infections.", "Antibiotics can cure viral infections."),
         ("Masks fail to prevent transmission.", "Masks do prevent transmission."),
         ("The drug has never been shown to work.", "The drug has been shown to work."),
+        ("It is not proven that chocolate reduces the risk of CVD.", "It is proven that chocolate reduces the risk of CVD."),
+        ("Mutant plants in Arabidopsis do not make root meristem.", "Mutant plants in Arabidopsis do make root meristem."),
+        ("X, however, does not reduce Y.", "X, however, does reduce Y."),
+        # A negation in a subordinate or contrasted clause is not the claim's: negate the main verb.
+        ("Stem cells give rise to ectoderm, but not to the other two layers.",
+         "Stem cells do not give rise to ectoderm, but not to the other two layers."),
+        ("Vaccine A may trigger stronger responses, suggesting effects not captured in trials.",
+         "Vaccine A may not trigger stronger responses, suggesting effects not captured in trials."),
         # No verb the rules know: a safe wrapper.
         ("VgrG protein punctuates membranes by forming a spike.",
          "It is not the case that VgrG protein punctuates membranes by forming a spike."),

@@ -16,7 +16,7 @@ separate mode.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Literal
 
@@ -121,7 +121,7 @@ cost pay earn spend live die suffer experience receive develop use consume eat d
 perform achieve attain reveal demonstrate indicate suggest confirm fail succeed repress interact
 encourage impede trap deactivate translate metabolize antagonize vary consist act form permit compete
 involve transport speed reinvigorate provoke offer aid catalyze suppress supress direct exacerbate
-rescue degrade deregulate alter halt rearrange double triple modify recruit localize localise occupy
+rescue degrade deregulate alter halt rearrange give modify recruit localize localise occupy
 puncture accumulate migrate proliferate differentiate secrete cleave phosphorylate methylate silence
 upregulate downregulate overexpress mediate persist recur cooperate synergize detect identify
 """.split()
@@ -220,7 +220,9 @@ _COMPARATIVE = re.compile(
 # "more than 50%", "other than", "rather than" compare a quantity or exclude; no second entity.
 _NOT_COMPARATIVE = re.compile(
     r"\b(?:more|less|fewer|greater|higher|lower)\s+than\s+(?:\d|(?:a\s+(?:third|quarter|half|decade|year)|half|twice|double)\b)"
-    r"|\bother\s+than\b",
+    r"|\b(?:other|rather)\s+than\b|\bmore\s+harm\s+than\s+good\b"
+    # "stronger than expected": a comparison with an expectation, not with a second entity.
+    r"|\bthan\s+(?:expected|anticipated|predicted|previously\s+(?:thought|reported|believed)|thought|assumed|usual|before)\b",
     re.IGNORECASE,
 )
 _DISJUNCTIVE = re.compile(r"\bor\b(?!\s+not\b)", re.IGNORECASE)
@@ -279,8 +281,15 @@ def _continues_predicate(part: str, head_verb: str) -> bool:
     form = _VERB_FORMS.get(w, ("", ""))[1]
     if form == "3s" or (form == "past" and head_verb not in _AUX):
         return True
-    if head_verb in _AUX and form in ("base", "past"):
-        return True
+    if w in _NOUN_LIKE:  # "the ownership and use of data"
+        return False
+    # After "is"/"has" only a participle continues ("is downregulated or mutated"); after
+    # "does"/"may" only a base form ("may complicate X and lead to Y"). "is a strategy to
+    # justify X and influence Y" coordinates infinitives inside the object instead.
+    if head_verb in _BE or head_verb in _HAVE:
+        return form == "past"
+    if head_verb in _DO or head_verb in _MODALS:
+        return form == "base"
     return False
 
 
@@ -327,12 +336,29 @@ def _rule_comparative(claim: str) -> list[str]:
     left, right = text[: m.start()].strip(" ,"), text[m.end():].strip(" ,")
     marker = m.group(0).lower()
     # The second entity ends where its qualifier starts ("ibuprofen | for tension headache").
-    q = re.search(r"\s(?:for|in|at|on|among|when|during|after|before|with|within|across|against|regarding|,)\s?", " " + right + " ")
-    b_part, qual = (right[: max(0, q.start() - 1)].strip(), right[max(0, q.start() - 1):].strip()) if q else (right, "")
+    q = re.search(
+        r",|\s(?:for|in|at|on|among|when|during|after|before|with|within|across|against|regarding|due\s+to"
+        r"|because|over|by|from|since|while|whereas)\b",
+        right,
+    )
+    b_part, qual = (right[: q.start()].strip(), right[q.start():].strip()) if q else (right, "")
     b_part = b_part.strip(" ,")
     qual = (" " + qual.strip(" ,")) if qual.strip(" ,") else ""
+    rtoks = _tokens(b_part)
+    rv = _first_verb(rtoks)
+    if rv is not None and _first_verb(_tokens(left)) is None:
+        # "X compared to Y may indicate Z": the predicate follows the second item and is shared.
+        predicate = b_part[rtoks[rv].start:] + qual
+        b_part = b_part[: rtoks[rv].start].strip(" ,")
+        if left and b_part:
+            return [_existence(f"{left} {predicate}"), _existence(f"{b_part} {predicate}")]
     if not left or not b_part:
         return [claim]
+    # "Evidence suggests that X is more effective than Y": compare inside the that-clause.
+    that = [m for m in re.finditer(r"\bthat\s+", left)
+            if (w := _tokens(left[: m.start()])) and _VERB_FORMS.get(w[-1].low, ("", ""))[1] in ("3s", "past")]
+    if that:
+        left = left[that[-1].end():]
     toks = _tokens(left)
     v = _first_verb(toks)
     if v is None or marker.startswith(("outperform", "superior", "inferior", "non")):
@@ -386,12 +412,16 @@ def _rule_split(claim: str, splitter: re.Pattern[str]) -> list[str]:
         parts = [f"{p} {shared}" if len(_tokens(p)) == (v0 + 1 if k == 0 else 1) else p for k, p in enumerate(parts)]
     out.append(_existence(parts[0]))
     for p in parts[1:]:
+        w = _tokens(p)[0].low if _tokens(p) else ""
+        finite = w in _AUX or _VERB_FORMS.get(w, ("", ""))[1] == "3s" or (
+            _VERB_FORMS.get(w, ("", ""))[1] == "past" and first[v0].low not in _AUX
+        )
         if not _continues_predicate(p, first[v0].low):
-            out.append(_existence(p))
-        elif _starts_with_verb(p) and _tokens(p)[0].low not in _VERB_FORMS or not aux_group:
-            out.append(_existence(f"{subject} {p}" if subject else p))
+            out.append(_existence(p))  # a clause with its own subject
+        elif finite or not aux_group:
+            out.append(_existence(f"{subject} {p}" if subject else p))  # "X raises A and lowers B"
         else:
-            out.append(_existence(f"{subject} {aux_group} {p}" if subject else p))
+            out.append(_existence(f"{subject} {aux_group} {p}" if subject else p))  # "X is A-ed or B-ed"
     return _dedupe(out) if len(out) >= 2 else [claim]
 
 
@@ -480,9 +510,16 @@ def _case_like(word: str, model: str) -> str:
     return word[:1].upper() + word[1:] if model[:1].isupper() else word
 
 
+# A negation after one of these belongs to a subordinate or contrasted clause, not the main one.
+_CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:that|which|who|whom|whose|but|although|though|while|whereas|because|if)\b", re.I)
+
+
 def _remove_negation(text: str) -> str | None:
-    """The positive form of an already-negated claim, or None if the claim is not negated."""
+    """The positive form of a claim whose main clause is negated, or None if it is not: a
+    negation after a comma or a clause word ("..., not Y", "that is not", "but not") belongs to
+    another clause, so "X may trigger Y, suggesting Z not captured" is negated as a positive claim."""
     norm = text.replace("’", "'")
+    found: list[tuple[int, re.Match[str], Callable[[re.Match[str]], str]]] = []
     for rx, repl in (
         (_CAN_NOT, lambda m: _case_like("can", m.group(0))),
         (_NEGATED_AUX, lambda m: m.group(1)),
@@ -492,9 +529,15 @@ def _remove_negation(text: str) -> str | None:
         (_NO, lambda m: _case_like("some", m.group(0))),
         (_NOT, lambda m: ""),
     ):
-        if rx.search(norm):
-            return rx.sub(repl, norm, count=1).strip()
-    return None
+        m = rx.search(norm)
+        if m is not None:
+            found.append((m.start() + len(m.group(0)) - len(m.group(0).lstrip()), m, repl))
+    if not found:
+        return None
+    start, m, repl = min(found, key=lambda f: f[0])
+    if _CLAUSE_BREAK.search(norm[:start]):
+        return None
+    return (norm[: m.start()] + repl(m) + norm[m.end():]).strip()
 
 
 def negate_claim(claim: str) -> str:
@@ -514,6 +557,9 @@ def negate_claim(claim: str) -> str:
         tok = toks[i]
         w = tok.low
         head, tail = text[: tok.start], text[tok.end:]
+        if i + 1 < len(toks) and toks[i + 1].low in ("not", "never"):
+            # "X, however, does not reduce Y": the main verb is negated after all.
+            return (text[: toks[i + 1].start].rstrip() + text[toks[i + 1].end:]).strip()
         if w == "can":
             return f"{head}{_case_like('cannot', tok.text)}{tail}"
         if w in _BE or w in _MODALS or w in _DO:
