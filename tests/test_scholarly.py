@@ -17,7 +17,7 @@ import requests
 from requests.adapters import BaseAdapter
 
 from tests.conftest import FIXTURES
-from tools.errors import InputError
+from tools.errors import InputError, SourceUnavailableError
 from tools.models import SourceKind
 from tools.scholarly import (
     S2_FIELDS,
@@ -480,6 +480,18 @@ def test_titles_already_found_by_s2_need_no_lookup(tmp_path):
     lookups = [r.url.params["query"] for r in rec.requests if r.url.path.endswith("/match")]
     assert lookups == ["The evolution of the bananas."]
     assert [d.id for d in out.documents][:1] == ["s2:bbb"] and out.reports[1].count == 1
+
+
+def test_public_title_match(tmp_path):
+    search, _ = make(tmp_path, Recorder(ok("paper_search_match_rich_fields.json")))
+    doc = search.match_title("Augmenting large language models with chemistry tools")
+    assert doc is not None and doc.doi == "10.1038/s42256-024-00832-8" and doc.citation_count == 488
+    assert search.match_title("Bananas and plantains") is None  # S2's best match is another paper
+    search, _ = make(tmp_path, Recorder(httpx.Response(404, content=body("error_404_title_match_not_found.json"))), cache_dir=None)
+    assert search.match_title("askldjrq3rjaw938h") is None
+    search, _ = make(tmp_path, Recorder(httpx.ConnectError("offline")), cache_dir=None)
+    with pytest.raises(SourceUnavailableError, match="unreachable"):
+        search.match_title("anything at all")
 
 
 def test_titles_match_and_organic_parsing():

@@ -45,7 +45,7 @@ from semanticscholar.AsyncSemanticScholar import AsyncSemanticScholar
 from semanticscholar.Paper import Paper
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
-from tools.errors import InputError
+from tools.errors import InputError, SourceUnavailableError
 from tools.models import Document, SourceKind
 from tools.segmenter import split_sentences
 
@@ -407,6 +407,7 @@ class ScholarlySearch:
         self._lock = threading.Lock()
 
     def close(self) -> None:
+        """Release the HTTP connections (the object is unusable afterwards)."""
         self._http.close()
         self._serp.session.close()
 
@@ -511,10 +512,15 @@ class ScholarlySearch:
         return docs, skipped
 
     def match_title(self, title: str) -> Document | None:
-        """The Semantic Scholar paper whose title matches `title`, or None when S2 has none.
+        """The Semantic Scholar paper whose title matches `title` (as a Document), or None when S2
+        knows no paper with that title. Raises SourceUnavailableError when S2 cannot be asked."""
+        with self._lock:
+            try:
+                return self._match_title(title)
+            except _Failure as exc:
+                raise SourceUnavailableError(f"{exc.status}: {exc.message}") from exc
 
-        Raises _Failure when Semantic Scholar cannot be asked (callers in this module handle it).
-        """
+    def _match_title(self, title: str) -> Document | None:
         try:
             paper = _run(self._s2.search_paper(quote_plus(title), fields=S2_FIELDS, match_title=True))
         except _NotFound:
@@ -592,7 +598,7 @@ class ScholarlySearch:
             doc = known.get(_norm_title(snippet_doc.title))
             if doc is None and self._s2_down is None:
                 try:
-                    doc = self.match_title(snippet_doc.title)
+                    doc = self._match_title(snippet_doc.title)
                 except _Failure as exc:
                     self._s2_down = exc
             if doc is not None and doc.sentences:
