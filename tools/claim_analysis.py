@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
@@ -102,8 +103,14 @@ _DO = {"does", "do", "did"}
 _HAVE = {"has": "does", "have": "do", "had": "did"}
 _AUX = _BE | _MODALS | _DO | set(_HAVE)
 # Words after which a verb-looking word is a noun ("an increase in", "the rise of", "to reduce").
-_NOUN_CONTEXT = {"a", "an", "the", "of", "to", "this", "that", "these", "those", "its", "their", "his", "her", "our", "no", "any", "each", "every", "in", "on", "for", "with", "by", "from", "into", "which", "who"}
-_PARTICIPLES = {"been", "shown", "found", "seen", "known", "given", "made", "done", "led", "had", "grown", "become", "taken", "proven", "driven", "risen", "fallen", "begun"}
+_NOUN_CONTEXT = {
+    "a", "an", "the", "of", "to", "this", "that", "these", "those", "its", "their", "his", "her", "our",
+    "no", "any", "each", "every", "in", "on", "for", "with", "by", "from", "into", "which", "who",
+}
+_PARTICIPLES = {
+    "been", "shown", "found", "seen", "known", "given", "made", "done", "led", "had", "grown", "become",
+    "taken", "proven", "driven", "risen", "fallen", "begun",
+}
 
 # Verbs claims are made with; every base form below gets its 3rd-person and past forms.
 _VERB_BASES = """reduce increase decrease cause improve prevent lower raise lead result affect predict
@@ -113,7 +120,7 @@ modulate drive reverse delay shorten extend prolong elevate limit harm benefit h
 create destroy reflect depend play contain show explain support need make work occur exist associate
 link relate remain become appear seem correspond confer attenuate amplify mitigate decline rise grow
 fall drop cut spread transmit stimulate restore stabilize stabilise target bind express encode control
-determine influence damage disrupt facilitate facilitates lengthen counteract offset undermine
+determine influence damage disrupt facilitate lengthen counteract offset undermine
 strengthen weaken confer mimic predispose sensitize sensitise resist respond reach provide yield
 violate comply threaten reflect rely win lose vote favor favour oppose create generate emit absorb
 warm cool melt kill infect spread replicate mutate evolve cross enter leave enable allow stop commit
@@ -135,7 +142,8 @@ _IRREGULAR_PAST = {
     "lead": "led", "drive": "drove", "grow": "grew", "fall": "fell", "rise": "rose", "make": "made",
     "cut": "cut", "spread": "spread", "become": "became", "hurt": "hurt", "win": "won", "lose": "lost",
     "bind": "bound", "leave": "left", "show": "showed", "drop": "dropped", "stop": "stopped",
-    "slow": "slowed", "rely": "relied",
+    "slow": "slowed", "rely": "relied", "commit": "committed", "permit": "permitted", "occur": "occurred",
+    "recur": "recurred", "control": "controlled", "trap": "trapped", "give": "gave",
 }
 
 
@@ -164,7 +172,8 @@ for _b in _VERB_BASES:
     _VERB_FORMS.setdefault(_past(_b), (_b, "past"))
 
 
-class _Tok(BaseModel):
+@dataclass(frozen=True, slots=True)
+class _Tok:
     text: str
     start: int
     end: int
