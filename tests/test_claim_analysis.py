@@ -186,8 +186,12 @@ def test_anti_claim_from_llm():
 
 @pytest.mark.parametrize(
     "answer",
-    [LLMError("timed out"), {"anti_claim": "Vitamin D reduces fracture risk!"}],
-    ids=["llm-error", "claim-repeated"],
+    [
+        LLMError("timed out"),
+        {"anti_claim": "Vitamin D reduces fracture risk!"},
+        {"anti_claim": "The weather in Paris is mild in spring."},
+    ],
+    ids=["llm-error", "claim-repeated", "off-topic"],
 )
 def test_anti_claim_falls_back_to_negation(answer):
     llm = CannedLLM({"anti_claim": [answer]})

@@ -32,6 +32,8 @@ from tools.models import SegmentHit, StanceScorer
 MIN_CLAIM_CHARS = 10
 MIN_CLAIM_WORDS = 3
 MAX_CLAIM_CHARS = 1000
+# Share of the claim's content words an LLM anti-claim must keep to be accepted as its opposite.
+MIN_ANTI_CLAIM_OVERLAP = 0.4
 SUB_CLAIM_PREFIX = decompose_prompt.PREFIX
 
 
@@ -600,7 +602,33 @@ def _anti_claim(claim: str, llm: StructuredLLM | None) -> tuple[str, Literal["ll
     text = " ".join(out.anti_claim.split())
     if _norm(text) == _norm(claim) or len(_WORD.findall(text)) < MIN_CLAIM_WORDS:
         return negate_claim(claim), "rule", "the LLM's anti-claim repeated the claim or was empty; used the rule-based negation"
+    if _content_overlap(claim, text) < MIN_ANTI_CLAIM_OVERLAP:
+        # An opposite keeps the claim's subject and outcome; a small model sometimes drifts off topic.
+        return negate_claim(claim), "rule", (
+            f"the LLM's anti-claim {text!r} does not keep the claim's terms; used the rule-based negation"
+        )
     return text, "llm", None
+
+
+_STOPWORDS = {
+    "the", "and", "that", "with", "from", "this", "these", "those", "than", "there", "their", "which",
+    "does", "have", "been", "were", "into", "more", "less", "also", "such", "when", "only", "some",
+}
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in _norm(text).split() if len(w) > 3 and w not in _STOPWORDS}
+
+
+def _content_overlap(claim: str, other: str) -> float:
+    """Share of the claim's content words that `other` also uses (1.0 for a claim without any)."""
+    words = _content_words(claim)
+    if not words:
+        return 1.0
+    other_words = _content_words(other)
+    # Crude stemming: "reduce" in the opposite matches "reduces" in the claim.
+    hits = sum(1 for w in words if w in other_words or any(o[:5] == w[:5] for o in other_words if len(o) >= 5 and len(w) >= 5))
+    return hits / len(words)
 
 
 def anti_claim(claim: str, llm: StructuredLLM | None) -> tuple[str, Literal["llm", "rule"]]:
