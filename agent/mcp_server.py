@@ -86,9 +86,12 @@ async def _follow(
             return last
 
 
-def _status_payload(info: SessionInfo, events: list[RunEvent]) -> dict[str, Any]:
+def _status_payload(info: SessionInfo, events: list[RunEvent], since: int) -> dict[str, Any]:
     out = info.model_dump(mode="json")
     out["new_events"] = [e.model_dump(mode="json") for e in events]
+    # The events were read after the status, so they may reach further: `events` is what to pass as
+    # `since` next time, and must never be behind what was returned.
+    out["events"] = max(info.events, since, events[-1].seq if events else 0)
     out["next"] = _next_hint(info)
     return out
 
@@ -121,7 +124,7 @@ def build_server(manager: RunManager | None = None, *, name: str = "claimscope")
             await _follow(runs, session_id, since, wait_seconds, notifier(ctx))
         info = await _call(runs.status, session_id)
         events = await _call(runs.events, session_id, since)
-        return _status_payload(info, events)
+        return _status_payload(info, events, since)
 
     @server.tool(description="Start investigating a claim in the background; returns its session id at once "
                              "(with wait_seconds > 0, waits with progress notifications first).")
