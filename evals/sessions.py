@@ -55,15 +55,29 @@ CLAIMS = [
 ]
 DECISIONS: list[Any] = ["accept", {"exclude": ["108"]}, "accept", {"accept": True, "note": "checked"}]
 VOLATILE = {"timings", "usage", "created_at"}
+VALID_ORDER = ["analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report"]
 
 
 # ------------------------------------------------------------------------------------ child side
 
 
-def _services(work: Path) -> Any:
-    from tests.investigation_fixtures import make_services
+def _choose_like_the_papers(messages: list[dict[str, Any]]) -> Any:
+    """The scripted planner's answer: the first offered step in the papers' order. (The menu of a
+    JSON-mode action choice lists the offered steps as "- name: description" lines.)"""
+    import re
 
-    return make_services(work)
+    from agent.llm import ActionChoice
+
+    offered = set(re.findall(r"^- ([a-z_]+):", "\n".join(str(m.get("content") or "") for m in messages), re.M))
+    return ActionChoice(tool=next((s for s in VALID_ORDER if s in offered), "report"))
+
+
+def _services(work: Path) -> Any:
+    from tests.investigation_fixtures import investigation_script, make_services
+
+    script = investigation_script()
+    script["choose_action"] = _choose_like_the_papers
+    return make_services(work, script=script)
 
 
 def _investigator(work: Path) -> Any:
@@ -289,9 +303,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-VALID_ORDER = ["analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report"]
 
 
 def _steps_in_order(steps: list[str]) -> bool:
