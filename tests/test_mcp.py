@@ -302,3 +302,23 @@ def test_stdio_server_starts_and_lists_tools(tmp_path):
     tools, unknown = _run(main)
     assert "start_investigation" in {t.name for t in tools}
     assert unknown.is_error and "unknown session" in _text(unknown)
+
+
+def test_a_crashing_step_fails_the_session_clearly_and_it_resumes(stub_manager):
+    stub_steps.Knobs.fail_once = {"assess"}
+
+    async def main():
+        async with Client(build_server(stub_manager)) as c:
+            r = (await c.call_tool("start_investigation", {"claim": "Tea is good", "wait_seconds": 30})
+                 ).structured_content
+            report = await c.call_tool("get_report", {"session_id": r["session_id"]})
+            return r, report
+
+    failed, report = _run(main)
+    assert failed["status"] == "failed" and "scripted crash in assess" in failed["error"]
+    assert failed["finished_steps"] == ["analyse", "gather", "grow_hierarchy"]
+    assert report.is_error and "no report yet" in _text(report)
+    assert stub_manager.resume(failed["session_id"])
+    final = stub_manager.wait(failed["session_id"], timeout=60)
+    assert final.status == "complete" and final.error is None
+    assert stub_steps.CALLS.count("gather") == 1 and stub_steps.CALLS.count("assess") == 2
