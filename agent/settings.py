@@ -85,6 +85,7 @@ class HierarchySettings(BaseModel):
     gamma: float = Field(1.0, gt=0, description="Discriminative score denominator weight.")
     segments_per_node: int = Field(20, ge=1, description="Ranked segments kept per node.")
     merge_threshold: float = Field(0.85, ge=0, le=1, description="Sibling similarity above which they merge.")
+    enrich_leaves: bool = Field(False, description="Enrich keywords of leaf aspects too (one LLM call each).")
 
 
 class TrustSettings(BaseModel):

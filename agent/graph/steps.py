@@ -285,7 +285,10 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
 
     for node in new_nodes:
         candidates = _segments_for_node(state, services, tree, node, k=h.segments_per_node * 3)
-        if candidates:
+        # Enrichment steers the retrieval that seeds sub-aspects; leaves keep the proposed keywords
+        # unless configured otherwise (it is one LLM call per node).
+        enrich = h.enrich_leaves or node.depth < opts.depth
+        if candidates and enrich:
             try:
                 node.keywords = enrich_keywords(
                     node, [s.text for s in list(candidates.values())[: h.segments_per_node]],
