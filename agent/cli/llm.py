@@ -27,7 +27,7 @@ _PREFERRED_CHECK_PROMPTS = ("anti_claim", "perspective", "takeaway")
 def info() -> None:
     """Show the configured model, how it is reached, and the embedded model's cache state."""
     from agent.llm import build_gateway
-    from agent.llm.embedded import get_spec, marker_path
+    from agent.llm.embedded import default_threads, get_spec, marker_path
     from agent.settings import get_settings
 
     settings = get_settings()
@@ -53,7 +53,7 @@ def info() -> None:
             "gguf": str(path),
             "state": state,
             "context size": cfg.context_size,
-            "threads": cfg.threads or "all cores",
+            "threads": cfg.threads or f"{default_threads()} (all cores but one)",
         })
     else:
         rows["api base"] = cfg.api_base or "(provider default)"
