@@ -396,6 +396,7 @@ def main() -> None:
     parser.add_argument("--mcp-sessions", type=int, default=10)
     parser.add_argument("--mcp-workers", type=int, default=4)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", type=Path, default=RESULTS, help="Where to write the results JSON.")
     parser.add_argument("--child-run")
     parser.add_argument("--child-resume")
     parser.add_argument("--child-serve", nargs=3)
@@ -421,8 +422,11 @@ def main() -> None:
                         "HashEmbedder, KeywordStance, scripted model through the real LiteLLM gateway; "
                         "kills are SIGKILL of a subprocess at a random progress event; MCP over streamable "
                         "HTTP on 127.0.0.1 with the official MCP client")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    # Other people edit the working tree while this runs for minutes; run it on a snapshot of a commit
+    # (git archive) and name the commit here, so every subprocess ran the same code.
+    results["code"] = os.environ.get("CLAIMSCOPE_BENCH_COMMIT", "working tree")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
     summary = {k: results[k] for k in ("kill_resume_runs", "lost_steps", "result_mismatches",
                                        "mcp_concurrent_sessions", "mcp_completed")}
     print(json.dumps(summary, indent=2))
