@@ -326,17 +326,19 @@ def main() -> None:
     # 1. The product: ingest title + sentence segments through the store.
     ingest_seconds = previous.get("ingest_seconds") if args.reuse_store else None
     ingest_load = previous.get("load_average_at_ingest") if args.reuse_store else None
-    if not args.reuse_store or not store_dir.exists():
+    fresh = not args.reuse_store or not store_dir.exists()
+    if fresh:
         shutil.rmtree(store_dir, ignore_errors=True)
+    # Keeps the local Qdrant client (one per path, closed with its last store) open for the whole
+    # run, so the collection is loaded from disk once rather than once per variant.
+    keeper = EvidenceStore(memo, path=store_dir, collection="scifact")
+    if fresh:
         ingest_load = [round(x, 1) for x in os.getloadavg()]
         with EvidenceStore(embedder, path=store_dir, collection="scifact") as st:
             stats = st.add_documents(docs, "scifact")
         ingest_seconds = stats.seconds
         print(f"  ingest: {stats.added} docs, {stats.segments} segments in {stats.seconds:.0f} s", flush=True)
 
-    # Keeps the local Qdrant client (one per path, closed with its last store) open for the whole
-    # run, so the collection is loaded from disk once rather than once per variant.
-    keeper = EvidenceStore(memo, path=store_dir, collection="scifact")
     variants: dict[str, dict[str, float]] = {}
     train_scores: dict[str, dict[str, float]] = {}
     store_variants = {
