@@ -5,6 +5,7 @@ through the same code path for tests."""
 from __future__ import annotations
 
 import importlib
+import logging
 import pkgutil
 import threading
 from typing import Any
@@ -36,6 +37,8 @@ __all__ = [
     "get_llm",
     "scripted_llm",
 ]
+
+log = logging.getLogger(__name__)
 
 # Key the embedded model's requests are sent with; llama.cpp's server ignores it but the OpenAI
 # client refuses to send a request without one.
@@ -89,7 +92,11 @@ def discover_prompts() -> dict[str, tuple[Prompt[Any, Any], Any]]:
     for info in sorted(pkgutil.iter_modules(prompts.__path__), key=lambda m: m.name):
         if info.name == "base":
             continue
-        mod = importlib.import_module(f"prompts.{info.name}")
+        try:
+            mod = importlib.import_module(f"prompts.{info.name}")
+        except Exception as exc:  # one broken prompt module must not hide the others
+            log.warning("skipping prompts.%s: %s: %s", info.name, type(exc).__name__, exc)
+            continue
         prompt = getattr(mod, "PROMPT", None)
         bench = getattr(mod, "bench_inputs", None)
         if isinstance(prompt, Prompt) and callable(bench):
