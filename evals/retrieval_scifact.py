@@ -287,6 +287,11 @@ def main() -> None:
     ap.add_argument("--latency-queries", type=int, default=300, help="Queries timed for p50/p95.")
     ap.add_argument("--train-queries", type=int, default=0, help="Train claims used to pick the default (0 = all).")
     ap.add_argument("--skip-references", action="store_true", help="Only the store variants (no numpy baselines).")
+    ap.add_argument("--quick", action="store_true",
+                    help="Only the BM25, dense and the two hybrid store variants (no sum_top2 variant).")
+    ap.add_argument("--ingest-seconds", type=float, default=None,
+                    help="With --reuse-store: the ingest time an earlier run of this script measured and logged.")
+    ap.add_argument("--ingest-load", type=float, default=None, help="Load average logged with --ingest-seconds.")
     ap.add_argument("--references-only", action="store_true",
                     help="Add the numpy baselines to an existing results file (needs the store from a full run).")
     ap.add_argument("--embed-references", action="store_true",
@@ -326,6 +331,8 @@ def main() -> None:
     # 1. The product: ingest title + sentence segments through the store.
     ingest_seconds = previous.get("ingest_seconds") if args.reuse_store else None
     ingest_load = previous.get("load_average_at_ingest") if args.reuse_store else None
+    if args.reuse_store and args.ingest_seconds:
+        ingest_seconds, ingest_load = args.ingest_seconds, [args.ingest_load] if args.ingest_load else None
     fresh = not args.reuse_store or not store_dir.exists()
     if fresh:
         shutil.rmtree(store_dir, ignore_errors=True)
@@ -348,6 +355,8 @@ def main() -> None:
         "store: hybrid RRF over documents": dict(fusion="doc_rrf"),
         "store: hybrid RRF over documents, sum of top-2 segments": dict(fusion="doc_rrf", doc_aggregation="sum_top2"),
     }
+    if args.quick:
+        store_variants.pop("store: hybrid RRF over documents, sum of top-2 segments")
     config_of: dict[str, dict[str, str]] = {}
     for name, opts in store_variants.items():
         with EvidenceStore(memo, path=store_dir, collection="scifact", **opts) as st:
