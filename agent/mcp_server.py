@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from agent.api import (
     SEARCH_DESCRIPTION,
@@ -33,6 +33,7 @@ from agent.api import (
     QueryParam,
     SessionOptions,
     TopKParam,
+    describe_validation_error,
     search_evidence,
 )
 from agent.runs import RunEvent, RunManager, SessionInfo
@@ -108,10 +109,23 @@ def _next_hint(info: SessionInfo) -> str:
     return "waiting to run"
 
 
+class ClaimscopeServer(MCPServer):
+    """MCPServer whose argument errors read as one line per bad field (the SDK passes pydantic's
+    multi-line text with documentation links through)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(describe_validation_error(exc.__cause__, f"arguments for {name}")) from exc.__cause__
+            raise
+
+
 def build_server(manager: RunManager | None = None, *, name: str = "claimscope") -> MCPServer:
     """An MCP server whose tools drive `manager` (a default RunManager if None)."""
     runs = manager or RunManager()
-    server = MCPServer(name, instructions=INSTRUCTIONS, version="0.1.0")
+    server = ClaimscopeServer(name, instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING")
 
     def notifier(ctx: Context) -> Callable[[RunEvent], Awaitable[None]]:
         async def notify(ev: RunEvent) -> None:
