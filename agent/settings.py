@@ -86,6 +86,21 @@ class HierarchySettings(BaseModel):
     segments_per_node: int = Field(20, ge=1, description="Ranked segments kept per node.")
     merge_threshold: float = Field(0.85, ge=0, le=1, description="Sibling similarity above which they merge.")
     enrich_leaves: bool = Field(False, description="Enrich keywords of leaf aspects too (one LLM call each).")
+    relevance_min_similarity: float = Field(
+        0.30, ge=-1, le=1, description="Relevance filter: minimum cosine of a segment to the claim query."
+    )
+    relevance_top_margin: float = Field(
+        0.5, ge=0, le=1, description="Relevance filter: also keep only segments >= this share of the best one's cosine."
+    )
+    relevance_keyword_weight: float = Field(
+        0.5, ge=0, le=1, description="Weight of aspect keywords in the relevance query (0 = claim only)."
+    )
+    classify_min_similarity: float = Field(
+        0.2, ge=-1, le=1, description="A segment moves down to a child aspect only if at least this similar."
+    )
+    classify_min_margin: float = Field(
+        0.0, ge=0, le=1, description="...and at least this much more similar than the child's best sibling."
+    )
 
 
 class TrustSettings(BaseModel):

@@ -175,3 +175,20 @@ def test_sibling_uniqueness():
                                AspectDraft(name="myocarditis", description="heart inflammation")])
     assert sibling_uniqueness(tree, HashEmbedder(), 0.9) == pytest.approx(2 / 3)
     assert sibling_uniqueness(AspectTree.new("c"), HashEmbedder(), 0.9) == 1.0
+
+
+@pytest.mark.slow
+def test_real_minilm_filter_and_classification_on_fixture():
+    """End to end with the packaged all-MiniLM-L6-v2 and the default cuts."""
+    from tools.embeddings import load_embedder
+
+    claim, segs, topics = load_fixture()
+    emb = load_embedder("packaged:all-MiniLM-L6-v2")
+    res = relevance_filter(claim, segs, emb)
+    kept_topics = [topics[int(k.split("#")[1])] for k in res.kept]
+    assert "irrelevant" not in kept_topics
+    assert len(kept_topics) >= 5
+    out = classify_segments(vaccine_tree(claim), segs, emb)
+    by_topic = {"efficacy": "1", "safety": "2", "storage": "3"}
+    hits = sum(out[s.key].split(".")[0] == by_topic[t] for s, t in zip(segs, topics, strict=True) if t in by_topic)
+    assert hits >= 8  # of the 10 on-topic segments

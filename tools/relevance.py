@@ -38,7 +38,7 @@ Judge = Callable[[Sequence[str]], Sequence[bool]]
 """Marks each text relevant (True) or not; used by the density search."""
 
 # Defaults, calibrated by evals/relevance_filter.py (see its results file for the figures).
-MIN_SIMILARITY = 0.35
+MIN_SIMILARITY = 0.30
 TOP_MARGIN = 0.5
 KEYWORD_WEIGHT = 0.5
 CLASSIFY_MIN_SIMILARITY = 0.2
