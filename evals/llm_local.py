@@ -116,7 +116,13 @@ def main() -> None:
     ap.add_argument("--speed-runs", type=int, default=3)
     ap.add_argument("--reuse-cache", action="store_true", help="Do not empty the model cache first (no cold start).")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--resume", action="store_true",
+                    help="Keep the prompts (and cold-start / speed figures) already in --out; run only the others.")
     args = ap.parse_args()
+    previous: dict[str, Any] = {}
+    if args.resume and args.out.is_file():
+        previous = json.loads(args.out.read_text(encoding="utf-8"))
+        args.reuse_cache = True
     if "test" in args.claims.name:
         raise SystemExit("refusing to benchmark on a test split; use train claims.")
 
@@ -136,7 +142,9 @@ def main() -> None:
     cold_start_s = time.perf_counter() - t0
     print(f"cold start {cold_start_s:.1f} s (assembly {assembly_s:.1f} s, load {server.load_seconds:.1f} s)", flush=True)
 
-    speed = measure_speed(api_base, server.alias, args.speed_runs)
+    speed: dict[str, Any] = {"gen_tokens_per_s": None, "prompt_tokens_per_s": None}
+    if not previous:  # a resumed run keeps the first run's throughput figures
+        speed = measure_speed(api_base, server.alias, args.speed_runs)
     print(f"speed {speed}", flush=True)
 
     llm = get_llm(settings)
@@ -167,7 +175,15 @@ def main() -> None:
         "loadavg_start": [round(x, 2) for x in load_start],
         "prompts": {},
     }
+    if previous:
+        # Figures measured by the earlier run stay; this run's conditions are recorded beside them.
+        resumed = {k: results[k] for k in ("cold_start_s", "assembly_s", "load_s", "gen_tokens_per_s",
+                                          "prompt_tokens_per_s", "n_claims", "loadavg_start")}
+        results = {**previous, "resumed_run": resumed}
+        results.pop("targets", None)
     for name in wanted:
+        if name in results["prompts"]:
+            continue
         prompt, bench_inputs = found[name]
         t = time.perf_counter()
         results["prompts"][name] = bench_prompt(llm, prompt, bench_inputs, claims)
