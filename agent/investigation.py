@@ -94,8 +94,10 @@ class Investigator:
 
     def _drive(self, payload: Any, thread_id: str, on_event: EventHandler | None) -> RunResult:
         config = self._config(thread_id)
+        # durability="sync": a step's checkpoint is written before the next step starts, so a killed
+        # process never loses a step it had finished (the default "async" can, by a few ms).
         for mode, chunk in self.graph.stream(
-            payload, config, context=self.services, stream_mode=["custom", "updates"]
+            payload, config, context=self.services, stream_mode=["custom", "updates"], durability="sync"
         ):
             if mode == "custom" and on_event is not None:
                 on_event(ProgressEvent.model_validate(chunk))
