@@ -261,42 +261,59 @@ def classification_part(emb: DiskCachedEmbedder) -> dict:
             out[(int(t[0]), int(t[1]))] = str(t[2])
         return out
 
+    import re
+
+    seg_re = re.compile(r"local_id=(\d+), paper_id=(\d+).*array\(\[([-0-9.e]+)\]\)", re.S)
+
+    def top10(node: dict) -> list[tuple[str, float]]:
+        out = []
+        for item in node.get("top_10_segments") or []:
+            m = seg_re.search(item)
+            if m:
+                out.append((f"{int(m.group(2))}#{int(m.group(1))}", float(m.group(3))))
+        return out
+
     tree = AspectTree.new(h["aspect_name"])
     labels: dict[tuple[int, int], set[str]] = {k: set() for k in mapped(h)}
     texts = mapped(h)
     for child in h["children"]:
         (node,) = tree.add_children("root", [AspectDraft(name=child["aspect_name"], description=child["aspect_description"], keywords=child["keywords"][:8])])
+        tree.set_segments(node.id, top10(child))
         for k in mapped(child):
             labels.setdefault(k, set()).add(node.id)
         for grand in child.get("children") or []:
             (g,) = tree.add_children(node.id, [AspectDraft(name=grand["aspect_name"], description=grand["aspect_description"], keywords=grand["keywords"][:8])])
+            tree.set_segments(g.id, top10(grand))
             for k in mapped(grand):
                 labels.setdefault(k, set()).add(g.id)
     segs = [Segment(doc_id=str(p), start=loc, end=loc + 1, text=texts[(p, loc)], embed_text=texts[(p, loc)]) for p, loc in texts]
     out: dict = {"segments": len(segs), "nodes": len(tree.nodes) - 1}
-    for ms in (0.1, 0.2, 0.3, 0.4):
-        for mm in (0.0, 0.02, 0.05):
-            got = classify_segments(tree, segs, emb, min_similarity=ms, min_margin=mm)
-            l1_agree = l1_n = root_agree = root_n = leaf_agree = leaf_n = 0
-            for s in segs:
-                gold = labels[(int(s.doc_id), s.start)]
-                ours = got[s.key]
-                gold_l1 = {g.split(".")[0] for g in gold}
-                if gold_l1:
-                    l1_n += 1
-                    l1_agree += ours.split(".")[0] in gold_l1
-                    leaves = {g for g in gold if "." in g}
-                    if leaves:
-                        leaf_n += 1
-                        leaf_agree += ours in leaves
-                else:
-                    root_n += 1
-                    root_agree += ours == "root"
-            out[f"min{ms:.2f}_margin{mm:.2f}"] = {
-                "level1_agreement": round(l1_agree / max(1, l1_n), 4), "level1_segments": l1_n,
-                "level2_agreement": round(leaf_agree / max(1, leaf_n), 4), "level2_segments": leaf_n,
-                "root_only_kept_at_root": round(root_agree / max(1, root_n), 4), "root_only_segments": root_n,
-            }
+    ranked_keys = {k for n in tree.walk() for k in n.segment_keys}
+    out["segments_in_some_top10"] = len(ranked_keys & {s.key for s in segs})
+    settings = [(ms, mm, False) for ms in (0.1, 0.2, 0.3, 0.4) for mm in (0.0, 0.02, 0.05)]
+    settings += [(ms, mm, True) for ms in (0.2,) for mm in (0.0, 0.02)]
+    for ms, mm, use_rankings in settings:
+        got = classify_segments(tree, segs, emb, min_similarity=ms, min_margin=mm, use_rankings=use_rankings)
+        l1_agree = l1_n = root_agree = root_n = leaf_agree = leaf_n = 0
+        for s in segs:
+            gold = labels[(int(s.doc_id), s.start)]
+            ours = got[s.key]
+            gold_l1 = {g.split(".")[0] for g in gold}
+            if gold_l1:
+                l1_n += 1
+                l1_agree += ours.split(".")[0] in gold_l1
+                leaves = {g for g in gold if "." in g}
+                if leaves:
+                    leaf_n += 1
+                    leaf_agree += ours in leaves
+            else:
+                root_n += 1
+                root_agree += ours == "root"
+        out[f"min{ms:.2f}_margin{mm:.2f}" + ("_with_top10_rankings" if use_rankings else "")] = {
+            "level1_agreement": round(l1_agree / max(1, l1_n), 4), "level1_segments": l1_n,
+            "level2_agreement": round(leaf_agree / max(1, leaf_n), 4), "level2_segments": leaf_n,
+            "root_only_kept_at_root": round(root_agree / max(1, root_n), 4), "root_only_segments": root_n,
+        }
     out["defaults"] = f"min{CLASSIFY_MIN_SIMILARITY:.2f}_margin{CLASSIFY_MIN_MARGIN:.2f}"
     emb.save()
     return out

@@ -192,3 +192,16 @@ def test_real_minilm_filter_and_classification_on_fixture():
     by_topic = {"efficacy": "1", "safety": "2", "storage": "3"}
     hits = sum(out[s.key].split(".")[0] == by_topic[t] for s, t in zip(segs, topics, strict=True) if t in by_topic)
     assert hits >= 8  # of the 10 on-topic segments
+
+
+def test_discriminative_rankings_take_precedence():
+    claim, segs, _ = load_fixture()
+    tree = vaccine_tree(claim)
+    myo = "p3#4"  # the myocarditis sentence, which similarity alone sends to 2.1
+    tree.set_segments("3", [(myo, 1.5)])
+    tree.set_segments("1", [(myo, 0.9), ("p1#0", 2.0)])
+    emb = ContentHashEmbedder(dim=256)
+    out = classify_segments(tree, segs, emb, min_similarity=0.1)
+    assert out[myo] == "3"  # ranked under storage (1.5) and efficacy (0.9): the higher score wins
+    assert out["p1#0"] == "1"
+    assert classify_segments(tree, segs, emb, min_similarity=0.1, use_rankings=False)[myo] == "2.1"

@@ -12,9 +12,10 @@ claim")). Where to cut the ordering:
   `top_margin` of the best segment's similarity, within [min_keep, max_keep].
 
 Classification (after TELEClass-style core-class annotation, simplified): each kept segment walks
-down from the root, moving to the child whose aspect vector it is closest to while that child is
-similar enough (`min_similarity`) and clearly ahead of its siblings (`min_margin`); it is assigned
-to the deepest node reached ("root" when no first-level aspect fits).
+down from the root. At each level it goes to the child whose discriminative ranking kept it (highest
+score if several did); otherwise to the child whose aspect vector it is closest to, provided that
+child is similar enough (`min_similarity`) and clearly ahead of its siblings (`min_margin`). It is
+assigned to the deepest node reached ("root" when no first-level aspect fits).
 """
 
 from __future__ import annotations
@@ -177,13 +178,19 @@ def classify_segments(
     *,
     min_similarity: float = CLASSIFY_MIN_SIMILARITY,
     min_margin: float = CLASSIFY_MIN_MARGIN,
+    use_rankings: bool = True,
 ) -> dict[str, str]:
-    """Segment key -> id of the most specific node it fits ("root" when no first-level aspect fits)."""
+    """Segment key -> id of the most specific node it fits ("root" when no first-level aspect fits).
+
+    With `use_rankings`, a segment that the discriminative ranking put in the kept list of one or more
+    children goes to the child where its score is highest (that ranking already weighed the siblings);
+    other segments follow the similarity rule."""
     unique = list({s.key: s for s in segments}.values())
     if not unique:
         return {}
     emb = cached(embedder)
     vectors = aspect_vectors(tree, emb)
+    ranked = {n.id: dict(zip(n.segment_keys, n.segment_scores, strict=False)) for n in tree.walk()} if use_rankings else {}
     seg_vecs = emb.encode([s.text for s in unique]).astype(np.float64)
     out = {}
     for seg, vec in zip(unique, seg_vecs, strict=True):
@@ -192,6 +199,10 @@ def classify_segments(
             children = tree.node(current).children
             if not children:
                 break
+            by_rank = [(ranked[c][seg.key], c) for c in children if seg.key in ranked.get(c, {})]
+            if by_rank:
+                current = max(by_rank)[1]
+                continue
             sims = sorted(((float(vectors[c] @ vec), c) for c in children), reverse=True)
             best_sim, best = sims[0]
             runner_up = sims[1][0] if len(sims) > 1 else -1.0
