@@ -255,6 +255,8 @@ def harmonic_mean_rows(sims: np.ndarray) -> np.ndarray:
 
 
 def _affinity(queries: Sequence[str], seg_vecs: np.ndarray, embedder: Embedder) -> np.ndarray:
+    if not queries:  # a node with neither name nor keywords says nothing about any segment
+        return np.zeros(len(seg_vecs))
     qv = embedder.encode(list(queries))
     return harmonic_mean_rows(seg_vecs.astype(np.float64) @ qv.astype(np.float64).T)
 
