@@ -256,9 +256,17 @@ def _segments_for_node(
 def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate:
     """One level of ClaimSpect: propose aspects under each frontier node, enrich their keywords from
     retrieved segments, rank segments discriminatively against the siblings, merge near-duplicates."""
-    from tools.hierarchy import enrich_keywords, merge_siblings, propose_aspects, rank_segments
+    from tools.hierarchy import (
+        cached,
+        enrich_keywords,
+        merge_siblings,
+        propose_aspects,
+        rank_segments,
+    )
 
     h = services.settings.hierarchy
+    # One embedding cache for the step: candidate segments recur across sibling nodes.
+    embedder = cached(services.embedder)
     opts = options_of(state)
     tree = _tree(state)
     frontier = tree.frontier(opts.depth)
@@ -276,7 +284,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
             ancestors=tree.ancestors(parent.id), segments=context,
         )
         warnings += list(dict.fromkeys(d.note for d in drafts if d.note))
-        drafts = merge_siblings(drafts, services.embedder, threshold=h.merge_threshold) if drafts else []
+        drafts = merge_siblings(drafts, embedder, threshold=h.merge_threshold) if drafts else []
         children = tree.add_children(parent.id, drafts)
         tree.mark_expanded(parent.id)
         new_nodes += children
@@ -299,7 +307,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
                 warnings.append(f"keyword enrichment failed for {node.name!r}: {exc}")
         ranked = rank_segments(
             node, tree.siblings(node.id), tree.ancestors(node.id), list(candidates.values()),
-            services.embedder, beta=h.beta, gamma=h.gamma, keep=h.segments_per_node,
+            embedder, beta=h.beta, gamma=h.gamma, keep=h.segments_per_node,
         )
         node.segment_keys = [k for k, _ in ranked]
         node.segment_scores = [float(s) for _, s in ranked]
@@ -325,6 +333,7 @@ def _lookup_segments(services: Services, keys: Iterable[str]) -> list[Segment]:
 
 def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
     """Relevance filter, classification down the tree, and stance toward the claim per segment."""
+    from tools.hierarchy import cached
     from tools.relevance import classify_segments, relevance_filter
 
     tree = _tree(state)
@@ -340,9 +349,14 @@ def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
     for seg in _lookup_segments(services, dict.fromkeys(missing)):
         pool.setdefault(seg.key, seg)
     segments = list(pool.values())
-    relevance = relevance_filter(state["claim"], segments, services.embedder)
+    embedder = cached(services.embedder)
+    relevance = relevance_filter(
+        state["claim"], segments, embedder, min_similarity=h.relevance_min_similarity,
+        top_margin=h.relevance_top_margin, keyword_weight=h.relevance_keyword_weight,
+    )
     kept = [pool[k] for k in relevance.kept if k in pool]
-    assignments = classify_segments(tree, kept, services.embedder) if kept else {}
+    assignments = classify_segments(tree, kept, embedder, min_similarity=h.classify_min_similarity,
+                                    min_margin=h.classify_min_margin) if kept else {}
     results = services.stance.predict([(state["claim"], s.text) for s in kept])
     stances = {s.key: r.model_dump(mode="json") for s, r in zip(kept, results, strict=True)}
     counts = {st.value: sum(1 for r in results if r.label == st) for st in Stance}
