@@ -113,8 +113,9 @@ def output_model_for(n: int) -> type[ExplanationOutput]:
 SYSTEM = (
     "You write short, faithful explanations of what scientific evidence says about a claim. "
     "Use only the numbered evidence sentences. Every sentence you write must cite the numbers of "
-    "the evidence sentences it rests on and must say nothing they do not say. Do not use the "
-    "words 'abstract', 'study' or 'article', and do not number your sentences. Answer in JSON."
+    "the evidence sentences it rests on and must say nothing they do not say. State the findings "
+    "themselves: do not write 'the abstract states that' or 'which supports the claim', do not use "
+    "the words 'abstract', 'study' or 'article', and do not number your sentences. Answer in JSON."
 )
 
 TEMPLATE = f"""Claim: {{claim}}

@@ -396,3 +396,23 @@ def test_relevant_indices_from_a_retrieval_hit():
 
     hit = DocumentHit(document=DOCS["d1"], score=1.0, segments=[seg(0, 1, 0.2), seg(1, 3, 0.9)])
     assert relevant_indices(hit) == [1, 2, 0]
+
+
+def test_factual_part_strips_preamble_and_judgement():
+    from tools.explain import factual_part
+
+    assert factual_part("The abstract states that A20 knockdown slows growth, which directly contradicts the claim.") == (
+        "A20 knockdown slows growth"
+    )
+    assert factual_part("HPV testing was more sensitive; this supports the claim.") == "HPV testing was more sensitive"
+    assert factual_part("Supplements lowered fracture risk.") == "Supplements lowered fracture risk."
+    assert factual_part("which supports the claim") == "which supports the claim"
+
+
+def test_attribution_tests_the_factual_part():
+    s = ExplanationSentence(text="The study found that vitamin supplementation lowers fracture risk, which supports the claim.",
+                            citations=["d1#1"])
+    scorer = WordCoverage()
+    out = check_attribution(draft(s), GET, scorer, threshold=0.99)
+    assert scorer.pairs[0][0] == "vitamin supplementation lowers fracture risk"
+    assert out.sentences[0].status == "supported" and out.sentences[0].text == s.text

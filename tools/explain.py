@@ -21,6 +21,7 @@ global explanation -> an extractive explanation built from the strongest attribu
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
@@ -615,6 +616,25 @@ def extractive_explanation(
 # Attribution check
 
 
+# A trailing judgement about the claim ("..., which directly supports the claim") is not a fact any
+# source sentence states; it is removed before a sentence is traced to its citations.
+_JUDGEMENT = re.compile(
+    r"[,;]?\s*(?:which|this|and this|thus|so)\s+(?:\w+ly\s+)?"
+    r"(?:supports?|contradicts?|refutes?|confirms?|is consistent with|is inconsistent with|"
+    r"agrees? with|disagrees? with|goes? against)\s+the\s+claim\b.*$",
+    re.IGNORECASE,
+)
+# Leading attributions to the source add nothing to trace.
+_PREAMBLE = re.compile(r"^(?:the|this|one|a|another)\s+(?:abstract|study|article|paper|source)\s+(?:states|reports|shows|finds|found|says)\s+that\s+", re.IGNORECASE)
+
+
+def factual_part(text: str) -> str:
+    """`text` without a leading "The abstract states that" and a trailing judgement about the
+    claim: the part of an explanation sentence that its citations can support."""
+    core = _JUDGEMENT.sub("", _PREAMBLE.sub("", text.strip())).strip()
+    return core or text.strip()
+
+
 def _norm(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".")
 
@@ -632,7 +652,8 @@ def check_attribution(
     A sentence is supported when the support probability of (sentence, cited text) reaches
     `threshold` for any one cited sentence or for all its cited sentences joined (a sentence may
     be composed from several). A sentence identical to a cited sentence (extractive quotes) is
-    supported without asking the model. Citations that `get_sentence` cannot resolve are removed
+    supported without asking the model. What is tested is the sentence's factual_part (without
+    "The abstract states that ..." and "..., which supports the claim"). Citations that `get_sentence` cannot resolve are removed
     with a warning. Unsupported sentences become "interpretation" (mode "flag") or "dropped"
     (mode "drop"). Returns a new Explanation with checked=True.
     """
@@ -656,11 +677,12 @@ def check_attribution(
         resolved.append(cites)
         if not cites or any(_norm(t) == _norm(s.text) for _, t in cites):
             continue
+        core = factual_part(s.text)
         for _, t in cites:
-            pairs.append((s.text, t))
+            pairs.append((core, t))
             owners.append(n)
         if len(cites) > 1:
-            pairs.append((s.text, " ".join(t for _, t in cites)))
+            pairs.append((core, " ".join(t for _, t in cites)))
             owners.append(n)
     support = [0.0] * len(explanation.sentences)
     for owner, res in zip(owners, scorer.predict(pairs) if pairs else [], strict=True):
