@@ -429,6 +429,10 @@ def main() -> None:
         "load_average_at_start": [round(x, 1) for x in load],
         "cpu_count": os.cpu_count(),
     }
+    if args.skip_references:  # keep baselines an earlier run of this script measured
+        for name, m in previous.get("variants", {}).items():
+            if not name.startswith("store:"):
+                result["variants"].setdefault(name, m)
     results_path.write_text(json.dumps(result, indent=2) + "\n")
 
     # 4. Numpy baselines (optional; can be added later with --references-only).
