@@ -61,23 +61,10 @@ VALID_ORDER = ["analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggreg
 # ------------------------------------------------------------------------------------ child side
 
 
-def _choose_like_the_papers(messages: list[dict[str, Any]]) -> Any:
-    """The scripted planner's answer: the first offered step in the papers' order. (The menu of a
-    JSON-mode action choice lists the offered steps as "- name: description" lines.)"""
-    import re
-
-    from agent.llm import ActionChoice
-
-    offered = set(re.findall(r"^- ([a-z_]+):", "\n".join(str(m.get("content") or "") for m in messages), re.M))
-    return ActionChoice(tool=next((s for s in VALID_ORDER if s in offered), "report"))
-
-
 def _services(work: Path) -> Any:
-    from tests.investigation_fixtures import investigation_script, make_services
+    from tests.investigation_fixtures import make_services
 
-    script = investigation_script()
-    script["choose_action"] = _choose_like_the_papers
-    return make_services(work, script=script)
+    return make_services(work)
 
 
 def _investigator(work: Path) -> Any:

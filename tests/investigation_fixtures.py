@@ -3,7 +3,7 @@ embedder, the keyword stance fake, and a scripted model behind the real LLM gate
 
 from __future__ import annotations
 
-import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -53,17 +53,19 @@ def investigation_script() -> dict[str, Any]:
             {"text": "Vitamin D supplementation reduced the risk of acute respiratory infection.", "citations": [1]},
             {"text": "Monthly high-dose vitamin D did not reduce infections.", "citations": [2]},
         ]}],
-        "choose_action": lambda messages: ActionChoice(tool=_first_tool(messages)),
+        "choose_action": first_offered_step,
     }
 
 
-def _first_tool(messages: list[dict[str, Any]]) -> str:
-    # The planner offers only eligible steps; choosing the first mirrors the fixed policy.
-    text = json.dumps(messages)
-    for name in ("analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report"):
-        if f'"{name}"' in text or f"\\\"{name}\\\"" in text:
-            return name
-    return "report"
+STEP_ORDER = ("analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report")
+
+
+def first_offered_step(messages: list[dict[str, Any]]) -> ActionChoice:
+    """The planner's scripted choice: the first offered step in the papers' order. The menu of a
+    JSON-mode action choice lists the offered tools as "- name: description" lines."""
+    text = "\n".join(str(m.get("content") or "") for m in messages)
+    offered = set(re.findall(r"^- ([a-z_]+):", text, re.M))
+    return ActionChoice(tool=next((s for s in STEP_ORDER if s in offered), "report"))
 
 
 def make_settings(tmp_path: Path, **overrides: Any) -> Settings:

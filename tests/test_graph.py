@@ -61,8 +61,11 @@ def test_planner_llm_mode_follows_valid_choices(tmp_path):
     inv = _investigator(tmp_path)
     result = inv.run(CLAIM, _opts(planner="llm", depth=1))
     assert result.status == "complete"
+    assert result.finished_steps == ["analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate",
+                                     "explain", "report"]
     log = inv.state(result.thread_id)["plan_log"]
-    assert any(entry.get("mode") == "llm" and entry.get("chosen") for entry in log)
+    # The planner is not asked once only the report is left.
+    assert [e["chosen"] for e in log if e.get("mode") == "llm"] == result.finished_steps[:-1]
 
 
 def test_planner_falls_back_when_the_model_picks_a_tool_not_offered(tmp_path):
