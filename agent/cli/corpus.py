@@ -13,7 +13,7 @@ from rich.table import Table
 from agent.cli import app
 from tools.errors import InputError
 from tools.models import SourceKind
-from tools.store import EvidenceStore, SearchFilter
+from tools.store import EvidenceStore, IngestStats, SearchFilter
 
 corpus_app = typer.Typer(help="List, inspect and delete corpora in the evidence store.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
@@ -36,12 +36,11 @@ def _require_corpus(store: EvidenceStore, name: str) -> None:
         raise InputError(f"unknown corpus {name!r} (corpora: {known}).")
 
 
-@app.command()
-def ingest(
-    path: Annotated[Path, typer.Argument(help="A SciFact/generic .jsonl, a .csv, or a folder of .txt/.md/.pdf.")],
-    corpus: Annotated[str, typer.Option("--corpus", "-c", help="Corpus to add the documents to.")],
-) -> None:
-    """Read documents from PATH and index them into a corpus (re-ingesting is idempotent)."""
+def ingest_path(path: Path, corpus: str, *, store: EvidenceStore | None = None, quiet: bool = False) -> IngestStats:
+    """Read PATH and index it into CORPUS with a progress bar; malformed rows are listed, not fatal.
+
+    Shared by `claimscope ingest` and `claimscope investigate --ingest`.
+    """
     from tools.ingest import read_path
 
     result = read_path(path)
@@ -49,18 +48,29 @@ def ingest(
         for p in result.problems:
             console.print(f"[yellow]skipped[/] {p.location}: {p.reason}")
         raise InputError(f"no readable documents in {path} ({len(result.problems)} skipped, see above).")
-    store = _store()
+    store = store or _store()
     with Progress(TextColumn("[bold]ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as bar:
+                  console=console, transient=True, disable=quiet) as bar:
         task = bar.add_task("ingest", total=len(result.documents))
         stats = store.add_documents(result.documents, corpus, progress=lambda n: bar.advance(task, n))
-    console.print(
-        f"corpus [bold]{corpus}[/]: added {stats.added} documents ({stats.segments} segments), "
-        f"skipped {stats.skipped_duplicates} duplicates, {len(result.problems)} malformed, "
-        f"in {stats.seconds:.1f} s."
-    )
-    for p in result.problems:
-        console.print(f"[yellow]malformed[/] {p.location}: {p.reason}")
+    if not quiet:
+        console.print(
+            f"corpus [bold]{corpus}[/]: added {stats.added} documents ({stats.segments} segments), "
+            f"skipped {stats.skipped_duplicates} duplicates, {len(result.problems)} malformed, "
+            f"in {stats.seconds:.1f} s."
+        )
+        for p in result.problems:
+            console.print(f"[yellow]malformed[/] {p.location}: {p.reason}")
+    return stats
+
+
+@app.command()
+def ingest(
+    path: Annotated[Path, typer.Argument(help="A SciFact/generic .jsonl, a .csv, or a folder of .txt/.md/.pdf.")],
+    corpus: Annotated[str, typer.Option("--corpus", "-c", help="Corpus to add the documents to.")],
+) -> None:
+    """Read documents from PATH and index them into a corpus (re-ingesting is idempotent)."""
+    ingest_path(path, corpus)
 
 
 @corpus_app.command("list")
