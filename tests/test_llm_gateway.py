@@ -253,3 +253,19 @@ def test_discover_prompts_finds_project_prompts():
     for name, (prompt, bench) in found.items():
         assert prompt.name == name
         assert isinstance(bench("Vitamin D prevents fractures."), prompt.input_model)
+
+
+def test_discover_prompts_skips_a_broken_module(monkeypatch, caplog):
+    import importlib
+
+    real = importlib.import_module
+
+    def flaky(name: str, *args, **kwargs):
+        if name == "prompts.aspects":
+            raise SyntaxError("half-edited file")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr("agent.llm.importlib.import_module", flaky)
+    found = discover_prompts()
+    assert "aspects" not in found
+    assert "skipping prompts.aspects" in caplog.text
