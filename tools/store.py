@@ -766,6 +766,20 @@ class EvidenceStore:
                 found.setdefault(did, doc)
         return [found[d] for d in doc_ids if d in found]
 
+    def find_by_doi(self, doi: str, corpus: str | None = None) -> list[Document]:
+        """Documents whose DOI matches (case-insensitive, 'https://doi.org/' prefix ignored)."""
+        norm = _norm_doi(doi)
+        if not norm:
+            return []
+        must = [qm.FieldCondition(key="type", match=qm.MatchValue(value="doc")),
+                qm.FieldCondition(key="doi", match=qm.MatchValue(value=norm))]
+        if corpus is not None:
+            must.append(qm.FieldCondition(key="corpus", match=qm.MatchValue(value=corpus)))
+        points, _ = self.client.scroll(self.collection, scroll_filter=qm.Filter(must=must), limit=10,
+                                       with_payload=["doc_id", "corpus"], with_vectors=False)
+        keys = [((p.payload or {}).get("corpus", ""), (p.payload or {}).get("doc_id", "")) for p in points]
+        return list(self._fetch_docs(keys).values())
+
     def get_segment(self, key: str, corpus: str | None = None) -> Segment | None:
         """A segment by its cite key ('docid#3' or 'docid#0-4'), or None."""
         doc_id, sep, span = key.rpartition("#")
