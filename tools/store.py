@@ -31,6 +31,7 @@ store of record; the mirror is rebuilt from it when a process first searches.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import math
 import threading
@@ -199,6 +200,21 @@ def _release_client(key: str) -> None:
             for mkey in [m for m in _MIRRORS if m[0] == key]:
                 del _MIRRORS[mkey]
             entry[0].close()
+
+
+@atexit.register
+def _close_all_clients() -> None:
+    """Close the shared clients before interpreter shutdown; closing them from QdrantClient.__del__
+    at that point fails noisily ("sys.meta_path is None") and may leave local-mode locks behind."""
+    with _CLIENTS_LOCK:
+        entries = list(_CLIENTS.values())
+        _CLIENTS.clear()
+        _MIRRORS.clear()
+    for client, _ in entries:
+        try:
+            client.close()
+        except Exception:  # best effort at exit
+            pass
 
 
 # ---------------------------------------------------------------------------------------------
