@@ -406,6 +406,7 @@ def test_factual_part_strips_preamble_and_judgement():
     )
     assert factual_part("HPV testing was more sensitive; this supports the claim.") == "HPV testing was more sensitive"
     assert factual_part("Supplements lowered fracture risk.") == "Supplements lowered fracture risk."
+    assert factual_part("MicroRNAs confer robustness, which aligns with the claim that x.") == "MicroRNAs confer robustness"
     assert factual_part("which supports the claim") == "which supports the claim"
 
 

@@ -621,7 +621,7 @@ def extractive_explanation(
 _JUDGEMENT = re.compile(
     r"[,;]?\s*(?:which|this|and this|thus|so)\s+(?:\w+ly\s+)?"
     r"(?:supports?|contradicts?|refutes?|confirms?|is consistent with|is inconsistent with|"
-    r"agrees? with|disagrees? with|goes? against)\s+the\s+claim\b.*$",
+    r"agrees? with|disagrees? with|aligns? with|goes? against)\s+the\s+claim\b.*$",
     re.IGNORECASE,
 )
 # Leading attributions to the source add nothing to trace.
