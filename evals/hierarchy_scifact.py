@@ -52,14 +52,17 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, default=SHARED / "scifact" / "corpus.jsonl")
     ap.add_argument("--claims", type=Path, default=SHARED / "scifact" / "claims_dev.jsonl")
     ap.add_argument("--reuse", action="store_true", help="Recompute the metrics from the last run's log.")
+    ap.add_argument("--from-log", type=Path, default=None,
+                    help="Compute the figures from another runner's log of whole investigations "
+                         "(e.g. evals/work/verdict_runs.jsonl) instead of running claims.")
     ap.add_argument("--out", type=Path, default=RESULTS / "hierarchy_scifact.json")
     args = ap.parse_args()
 
     services = services_for()
     ensure_corpus(services, args.corpus, "scifact")
-    claims = dev_claims(args.claims, args.n, args.seed)
-    log = WORK / "hierarchy_runs.jsonl"
-    if not args.reuse:
+    claims = dev_claims(args.claims, 10_000 if args.from_log else args.n, args.seed)
+    log = args.from_log or WORK / "hierarchy_runs.jsonl"
+    if not args.reuse and not args.from_log:
         log.unlink(missing_ok=True)
         opts = InvestigationOptions(corpora=["scifact"], sources=["local"], depth=args.depth,
                                     stop_after="hierarchy")
@@ -98,6 +101,7 @@ def main() -> None:
         rel.append(_segment_relevance(services, tree))
 
     out = {
+        "source_log": str(log.relative_to(log.parents[2])) if args.from_log else None,
         "n_claims": len(runs),
         "n_failed": len(errors),
         "failed_claims": errors,
