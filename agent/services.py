@@ -51,6 +51,11 @@ class Services:
         return self._llm
 
     @property
+    def llm_if_built(self) -> StructuredLLM | None:
+        """The LLM if something already used it (reading usage must not start a model)."""
+        return self._llm
+
+    @property
     def stance(self) -> StanceScorer:
         if self._stance is None:
             from tools.stance import load_stance

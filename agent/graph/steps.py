@@ -54,7 +54,7 @@ def _timed(step: str, fn: Callable[[InvestigationState, Services], NodeUpdate]) 
 def _usage_snapshot(services: Services) -> dict[str, dict[str, float]]:
     """Per-prompt usage of the gateway so far ({} before the LLM is first used). Runs sharing one
     gateway in one process (the MCP server) may see each other's calls in their per-step deltas."""
-    llm = services._llm
+    llm = services.llm_if_built
     usage = getattr(llm, "usage", None) if llm is not None else None
     if usage is None:
         return {}
