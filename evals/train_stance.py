@@ -452,7 +452,7 @@ def write_card() -> None:
         "```",
         "",
         "(`python -m evals.train_stance` alone runs one full epoch, then export and calibration; the",
-        "commands above replay this build's stages step for step, each cut by a wall-time budget.)",
+        "commands above replay this build's stages step for step; later stages were cut by a wall-time budget.)",
         "",
         f"Seed {a['seed']}, 1 CPU thread, {info['steps']} optimiser steps of {a['batch_size']} pairs in "
         f"{len(stages)} stage(s) ({info['minutes']:.1f} min on a shared, heavily loaded 2-core machine),",
@@ -492,7 +492,7 @@ def write_card() -> None:
         lines += ["", f"Throughput: {bench.get('pairs_per_second')} pairs/s ({t.get('pairs')} SciFact dev pairs, "
                   f"batch {bench.get('batch_size')}, 1-min load average {t.get('load_average_1min')} on "
                   f"{t.get('cpu_count')} cores while measuring)."]
-    lines += ["", "Limitations: a small model with a partial fine-tune of about one epoch and a half. It",
+    lines += ["", "Limitations: a small model with a partial fine-tune (about 2.5 epochs). It",
               "separates related from unrelated evidence well, but often confuses support with refute",
               "(direction words such as lower / increases), so support and refute precision and recall",
               "are low (see per_class in evals/results/stance.json); it is far below the 0.70 SciFact",
