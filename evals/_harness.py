@@ -37,15 +37,14 @@ def services_for(work: Path = WORK, **overrides: Any) -> Services:
 
 
 def ensure_corpus(services: Services, path: Path, name: str) -> None:
-    """Ingest `path` as corpus `name` unless it is already there (ingest is idempotent anyway)."""
+    """Ingest `path` as corpus `name`. Ingest is idempotent, so an interrupted ingest is completed
+    and a complete one costs only the duplicate check."""
     from tools.ingest import read_path
 
-    if any(c.name == name and c.documents for c in services.store.corpora()):
-        return
     t0 = time.perf_counter()
-    result = read_path(path)
-    stats = services.store.add_documents(result.documents, corpus=name)
-    print(f"ingested {stats.added} documents into {name!r} in {time.perf_counter() - t0:.0f}s")
+    stats = services.store.add_documents(read_path(path).documents, corpus=name)
+    print(f"corpus {name!r}: {stats.added} added, {stats.skipped_duplicates} already there "
+          f"({time.perf_counter() - t0:.0f}s)", flush=True)
 
 
 def run_claims(services: Services, claims: Iterable[tuple[str, str]], options: InvestigationOptions,
