@@ -297,6 +297,9 @@ class _Mirror:
                 "corpus": corpora, "doc_id": np.asarray(self.doc_id, dtype=object),
                 "year": np.asarray(self.year, dtype=np.float64),
                 "source": np.asarray(self.source, dtype=object),
+                # Ties are broken by point id, not insertion order: a store reopened from disk
+                # lists its points in another order than the process that built it.
+                "id_rank": np.argsort(np.argsort(np.asarray(self.ids, dtype=object))),
             }
             return self._built
 
@@ -323,7 +326,7 @@ class _Mirror:
         if not m.any():
             return []
         scores = b["dense"] @ q.astype(np.float32)
-        return _top(scores, m, limit)
+        return _top(scores, m, limit, b["id_rank"])
 
     def sparse_top(self, indices: list[int], limit: int, m: np.ndarray) -> list[tuple[int, float]]:
         b = self.built()
@@ -341,19 +344,20 @@ class _Mirror:
         scores = np.asarray(sub @ b["idf"][cols]).ravel()
         touched = np.zeros(len(scores), dtype=bool)
         touched[sub.indices] = True  # Qdrant returns only points sharing at least one term
-        return _top(scores, m & touched, limit)
+        return _top(scores, m & touched, limit, b["id_rank"])
 
 
-def _top(scores: np.ndarray, m: np.ndarray, limit: int) -> list[tuple[int, float]]:
+def _top(scores: np.ndarray, m: np.ndarray, limit: int, id_rank: np.ndarray) -> list[tuple[int, float]]:
     idx = np.flatnonzero(m)
     if len(idx) == 0:
         return []
     s = scores[idx]
     if len(idx) > limit:
-        part = np.argpartition(-s, limit - 1)[:limit]
-        idx, s = idx[part], s[part]
-    # Ties broken by insertion order so results are deterministic.
-    order = np.lexsort((idx, -s))
+        # Keep every candidate tied with the limit-th score, so the cut does not depend on order.
+        cut = -np.partition(-s, limit - 1)[limit - 1]
+        keep = s >= cut
+        idx, s = idx[keep], s[keep]
+    order = np.lexsort((id_rank[idx], -s))[:limit]
     return [(int(idx[i]), float(s[i])) for i in order]
 
 
