@@ -393,7 +393,7 @@ def main() -> None:
             if not args.no_train:
                 train_scores[name] = evaluate(fn, queries, train)
         config_of[name] = {"fusion": opts["fusion"], "doc_aggregation": opts.get("doc_aggregation", "max")}
-        print(f"  {name}: dev {variants[name]}  train {train_scores[name]}", flush=True)
+        print(f"  {name}: dev {variants[name]}  train {train_scores.get(name)}", flush=True)
 
     # 2. Default = best store variant on the TRAIN claims (dev is only reported).
     if args.no_train:
