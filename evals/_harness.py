@@ -3,6 +3,7 @@ once, claims run one by one with their per-claim state kept for the metrics."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import time
@@ -29,6 +30,19 @@ class ClaimRun(BaseModel):
     seconds: float
     state: dict[str, Any]
     error: str | None = None
+
+
+def scifact_args(description: str, *, n: int, seed: int, out: Path) -> argparse.ArgumentParser:
+    """The arguments the SciFact investigation benchmarks share."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--n", type=int, default=n, help="How many dev claims.")
+    ap.add_argument("--seed", type=int, default=seed, help="Seed of the claim sample.")
+    ap.add_argument("--depth", type=int, default=2, help="Aspect hierarchy depth.")
+    ap.add_argument("--corpus", type=Path, default=SHARED / "scifact" / "corpus.jsonl")
+    ap.add_argument("--claims", type=Path, default=SHARED / "scifact" / "claims_dev.jsonl")
+    ap.add_argument("--reuse", action="store_true", help="Recompute the metrics from the last run's log.")
+    ap.add_argument("--out", type=Path, default=out)
+    return ap
 
 
 def services_for(work: Path = WORK, **overrides: Any) -> Services:

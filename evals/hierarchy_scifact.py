@@ -11,7 +11,6 @@ documents found only through the anti-claim query.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
@@ -20,13 +19,13 @@ from pathlib import Path
 from agent.graph.state import InvestigationOptions
 from evals._harness import (
     RESULTS,
-    SHARED,
     WORK,
     calls,
     ensure_corpus,
     load_runs,
     median,
     run_claims,
+    scifact_args,
     services_for,
     tokens,
     write_json,
@@ -45,17 +44,10 @@ def dev_claims(path: Path, n: int, seed: int) -> list[tuple[str, str, list[str]]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=30)
-    ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--depth", type=int, default=2)
-    ap.add_argument("--corpus", type=Path, default=SHARED / "scifact" / "corpus.jsonl")
-    ap.add_argument("--claims", type=Path, default=SHARED / "scifact" / "claims_dev.jsonl")
-    ap.add_argument("--reuse", action="store_true", help="Recompute the metrics from the last run's log.")
+    ap = scifact_args(__doc__.split("\n\n")[0], n=30, seed=13, out=RESULTS / "hierarchy_scifact.json")
     ap.add_argument("--from-log", type=Path, default=None,
                     help="Compute the figures from another runner's log of whole investigations "
                          "(e.g. evals/work/verdict_runs.jsonl) instead of running claims.")
-    ap.add_argument("--out", type=Path, default=RESULTS / "hierarchy_scifact.json")
     args = ap.parse_args()
 
     services = services_for()

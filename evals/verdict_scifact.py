@@ -10,7 +10,6 @@ share that pass the attribution check, wall time and tokens per claim.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 from pathlib import Path
@@ -18,12 +17,12 @@ from pathlib import Path
 from agent.graph.state import InvestigationOptions
 from evals._harness import (
     RESULTS,
-    SHARED,
     WORK,
     ensure_corpus,
     load_runs,
     median,
     run_claims,
+    scifact_args,
     services_for,
     tokens,
     write_json,
@@ -67,14 +66,7 @@ def explanation_figures(state: dict, services) -> tuple[int, int, int]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=50)
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--depth", type=int, default=2)
-    ap.add_argument("--corpus", type=Path, default=SHARED / "scifact" / "corpus.jsonl")
-    ap.add_argument("--claims", type=Path, default=SHARED / "scifact" / "claims_dev.jsonl")
-    ap.add_argument("--reuse", action="store_true", help="Recompute the metrics from the last run's log.")
-    ap.add_argument("--out", type=Path, default=RESULTS / "verdict_scifact.json")
+    ap = scifact_args(__doc__.split("\n\n")[0], n=50, seed=7, out=RESULTS / "verdict_scifact.json")
     args = ap.parse_args()
 
     from tools.verdict import Verdict, to_scifact_label
