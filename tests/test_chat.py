@@ -72,11 +72,9 @@ def test_session_persists_and_continues(tmp_path):
 def test_router_uses_model_choice_and_falls_back(tmp_path):
     engine = _engine(tmp_path)
     engine.handle(CLAIM)
-    # The scripted model answers choose_action with the first offered tool name it finds ('investigate'
-    # is offered first), so routing a follow-up through the model picks that tool; with an LLM failure
-    # the keyword router decides.
-    tool, _ = engine.route("show the sources that oppose")
-    assert tool in {"investigate", "show_sources"}
+    # The scripted planner answer names a graph step, which the chat does not offer: the gateway
+    # rejects it after its retries and the keyword router decides.
+    assert engine.route("show the sources that oppose") == ("show_sources", {"stance": "oppose"})
     assert keyword_route("ignore source 105 and recompute") == ("exclude_source", {"doc_id": "105"})
     assert keyword_route("go deeper on aspect dosing")[0] == "go_deeper"
 
