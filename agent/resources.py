@@ -9,24 +9,26 @@ from __future__ import annotations
 import threading
 
 from agent.settings import Settings
-from tools.embeddings import SentenceEmbedder, load_embedder
+from tools.embeddings import Embedder, load_embedder
 from tools.store import EvidenceStore
 
 _STORES: dict[tuple[object, ...], EvidenceStore] = {}
 _LOCK = threading.Lock()
 
 
-def get_embedder(settings: Settings) -> SentenceEmbedder:
+def get_embedder(settings: Settings) -> Embedder:
     """The shared sentence embedder for settings.embeddings."""
     e = settings.embeddings
-    return load_embedder(e.model, e.batch_size, e.threads)
+    return load_embedder(e.model, e.batch_size, e.threads, backend=e.backend,
+                         cache_dir=settings.resolve(settings.llm.model_dir) / "embeddings")
 
 
 def _store_key(settings: Settings) -> tuple[object, ...]:
     s = settings.store
     where = ("url", s.url) if s.url else ("path", str(settings.resolve(s.path)))
-    return (*where, s.collection, s.fusion, s.rrf_k, s.prefetch, s.doc_aggregation, s.batch_size,
-            settings.embeddings.model, settings.embeddings.batch_size, settings.embeddings.threads)
+    return (*where, s.collection, s.fusion, s.rrf_k, s.prefetch, s.doc_aggregation, s.batch_size, s.keyword_documents,
+            settings.embeddings.model, settings.embeddings.batch_size, settings.embeddings.threads,
+            settings.embeddings.backend)
 
 
 def get_store(settings: Settings) -> EvidenceStore:
@@ -46,6 +48,7 @@ def get_store(settings: Settings) -> EvidenceStore:
                 prefetch=s.prefetch,
                 doc_aggregation=s.doc_aggregation,
                 batch_size=s.batch_size,
+                keyword_documents=s.keyword_documents,
             )
             _STORES[key] = store
         return store

@@ -32,12 +32,18 @@ class StoreSettings(BaseModel):
     prefetch: int = Field(200, ge=1, description="Candidates per index before fusion.")
     doc_aggregation: Literal["max", "sum_top2"] = Field("max", description="Sentence -> document score.")
     batch_size: int = Field(256, ge=1, description="Upsert batch size.")
+    keyword_documents: bool = Field(
+        True, description="Index a keyword vector of each whole title + abstract (used by doc_rrf)."
+    )
 
 
 class EmbeddingSettings(BaseModel):
     model: str = Field("packaged:all-MiniLM-L6-v2", description="Packaged model, HF name or local path.")
-    batch_size: int = Field(128, ge=1, description="Encoding batch size.")
-    threads: int = Field(0, ge=0, description="Torch threads; 0 = library default.")
+    batch_size: int = Field(32, ge=1, description="Encoding batch size.")
+    threads: int = Field(0, ge=0, description="Encoder threads; 0 = library default.")
+    backend: Literal["onnx-int8", "torch"] = Field(
+        "onnx-int8", description="onnx-int8 (exported once into model_dir, ~3x faster on CPU) or torch."
+    )
 
 
 class LLMSettings(BaseModel):
@@ -120,6 +126,9 @@ class TrustSettings(BaseModel):
 
 class VerdictSettings(BaseModel):
     top_documents: int = Field(10, ge=1, description="Documents given a takeaway and local label.")
+    combined_assessment: bool = Field(
+        True, description="Takeaway and local label in one LLM call per document (prompts/assess.py)."
+    )
     unsupported_sentences: Literal["flag", "drop"] = Field("flag", description="Unattributed sentences.")
     attribution_threshold: float = Field(
         0.5, ge=0, le=1, description="Support probability an explanation sentence needs from its citations."

