@@ -31,6 +31,15 @@ def _takeaway(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"related": True, "sentences": [1], "takeaway": "The abstract reports on vitamin D and infections."}
 
 
+def _assess(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    tk = _takeaway(messages)
+    if not tk["related"]:
+        return {"related": False, "takeaway": "", "evidence": [], "explanation": "", "label": "No Evidence"}
+    la = _local_label(messages)
+    return {"related": True, "takeaway": tk["takeaway"], "evidence": la["evidence"],
+            "explanation": la["explanation"], "label": la["label"]}
+
+
 def _local_label(messages: list[dict[str, Any]]) -> dict[str, Any]:
     text = messages[-1]["content"].lower()
     negative = "did not" in text or "does not" in text or "no protective" in text
@@ -49,6 +58,7 @@ def investigation_script() -> dict[str, Any]:
         "perspective": [{"citations": [1], "summary": "Trials report this stance on vitamin D."}],
         "takeaway": _takeaway,
         "local_label": _local_label,
+        "assess": _assess,
         "explanation": [{"sentences": [
             {"text": "Vitamin D supplementation reduced the risk of acute respiratory infection.", "citations": [1]},
             {"text": "Monthly high-dose vitamin D did not reduce infections.", "citations": [2]},

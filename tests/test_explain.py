@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import pytest
 from pydantic import ValidationError
 
+from prompts import assess as assess_prompt
 from prompts import explanation as explanation_prompt
 from prompts import local_label as local_label_prompt
 from prompts import perspective as perspective_prompt
@@ -22,6 +23,7 @@ from tools.explain import (
     LocalAssessment,
     Takeaway,
     aspect_perspectives,
+    assess_document,
     check_attribution,
     explain,
     extractive_explanation,
@@ -92,7 +94,8 @@ def test_sentence_keys_round_trip_and_reject_garbage():
 # --- prompts --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", [takeaway_prompt, local_label_prompt, perspective_prompt, explanation_prompt])
+@pytest.mark.parametrize("module", [takeaway_prompt, local_label_prompt, assess_prompt, perspective_prompt,
+                                    explanation_prompt])
 def test_prompts_render_bench_inputs_and_bound_outputs(module):
     inputs = module.bench_inputs("Aspirin lowers the risk of a first heart attack.")
     text = module.PROMPT.render(inputs)
@@ -198,6 +201,45 @@ def test_local_label_llm_failure_falls_back_to_stance():
     assert b.label is LocalLabel.MOSTLY_FALSE and b.cited_sentences == [1]
     c = stance_only_label(DOCS["d3"], evidence_of(DOCS["d3"]))
     assert c.label is LocalLabel.NO_EVIDENCE and c.cited_sentences == []
+
+
+# --- takeaway and label in one call (prompts/assess.py) -------------------------------------
+
+
+def test_assess_document_gives_takeaway_and_sign_checked_label():
+    doc = DOCS["d2"]  # sentence 1 refutes the claim
+    llm = CannedLLM({"assess": [{"related": True, "takeaway": "Supplements did not lower fracture risk.",
+                                 "evidence": [2], "explanation": "They helped.", "label": "Mostly True"}]})
+    tk, la = assess_document(CLAIM, doc, evidence_of(doc), llm)
+    assert tk.text == "Supplements did not lower fracture risk." and tk.sentence_indices == [1]
+    assert la.label is LocalLabel.MOSTLY_TRUE and la.cited_sentences == [1] and la.takeaway == tk.text
+    assert la.sign_conflict is True and la.mode == "llm"
+    (_, inputs), = llm.calls
+    # the sentences with stance evidence are marked for the model, like retrieval matches
+    assert inputs.matched and all(1 <= m <= len(doc.sentences) for m in inputs.matched)
+
+
+def test_assess_document_prunes_unrelated_and_empty():
+    llm = CannedLLM({"assess": [{"related": False, "takeaway": "", "evidence": [], "explanation": "",
+                                 "label": "No Evidence"}]})
+    assert assess_document(CLAIM, DOCS["d3"], evidence_of(DOCS["d3"]), llm) is None
+    assert assess_document(CLAIM, Document(id="empty", title="t"), [], CannedLLM({})) is None
+
+
+def test_assess_document_llm_failure_keeps_document_with_stance_label():
+    llm = CannedLLM({"assess": [LLMError("timed out")]})
+    tk, la = assess_document(CLAIM, DOCS["d1"], evidence_of(DOCS["d1"]), llm, relevant_sentences=[1])
+    assert tk.mode == "extractive" and tk.sentence_indices == [1]
+    assert la.mode == "stance" and la.label is LocalLabel.MOSTLY_TRUE and "timed out" in (la.warning or "")
+
+
+def test_assess_schema_bounds_sentence_numbers_and_labels():
+    model = assess_prompt.prompt_for(3).output_model
+    ok = {"related": True, "takeaway": "t", "evidence": [3], "explanation": "e", "label": "False"}
+    assert model.model_validate(ok).evidence == [3]
+    for bad in ({"evidence": [4]}, {"label": "Probably"}, {"evidence": [1, 2, 3, 1]}):
+        with pytest.raises(ValidationError):
+            model.model_validate(ok | bad)
 
 
 def test_local_label_rejects_bad_evidence_index():

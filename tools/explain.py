@@ -27,6 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from prompts import assess as assess_prompt
 from prompts import explanation as explanation_prompt
 from prompts import local_label as local_label_prompt
 from prompts import perspective as perspective_prompt
@@ -356,7 +357,21 @@ def local_label(
         fallback = stance_only_label(doc, stance_evidence, takeaway=tk_text)
         fallback.warning = f"local label LLM call failed ({exc}); label from the stance model"
         return fallback
-    positions = [p for p in out.evidence if isinstance(p, int) and 1 <= p <= len(shown)]
+    return _assessment_from_answer(doc, label, out.evidence, shown, tk_idx, evidence,
+                                   clip(out.explanation, local_label_prompt.EXPLANATION_CHARS), tk_text,
+                                   conflict_margin)
+
+
+def _assessment_from_answer(
+    doc: Document, label: LocalLabel, numbers: Sequence[object], shown: Sequence[int], tk_idx: Sequence[int],
+    evidence: dict[int, StanceResult], explanation: str, tk_text: str, conflict_margin: float,
+) -> LocalAssessment:
+    """A LocalAssessment from the model's label and cited sentence numbers (1-based over `shown`).
+
+    When the model cites nothing for a label other than No Evidence, the takeaway's sentences
+    (else the strongest stance evidence of the label's sign) stand in, so the global explanation
+    can cite the document; the sign check then runs on what is cited."""
+    positions = [p for p in numbers if isinstance(p, int) and 1 <= p <= len(shown)]
     cited = list(dict.fromkeys(shown[p - 1] for p in positions))
     if not cited and label is not LocalLabel.NO_EVIDENCE:
         cited = [i for i in tk_idx if 0 <= i < len(doc.sentences)]
@@ -368,13 +383,59 @@ def local_label(
         doc_id=doc.id,
         label=label,
         score=label.score,
-        explanation=clip(out.explanation, local_label_prompt.EXPLANATION_CHARS),
+        explanation=explanation,
         cited_sentences=cited,
         evidence_score=ev_score,
         sign_conflict=conflict,
         mode="llm",
         takeaway=tk_text,
     )
+
+
+def assess_document(
+    claim: str,
+    doc: Document,
+    stance_evidence: Sequence[tuple[int, StanceResult]],
+    llm: StructuredLLM,
+    *,
+    relevant_sentences: Sequence[int] = (),
+    conflict_margin: float = DEFAULT_CONFLICT_MARGIN,
+) -> tuple[Takeaway, LocalAssessment] | None:
+    """Takeaway and local label of one document in a single LLM call (prompts/assess.py).
+
+    Same contract as takeaway() followed by local_label(): None when the abstract is unrelated
+    (pruned) or has no sentences; the label is sign-checked against the stance evidence; on
+    LLMError the document is kept with an extractive takeaway and a stance-only label.
+    `relevant_sentences` (0-based) default to the sentences with stance evidence, strongest first.
+    """
+    if not doc.sentences:
+        return None
+    evidence = _evidence_table(doc, stance_evidence)
+    relevant = [i for i in dict.fromkeys(relevant_sentences or sorted(evidence, key=lambda i: -abs(evidence[i].signed)))
+                if 0 <= i < len(doc.sentences)]
+    shown = _window(len(doc.sentences), relevant, assess_prompt.MAX_SENTENCES)
+    inputs = assess_prompt.AssessInput(
+        claim=claim,
+        title=doc.title,
+        sentences=[doc.sentences[i] for i in shown],
+        matched=[pos + 1 for pos, i in enumerate(shown) if i in relevant],
+    )
+    try:
+        out = llm.run(assess_prompt.prompt_for(len(shown)), inputs)
+        label = LocalLabel.parse(out.label)
+    except (LLMError, InputError) as exc:
+        tk = _extractive_takeaway(doc, relevant, f"assessment LLM call failed ({exc}); sentences quoted instead")
+        fallback = stance_only_label(doc, stance_evidence, takeaway=tk.text)
+        fallback.warning = f"assessment LLM call failed ({exc}); label from the stance model"
+        return tk, fallback
+    text = clip(out.takeaway, assess_prompt.TAKEAWAY_CHARS) if out.takeaway.strip() else ""
+    if not out.related or not text:
+        return None
+    positions = [p for p in out.evidence if isinstance(p, int) and 1 <= p <= len(shown)]
+    tk = Takeaway(doc_id=doc.id, text=text, sentence_indices=list(dict.fromkeys(shown[p - 1] for p in positions)))
+    la = _assessment_from_answer(doc, label, out.evidence, shown, [], evidence,
+                                 clip(out.explanation, assess_prompt.EXPLANATION_CHARS), text, conflict_margin)
+    return tk, la
 
 
 def _hint(result: StanceResult | None) -> str:

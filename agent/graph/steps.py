@@ -432,10 +432,11 @@ def _evidence_by_doc(state: InvestigationState) -> dict[str, list[tuple[int, Sta
 def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     """Per document: takeaway and local label (Tan et al.), reputation prior, then ClaimTrust
     propagation over the stance relations between the documents' key sentences."""
-    from tools.explain import local_label, takeaway
+    from tools.explain import assess_document, local_label, takeaway
     from tools.trust import ReputationConfig, build_document_graph, propagate_trust, reputation
 
     opts = options_of(state)
+    v = services.settings.verdict
     meta = state.get("documents") or {}
     evidence = _evidence_by_doc(state)
 
@@ -454,14 +455,23 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
             warnings.append(f"document {doc_id} vanished from the evidence store; skipped")
             continue
         ev = sorted(evidence[doc_id], key=lambda p: -abs(p[1].signed))
-        try:
-            tk = takeaway(state["claim"], doc, services.llm, relevant_sentences=[i for i, _ in ev])
-        except LLMError as exc:
-            warnings.append(f"takeaway failed for {doc_id}: {exc}")
-            tk = None
-        if tk is None:
-            continue
-        la = local_label(state["claim"], doc, tk, ev, services.llm)
+        if v.combined_assessment:
+            both = assess_document(state["claim"], doc, ev, services.llm, relevant_sentences=[i for i, _ in ev],
+                                   conflict_margin=v.sign_conflict_margin)
+            if both is None:
+                continue
+            tk, la = both
+        else:
+            try:
+                tk = takeaway(state["claim"], doc, services.llm, relevant_sentences=[i for i, _ in ev])
+            except LLMError as exc:
+                warnings.append(f"takeaway failed for {doc_id}: {exc}")
+                tk = None
+            if tk is None:
+                continue
+            la = local_label(state["claim"], doc, tk, ev, services.llm, conflict_margin=v.sign_conflict_margin)
+        if la.warning:
+            warnings.append(f"{doc_id}: {la.warning}")
         assessments[doc_id] = {"takeaway": tk.model_dump(mode="json"), "assessment": la.model_dump(mode="json")}
         emit("counts", "weigh", f"{doc_id}: {la.label}", doc_id=doc_id, label=str(la.label))
 
