@@ -41,6 +41,8 @@ def scifact_args(description: str, *, n: int, seed: int, out: Path) -> argparse.
     ap.add_argument("--corpus", type=Path, default=SHARED / "scifact" / "corpus.jsonl")
     ap.add_argument("--claims", type=Path, default=SHARED / "scifact" / "claims_dev.jsonl")
     ap.add_argument("--reuse", action="store_true", help="Recompute the metrics from the last run's log.")
+    ap.add_argument("--resume", action="store_true",
+                    help="Keep the last run's log and run only the claims it does not have yet.")
     ap.add_argument("--out", type=Path, default=out)
     return ap
 
@@ -61,11 +63,22 @@ def ensure_corpus(services: Services, path: Path, name: str) -> None:
           f"({time.perf_counter() - t0:.0f}s)", flush=True)
 
 
+def start_log(log: Path, resume: bool) -> set[str]:
+    """Claim ids already in `log` when resuming (an interrupted benchmark goes on where it
+    stopped); otherwise the log is emptied for a new run."""
+    if resume and log.exists():
+        return {r.claim_id for r in load_runs(log)}
+    log.unlink(missing_ok=True)
+    return set()
+
+
 def run_claims(services: Services, claims: Iterable[tuple[str, str]], options: InvestigationOptions,
-               log: Path | None = None) -> list[ClaimRun]:
+               log: Path | None = None, skip: set[str] | None = None) -> list[ClaimRun]:
     inv = Investigator(services, persistent=False)
     runs = []
     for claim_id, claim in claims:
+        if skip and str(claim_id) in skip:
+            continue
         t0 = time.perf_counter()
         err = None
         try:

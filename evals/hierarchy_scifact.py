@@ -27,6 +27,7 @@ from evals._harness import (
     run_claims,
     scifact_args,
     services_for,
+    start_log,
     tokens,
     write_json,
 )
@@ -55,10 +56,10 @@ def main() -> None:
     claims = dev_claims(args.claims, 10_000 if args.from_log else args.n, args.seed)
     log = args.from_log or WORK / "hierarchy_runs.jsonl"
     if not args.reuse and not args.from_log:
-        log.unlink(missing_ok=True)
+        done = start_log(log, args.resume)
         opts = InvestigationOptions(corpora=["scifact"], sources=["local"], depth=args.depth,
                                     stop_after="hierarchy")
-        run_claims(services, [(cid, text) for cid, text, _ in claims], opts, log=log)
+        run_claims(services, [(cid, text) for cid, text, _ in claims], opts, log=log, skip=done)
     runs = load_runs(log)
     gold = {cid: g for cid, _, g in claims}
 

@@ -22,9 +22,11 @@ from evals._harness import (
     WORK,
     ClaimRun,
     ensure_corpus,
+    load_runs,
     median,
     run_claims,
     services_for,
+    start_log,
     write_json,
 )
 from evals.verdict_scifact import explanation_figures
@@ -92,6 +94,8 @@ def main() -> None:
     ap.add_argument("--vaccine", type=int, default=10, help="How many ClaimSpect vaccine claims (of 150).")
     ap.add_argument("--depth", type=int, default=2)
     ap.add_argument("--out", type=Path, default=RESULTS / "verdict_open_claims.json")
+    ap.add_argument("--resume", action="store_true",
+                    help="Keep the last run's logs and run only the claims they do not have yet.")
     args = ap.parse_args()
 
     services = services_for()
@@ -111,8 +115,10 @@ def main() -> None:
             continue
         opts = InvestigationOptions(corpora=corpora, sources=["local"], depth=args.depth)
         log = WORK / f"open_{name}.jsonl"
-        log.unlink(missing_ok=True)
-        runs = run_claims(services, claims, opts, log=log)
+        done = start_log(log, args.resume)
+        run_claims(services, claims, opts, log=log, skip=done)
+        wanted = {cid for cid, _ in claims}
+        runs = [r for r in load_runs(log) if r.claim_id in wanted]
         out[name] = summarise(runs, services)
         save_reports(runs, RESULTS / "open_claims" / name)
     write_json(args.out, out)

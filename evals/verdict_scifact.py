@@ -24,6 +24,7 @@ from evals._harness import (
     run_claims,
     scifact_args,
     services_for,
+    start_log,
     tokens,
     write_json,
 )
@@ -77,9 +78,9 @@ def main() -> None:
     gold = {str(r["id"]): gold_label(r) for r in rows}
     log = WORK / "verdict_runs.jsonl"
     if not args.reuse:
-        log.unlink(missing_ok=True)
+        done = start_log(log, args.resume)
         opts = InvestigationOptions(corpora=["scifact"], sources=["local"], depth=args.depth)
-        run_claims(services, [(str(r["id"]), r["claim"]) for r in rows], opts, log=log)
+        run_claims(services, [(str(r["id"]), r["claim"]) for r in rows], opts, log=log, skip=done)
     runs = load_runs(log)
 
     g, p, conf, secs, toks = [], [], [], [], []
