@@ -105,7 +105,7 @@ class SentenceEmbedder:
 
 BACKENDS = ("onnx-int8", "torch")
 # Part of the export's cache key: a change to how the ONNX file is made must not reuse an old one.
-_EXPORT_RECIPE = "fused+int8-per-channel/1"
+_EXPORT_RECIPE = "int8-per-channel/1"
 
 
 def _mean_pooling_model(target: Path) -> bool:
@@ -165,24 +165,10 @@ def export_onnx_int8(target: Path, cache_dir: Path) -> Path:
                               output_names=["hidden"],
                               dynamic_axes={n: {0: "batch", 1: "seq"} for n in [*names, "hidden"]},
                               opset_version=17, dynamo=False)
-        # Fused attention / LayerNorm / GELU kernels (~15% faster on CPU) where the optimiser knows
-        # the architecture; the plain graph otherwise.
-        src, extra = fp32, {}
-        try:
-            import onnx
-            from onnxruntime.transformers import optimizer
-
-            fused = Path(tmp) / "fused.onnx"
-            optimizer.optimize_model(str(fp32), model_type="bert", num_heads=0, hidden_size=0).save_model_to_file(
-                str(fused))
-            src, extra = fused, {"DefaultTensorType": onnx.TensorProto.FLOAT}
-        except Exception as exc:  # any optimiser failure only costs speed
-            logging.getLogger(__name__).debug("ONNX fusion skipped: %s", exc)
         # Per-channel weights: per-tensor int8 drops the cosine to the fp32 vectors to ~0.95.
         part = Path(tmp) / "int8.onnx"
         try:
-            quantize_dynamic(str(src), str(part), weight_type=QuantType.QInt8, per_channel=True,
-                             extra_options=extra)
+            quantize_dynamic(str(fp32), str(part), weight_type=QuantType.QInt8, per_channel=True)
         finally:
             root.setLevel(level)
         os.replace(part, out)
