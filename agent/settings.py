@@ -52,7 +52,7 @@ class LLMSettings(BaseModel):
         "qwen2.5-coder-1.5b", description="Which embedded GGUF to serve."
     )
     context_size: int = Field(4096, ge=512, description="Embedded server context window.")
-    threads: int = Field(0, ge=0, description="Embedded server threads; 0 = all cores but one (min 1).")
+    threads: int = Field(0, ge=0, description="Embedded server threads; 0 = all cores.")
     api_base: str | None = Field(None, description="Base URL for an OpenAI-compatible server.")
     max_attempts: int = Field(3, ge=1, le=10, description="Attempts per structured call.")
     timeout_s: float = Field(120, gt=0, description="Seconds per LLM call.")

@@ -53,7 +53,7 @@ def info() -> None:
             "gguf": str(path),
             "state": state,
             "context size": cfg.context_size,
-            "threads": cfg.threads or f"{default_threads()} (all cores but one)",
+            "threads": cfg.threads or f"{default_threads()} (all cores)",
         })
     else:
         rows["api base"] = cfg.api_base or "(provider default)"
