@@ -26,7 +26,7 @@ class StoreSettings(BaseModel):
     url: str | None = Field(None, description="Qdrant server URL; when set, local mode is not used.")
     collection: str = Field("claimscope", description="Collection holding every corpus.")
     fusion: Literal["rrf", "doc_rrf", "dense", "sparse"] = Field(
-        "rrf", description="How dense and keyword hits are combined (segment or document-level RRF)."
+        "doc_rrf", description="How dense and keyword hits are combined (document- or segment-level RRF)."
     )
     rrf_k: int = Field(60, ge=1, description="RRF constant k.")
     prefetch: int = Field(200, ge=1, description="Candidates per index before fusion.")
