@@ -92,10 +92,16 @@ def test_lookups_and_delete(store):
     with pytest.raises(InputError):
         store.get_segment("no-hash")
     assert [s.key for s in store.segments_of("g1")] == ["g1#0", "g1#1"]
+    # batch lookup across corpora: asked order, unknown keys left out, duplicates once
+    assert [s.key for s in store.get_segments(["g1#1", "101#9", "101#1", "g1#1"])] == ["g1#1", "101#1"]
     assert store.delete_corpus("generic") == 3
     assert store.delete_corpus("generic") == 0
     assert [c.name for c in store.corpora()] == ["csv", "scifact"]
     assert store.get_documents(["g1"]) == []
+    assert [s.key for s in store.get_segments(["g1#1", "101#1"])] == ["101#1"]
+    # the cached corpus names follow adds too
+    store.add_documents([Document(id="n1", sentences=["A new corpus sentence."])], "late")
+    assert [s.key for s in store.get_segments(["n1#0"])] == ["n1#0"]
     assert all(h.corpus != "generic" for h in store.search("statin muscle pain", k=20))
 
 

@@ -207,6 +207,8 @@ def _release_client(key: str) -> None:
             del _CLIENTS[key]
             for mkey in [m for m in _MIRRORS if m[0] == key]:
                 del _MIRRORS[mkey]
+            for ckey in [c for c in _CORPUS_NAMES if c[0] == key]:
+                del _CORPUS_NAMES[ckey]
             entry[0].close()
 
 
@@ -218,6 +220,7 @@ def _close_all_clients() -> None:
         entries = list(_CLIENTS.values())
         _CLIENTS.clear()
         _MIRRORS.clear()
+        _CORPUS_NAMES.clear()
     for client, _ in entries:
         try:
             client.close()
@@ -313,9 +316,22 @@ class _Mirror:
 
     def mask(self, flt: SearchFilter | None) -> np.ndarray:
         b = self.built()
-        m = b["alive"].copy()
         if flt is None:
-            return m
+            return b["alive"].copy()
+        # An investigation searches the same corpora dozens of times; isin over 50k object ids
+        # costs ~10 ms, so masks without a doc_id list are memoised until the index changes.
+        memo_key = None if flt.doc_ids is not None else flt.model_dump_json()
+        memo = b.setdefault("masks", {})
+        if memo_key is not None and memo_key in memo:
+            return memo[memo_key].copy()
+        m = self._compute_mask(b, flt)
+        if memo_key is not None:
+            memo[memo_key] = m.copy()
+        return m
+
+    @staticmethod
+    def _compute_mask(b: dict[str, Any], flt: SearchFilter) -> np.ndarray:
+        m = b["alive"].copy()
         if flt.corpora is not None:
             m &= np.isin(b["corpus"], list(flt.corpora))
         if flt.sources is not None:
@@ -370,6 +386,7 @@ def _top(scores: np.ndarray, m: np.ndarray, limit: int, id_rank: np.ndarray) -> 
 
 
 _MIRRORS: dict[tuple[str, ...], _Mirror] = {}
+_CORPUS_NAMES: dict[tuple[str, str], list[str]] = {}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -530,6 +547,7 @@ class EvidenceStore:
 
         self.client.upsert(self.collection, points=[qm.PointStruct(
             id=corpus_point_id(corpus), vector={}, payload={"type": "corpus", "corpus": corpus})], wait=True)
+        _CORPUS_NAMES.pop((self._key, self.collection), None)
         for doc in docs:
             pending_handled += 1
             doi = _norm_doi(doc.doi)
@@ -841,7 +859,18 @@ class EvidenceStore:
         return out
 
     def _corpus_names(self, corpus: str | None) -> list[str]:
-        return [corpus] if corpus is not None else [c.name for c in self._corpus_points()]
+        if corpus is not None:
+            return [corpus]
+        # Local mode has one process per directory, so this process's own adds and deletes are
+        # the only changes: the names are cached (a filtered scroll costs ~50 ms per call at 50k
+        # points, and lookups ask for them once per segment). A server is asked every time.
+        ckey = (self._key, self.collection)
+        names = _CORPUS_NAMES.get(ckey) if self._is_local else None
+        if names is None:
+            names = [c.name for c in self._corpus_points()]
+            if self._is_local:
+                _CORPUS_NAMES[ckey] = names
+        return list(names)
 
     def get_documents(self, doc_ids: Sequence[str], corpus: str | None = None) -> list[Document]:
         """Documents by id, in the order asked; ids not found are left out. Without `corpus`, the
@@ -871,6 +900,25 @@ class EvidenceStore:
 
     def get_segment(self, key: str, corpus: str | None = None) -> Segment | None:
         """A segment by its cite key ('docid#3' or 'docid#0-4'), or None."""
+        found = self.get_segments([key], corpus)
+        return found[0] if found else None
+
+    def get_segments(self, keys: Sequence[str], corpus: str | None = None) -> list[Segment]:
+        """Segments by cite key, in the order asked, one lookup per corpus; keys not found are
+        left out. Without `corpus`, the first corpus (by name) holding a key wins."""
+        spans = {key: self._parse_key(key) for key in dict.fromkeys(keys)}
+        found: dict[str, Segment] = {}
+        for name in self._corpus_names(corpus):
+            missing = [k for k in spans if k not in found]
+            if not missing:
+                break
+            ids = {seg_point_id(name, *spans[k]): k for k in missing}
+            for pt in self.client.retrieve(self.collection, ids=list(ids), with_payload=True):
+                found.setdefault(ids[str(pt.id)], self._to_segment_hit(_Hit(str(pt.id), 0.0, pt.payload or {})).segment)
+        return [found[k] for k in spans if k in found]
+
+    @staticmethod
+    def _parse_key(key: str) -> tuple[str, int, int]:
         doc_id, sep, span = key.rpartition("#")
         if not sep or not doc_id:
             raise InputError(f"segment key {key!r} must look like 'doc_id#3' or 'doc_id#0-2'.")
@@ -883,11 +931,7 @@ class EvidenceStore:
                 end = start + 1
         except ValueError as exc:
             raise InputError(f"segment key {key!r} must end in '#<sentence number>'.") from exc
-        for name in self._corpus_names(corpus):
-            pts = self.client.retrieve(self.collection, ids=[seg_point_id(name, doc_id, start, end)], with_payload=True)
-            if pts:
-                return self._to_segment_hit(_Hit(str(pts[0].id), 0.0, pts[0].payload or {})).segment
-        return None
+        return doc_id, start, end
 
     def segments_of(self, doc_id: str, corpus: str | None = None) -> list[Segment]:
         """Every segment of a document, sentences in order (then any coarser spans)."""
@@ -931,6 +975,7 @@ class EvidenceStore:
         n_docs = self._count(name, "doc")
         flt = qm.Filter(must=[qm.FieldCondition(key="corpus", match=qm.MatchValue(value=name))])
         self.client.delete(self.collection, points_selector=qm.FilterSelector(filter=flt), wait=True)
+        _CORPUS_NAMES.pop((self._key, self.collection), None)
         for mkey in ((self._key, self.collection), (self._key, self.collection, "doc")):
             mirror = _MIRRORS.get(mkey)
             if mirror is not None:

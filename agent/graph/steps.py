@@ -323,12 +323,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
 
 
 def _lookup_segments(services: Services, keys: Iterable[str]) -> list[Segment]:
-    out = []
-    for key in keys:
-        seg = services.store.get_segment(key)
-        if seg is not None:
-            out.append(seg)
-    return out
+    return services.store.get_segments(list(keys))
 
 
 def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
