@@ -323,6 +323,17 @@ def test_onnx_int8_embedder_matches_torch_and_is_cached(tmp_path):
     assert not isinstance(load_embedder("packaged:all-MiniLM-L6-v2", backend="onnx-int8"), OnnxSentenceEmbedder)
 
 
+def test_onnx_export_failure_falls_back_to_torch(tmp_path, monkeypatch, caplog):
+    import tools.embeddings as emb_mod
+
+    def broken(*args, **kwargs):
+        raise ImportError("No module named 'onnx'")
+
+    monkeypatch.setattr(emb_mod, "export_onnx_int8", broken)
+    emb = emb_mod.load_embedder("packaged:all-MiniLM-L6-v2", 3, backend="onnx-int8", cache_dir=tmp_path / "x")
+    assert isinstance(emb, emb_mod.SentenceEmbedder) and "pip install onnx" in caplog.text
+
+
 def test_embedding_model_specs():
     from tools.embeddings import resolve_model_spec
 

@@ -249,8 +249,14 @@ def load_embedder(spec: str = "packaged:all-MiniLM-L6-v2", batch_size: int = 128
         if emb is None:
             if backend == "onnx-int8":
                 assert cache_dir is not None
-                emb = OnnxSentenceEmbedder(spec, target, cache_dir, batch_size=batch_size, threads=threads)
-            else:
+                try:
+                    emb = OnnxSentenceEmbedder(spec, target, cache_dir, batch_size=batch_size, threads=threads)
+                except (ImportError, OSError, RuntimeError) as exc:
+                    # A missing exporter package or an unwritable cache only costs speed.
+                    logging.getLogger(__name__).warning(
+                        "int8 ONNX embeddings unavailable (%s); using torch. `pip install onnx` or set "
+                        "embeddings.backend: torch to silence this.", exc)
+            if emb is None:
                 emb = SentenceEmbedder(spec, batch_size=batch_size, threads=threads)
             _CACHE[key] = emb
         return emb
