@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, computed_field, create_model
 from prompts.base import STRUCTURED_TEMPERATURE, Prompt
 from prompts.explanation import index_literal, numbered
 from prompts.local_label import LabelName
+from prompts.takeaway import bench_inputs as takeaway_bench_inputs
 
 MAX_SENTENCES = 16
 TAKEAWAY_CHARS = 240
@@ -109,16 +110,6 @@ def prompt_for(n: int) -> Prompt[AssessInput, AssessOutput]:
 
 
 def bench_inputs(claim: str) -> AssessInput:
-    """Plausible inputs from a claim alone, for the LLM benchmark."""
-    subject = claim.rstrip(".")
-    return AssessInput(
-        claim=claim,
-        title=f"A cohort analysis related to: {subject}",
-        sentences=[
-            "Background: the question has been debated for years.",
-            "Methods: we analysed 1,204 patients from three centres over five years.",
-            f"Results: the data were consistent with the hypothesis that {subject[0].lower() + subject[1:]}.",
-            "Conclusions: larger randomised trials are needed.",
-        ],
-        matched=[3],
-    )
+    """Plausible inputs from a claim alone, for the LLM benchmark (the takeaway prompt's abstract)."""
+    return AssessInput.model_validate(takeaway_bench_inputs(claim).model_dump(include={"claim", "title", "sentences",
+                                                                                      "matched"}))
