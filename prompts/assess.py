@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import BaseModel, Field, computed_field, create_model
+from pydantic import BaseModel, Field, create_model
 
 from prompts.base import STRUCTURED_TEMPERATURE, Prompt
-from prompts.explanation import index_literal, numbered
+from prompts.explanation import index_literal
 from prompts.local_label import LabelName
+from prompts.takeaway import TakeawayInput
 from prompts.takeaway import bench_inputs as takeaway_bench_inputs
 
 MAX_SENTENCES = 16
@@ -25,16 +26,8 @@ EXPLANATION_CHARS = 240
 MAX_CITED = 3
 
 
-class AssessInput(BaseModel):
-    claim: str
-    title: str = ""
-    sentences: list[str] = Field(max_length=MAX_SENTENCES, description="Abstract sentences, in order.")
-    matched: list[int] = Field(default_factory=list, description="1-based numbers of sentences retrieval matched.")
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def abstract(self) -> str:
-        return numbered(self.sentences, marks=self.matched)
+# The same inputs as the takeaway prompt: claim, title, numbered sentences, retrieval matches.
+AssessInput = TakeawayInput
 
 
 class AssessOutput(BaseModel):
@@ -110,6 +103,5 @@ def prompt_for(n: int) -> Prompt[AssessInput, AssessOutput]:
 
 
 def bench_inputs(claim: str) -> AssessInput:
-    """Plausible inputs from a claim alone, for the LLM benchmark (the takeaway prompt's abstract)."""
-    return AssessInput.model_validate(takeaway_bench_inputs(claim).model_dump(include={"claim", "title", "sentences",
-                                                                                      "matched"}))
+    """Plausible inputs from a claim alone, for the LLM benchmark (the takeaway prompt's)."""
+    return takeaway_bench_inputs(claim)

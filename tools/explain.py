@@ -230,13 +230,7 @@ def takeaway(
     if not doc.sentences:
         return None
     relevant = [i for i in dict.fromkeys(relevant_sentences) if 0 <= i < len(doc.sentences)]
-    shown = _window(len(doc.sentences), relevant, takeaway_prompt.MAX_SENTENCES)
-    inputs = takeaway_prompt.TakeawayInput(
-        claim=claim,
-        title=doc.title,
-        sentences=[doc.sentences[i] for i in shown],
-        matched=[pos + 1 for pos, i in enumerate(shown) if i in relevant],
-    )
+    shown, inputs = _abstract_inputs(claim, doc, relevant, takeaway_prompt.MAX_SENTENCES)
     try:
         out = llm.run(takeaway_prompt.prompt_for(len(shown)), inputs)
     except LLMError as exc:
@@ -247,6 +241,19 @@ def takeaway(
     positions = [p for p in out.sentences if isinstance(p, int) and 1 <= p <= len(shown)]
     indices = list(dict.fromkeys(shown[p - 1] for p in positions))
     return Takeaway(doc_id=doc.id, text=text, sentence_indices=indices, mode="llm")
+
+
+def _abstract_inputs(claim: str, doc: Document, relevant: Sequence[int],
+                     limit: int) -> tuple[list[int], takeaway_prompt.TakeawayInput]:
+    """The sentences shown to the model (0-based, at most `limit`) and the prompt inputs with the
+    retrieval-matched ones marked; shared by the takeaway and the one-call assessment."""
+    shown = _window(len(doc.sentences), relevant, limit)
+    return shown, takeaway_prompt.TakeawayInput(
+        claim=claim,
+        title=doc.title,
+        sentences=[doc.sentences[i] for i in shown],
+        matched=[pos + 1 for pos, i in enumerate(shown) if i in relevant],
+    )
 
 
 def _extractive_takeaway(doc: Document, relevant: Sequence[int], warning: str) -> Takeaway:
@@ -413,13 +420,7 @@ def assess_document(
     evidence = _evidence_table(doc, stance_evidence)
     relevant = [i for i in dict.fromkeys(relevant_sentences or sorted(evidence, key=lambda i: -abs(evidence[i].signed)))
                 if 0 <= i < len(doc.sentences)]
-    shown = _window(len(doc.sentences), relevant, assess_prompt.MAX_SENTENCES)
-    inputs = assess_prompt.AssessInput(
-        claim=claim,
-        title=doc.title,
-        sentences=[doc.sentences[i] for i in shown],
-        matched=[pos + 1 for pos, i in enumerate(shown) if i in relevant],
-    )
+    shown, inputs = _abstract_inputs(claim, doc, relevant, assess_prompt.MAX_SENTENCES)
     try:
         out = llm.run(assess_prompt.prompt_for(len(shown)), inputs)
         label = LocalLabel.parse(out.label)
