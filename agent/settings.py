@@ -77,7 +77,7 @@ class SearchSettings(BaseModel):
         default_factory=lambda: ["local"], description="Sources queried by default."
     )
     per_query: int = Field(20, ge=1, le=100, description="Results per query per scholarly source.")
-    top_k: int = Field(30, ge=1, description="Documents kept from retrieval per query.")
+    top_k: int = Field(50, ge=1, description="Documents kept from retrieval per query.")
     timeout_s: float = Field(20, gt=0, description="Seconds per scholarly request.")
     max_retries: int = Field(4, ge=0, description="Retries on 429 / 5xx / timeouts.")
     cache_days: int = Field(30, ge=0, description="Days a cached scholarly response is reused.")
@@ -125,9 +125,23 @@ class TrustSettings(BaseModel):
 
 
 class VerdictSettings(BaseModel):
-    top_documents: int = Field(10, ge=1, description="Documents given a takeaway and local label.")
+    top_documents: int = Field(5, ge=1, description="Documents given a takeaway and local label.")
     combined_assessment: bool = Field(
         True, description="Takeaway and local label in one LLM call per document (prompts/assess.py)."
+    )
+    local_labels: Literal["hybrid", "stance", "llm"] = Field(
+        "hybrid",
+        description="Who labels each document: hybrid = the stance model decides evidence and sign, the LLM "
+        "grades and explains the documents it counts as evidence; stance = the stance model alone (no LLM "
+        "call per document); llm = the LLM alone, sign-checked (Tan et al.).",
+    )
+    support_threshold: float | None = Field(
+        0.4, ge=0, le=1, description="Support probability that makes a document evidence for the claim; "
+        "None = the stance model's own document rule.",
+    )
+    refute_threshold: float | None = Field(
+        0.5, ge=0, le=1, description="Refute probability that makes a document evidence against the claim; "
+        "None = the stance model's own document rule.",
     )
     unsupported_sentences: Literal["flag", "drop"] = Field("flag", description="Unattributed sentences.")
     attribution_threshold: float = Field(
@@ -137,8 +151,8 @@ class VerdictSettings(BaseModel):
         0.2, ge=0, le=1, description="Dead band of the stance sign a local label is checked against."
     )
     confidence_pseudo_count: float = Field(2.0, gt=0, description="k of the coverage n / (n + k).")
-    confidence_a: float | None = Field(None, description="Platt slope of the confidence; None = raw.")
-    confidence_b: float = Field(0.0, description="Platt intercept of the confidence.")
+    confidence_a: float | None = Field(2.1702, description="Platt slope of the confidence; None = raw.")
+    confidence_b: float = Field(-0.5461, description="Platt intercept of the confidence.")
 
 
 class SessionSettings(BaseModel):

@@ -66,36 +66,6 @@ def explanation_figures(state: dict, services) -> tuple[int, int, int]:
     return len(sentences), exist, passed
 
 
-def stance_only_verdict(state: dict, services) -> object | None:
-    """The verdict the same run gives when every assessed document's local label comes from the
-    stance model alone (tools.explain.stance_only_label over the stored sentence stances) instead
-    of the LLM: a diagnostic of how much the LLM's labels add. Weights as in the run."""
-    from agent.graph.steps import load_documents, sentence_index
-    from tools.explain import stance_only_label
-    from tools.models import StanceResult
-    from tools.verdict import LocalItem, global_verdict
-
-    assessments = state.get("assessments") or {}
-    if not assessments:
-        return None
-    evidence: dict[str, list[tuple[int, StanceResult]]] = {}
-    for key, raw in (state.get("stances") or {}).items():
-        parsed = sentence_index(key)
-        if parsed and parsed[0] in assessments:
-            evidence.setdefault(parsed[0], []).append((parsed[1], StanceResult.model_validate(raw)))
-    docs = load_documents(state, services, list(assessments))
-    items = []
-    for doc_id in assessments:
-        if doc_id not in docs:
-            continue
-        ev = [(i, r) for i, r in evidence.get(doc_id, []) if i < len(docs[doc_id].sentences)]
-        label = stance_only_label(docs[doc_id], ev).label
-        items.append(LocalItem(doc_id=doc_id, label=label,
-                               reputation=float(state["reputation"][doc_id]["score"]),
-                               trust=float(state["trust"]["scores"].get(doc_id, 0.5))))
-    return global_verdict(items, pseudo_count=services.settings.verdict.confidence_pseudo_count)
-
-
 def main() -> None:
     ap = scifact_args(__doc__.split("\n\n")[0], n=50, seed=7, out=RESULTS / "verdict_scifact.json")
     args = ap.parse_args()
@@ -114,8 +84,10 @@ def main() -> None:
     runs = load_runs(log)
 
     g, p, conf, secs, toks = [], [], [], [], []
-    p_stance: list[str] = []
     llm_labels: dict[str, int] = {}
+    modes: dict[str, int] = {}
+    conflicts = 0
+    per_step: dict[str, list[float]] = {}
     n_sent = n_exist = n_pass = 0
     failed = []
     for r in runs:
@@ -130,11 +102,14 @@ def main() -> None:
         conf.append(verdict.confidence if verdict else 0.0)
         secs.append(r.seconds)
         toks.append(float(tokens(st)))
-        sv = stance_only_verdict(st, services)
-        p_stance.append(to_scifact_label(sv).value if sv else "NEI")
+        for k, v in (st.get("timings") or {}).items():
+            per_step.setdefault(k, []).append(v)
         for a in (st.get("assessments") or {}).values():
             lab = a["assessment"]["label"]
             llm_labels[lab] = llm_labels.get(lab, 0) + 1
+            mode = a["assessment"].get("mode", "llm")
+            modes[mode] = modes.get(mode, 0) + 1
+            conflicts += bool(a["assessment"].get("sign_conflict"))
         a, b, c = explanation_figures(st, services)
         n_sent, n_exist, n_pass = n_sent + a, n_exist + b, n_pass + c
 
@@ -154,17 +129,14 @@ def main() -> None:
         "citations_exist_rate": round(n_exist / n_sent, 4) if n_sent else None,
         "attribution_pass_rate": round(n_pass / n_sent, 4) if n_sent else None,
         "seconds_per_claim_median": median(secs),
+        "seconds_per_step_median": {k: median(v) for k, v in per_step.items()},
         "tokens_per_claim_median": median(toks),
         "llm": services.settings.llm.model,
         "embedded_model": services.settings.llm.embedded_model,
+        "local_labels_setting": services.settings.verdict.local_labels,
         "local_label_distribution": dict(sorted(llm_labels.items(), key=lambda kv: -kv[1])),
-        # Diagnostic only (dev data: nothing is chosen on it): the same runs with every local
-        # label taken from the stance model instead of the LLM.
-        "diagnostic_stance_only_labels": {
-            "accuracy": round(sum(a == b for a, b in zip(g, p_stance, strict=True)) / len(g), 4) if g else None,
-            "macro_f1": macro_f1(g, p_stance, LABELS) if g else None,
-            "pred_distribution": {lab: p_stance.count(lab) for lab in LABELS},
-        },
+        "local_label_modes": modes,
+        "sign_conflicts": conflicts,
     }
     write_json(args.out, out)
 

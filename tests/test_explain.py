@@ -25,20 +25,24 @@ from tools.explain import (
     aspect_perspectives,
     assess_document,
     check_attribution,
+    combine_labels,
     explain,
     extractive_explanation,
     global_explanation,
+    label_document,
     local_label,
     parse_key,
     perspective_summary,
     sentence_key,
     sentence_lookup,
     sign_check,
+    stance_assessment,
     stance_only_label,
     takeaway,
 )
 from tools.llm import LLMError
 from tools.models import Document, Stance, StanceResult
+from tools.stance import decide_document
 from tools.verdict import LocalLabel
 
 DATA = json.loads((FIXTURES / "explain" / "docs.json").read_text())
@@ -231,6 +235,72 @@ def test_assess_document_llm_failure_keeps_document_with_stance_label():
     tk, la = assess_document(CLAIM, DOCS["d1"], evidence_of(DOCS["d1"]), llm, relevant_sentences=[1])
     assert tk.mode == "extractive" and tk.sentence_indices == [1]
     assert la.mode == "stance" and la.label is LocalLabel.MOSTLY_TRUE and "timed out" in (la.warning or "")
+
+
+# --- stance-decided labels (verdict.local_labels: hybrid | stance) ----------------------------
+
+RULE = {"support_threshold": 0.5, "refute_threshold": 0.5}
+
+
+def test_stance_assessment_grades_by_confidence_and_cites_rationales():
+    doc = DOCS["d2"]
+    res = [NEUTRAL, REFUTE, NEUTRAL][: len(doc.sentences)] + [NEUTRAL] * max(0, len(doc.sentences) - 3)
+    la = stance_assessment(doc, decide_document(res, RULE))
+    assert la.label is LocalLabel.FALSE and la.cited_sentences == [1] and la.mode == "stance"
+    weak = StanceResult(label=Stance.SUPPORT, support=0.55, neutral=0.4, refute=0.05)
+    la = stance_assessment(doc, decide_document([weak] + [NEUTRAL] * (len(doc.sentences) - 1), RULE))
+    assert la.label is LocalLabel.MOSTLY_TRUE and la.cited_sentences == [0]
+    none = stance_assessment(doc, decide_document([NEUTRAL] * len(doc.sentences), RULE))
+    assert none.label is LocalLabel.NO_EVIDENCE and none.cited_sentences == []
+
+
+def test_decide_document_thresholds_and_empty():
+    mid = StanceResult(label=Stance.SUPPORT, support=0.6, neutral=0.3, refute=0.1)
+    assert decide_document([mid], {"support_threshold": 0.5}).label == "SUPPORT"
+    assert decide_document([mid], {"support_threshold": 0.7}).label == "NEI"
+    assert decide_document([], RULE).label == "NEI"
+
+
+def test_combine_labels_keeps_agreeing_llm_grade_and_flags_disagreement():
+    st = assessment("d2", LocalLabel.MOSTLY_FALSE, [1]).model_copy(update={"mode": "stance"})
+    agree = assessment("d2", LocalLabel.FALSE, [1], "the LLM's reason")
+    out = combine_labels(agree, st)
+    assert out.label is LocalLabel.FALSE and out.mode == "hybrid" and not out.sign_conflict
+    assert out.explanation == "the LLM's reason"
+    disagree = assessment("d2", LocalLabel.MOSTLY_TRUE, [0]).model_copy(update={"takeaway": "tk"})
+    out = combine_labels(disagree, st)
+    assert out.label is LocalLabel.MOSTLY_FALSE and out.sign_conflict and out.takeaway == "tk"
+    assert "Mostly True" in (out.warning or "")
+    abstain = assessment("d2", LocalLabel.NO_EVIDENCE, [])
+    assert combine_labels(abstain, st).label is LocalLabel.MOSTLY_FALSE
+    nei = assessment("d2", LocalLabel.NO_EVIDENCE, []).model_copy(update={"mode": "stance"})
+    assert combine_labels(agree, nei).label is LocalLabel.NO_EVIDENCE
+
+
+def test_label_document_calls_the_llm_only_for_evidence():
+    doc = DOCS["d2"]
+    quiet = [NEUTRAL] * len(doc.sentences)
+    llm = CannedLLM({})
+    tk, la = label_document(CLAIM, doc, quiet, decide_document(quiet, RULE), llm)
+    assert tk is None and la.label is LocalLabel.NO_EVIDENCE and llm.calls == []
+    res = [NEUTRAL] * len(doc.sentences)
+    res[1] = REFUTE
+    llm = CannedLLM({"assess": [{"related": True, "takeaway": "No effect on fractures.", "evidence": [2],
+                                 "explanation": "They helped.", "label": "Mostly True"}]})
+    tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), llm)
+    assert len(llm.calls) == 1 and tk.text == "No effect on fractures."
+    assert la.label is LocalLabel.FALSE and la.sign_conflict and la.mode == "hybrid"
+    tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), None, mode="stance")
+    assert tk.mode == "extractive" and tk.sentence_indices == [1] and la.label is LocalLabel.FALSE
+    pruned = CannedLLM({"assess": [{"related": False, "takeaway": "", "evidence": [], "explanation": "",
+                                    "label": "No Evidence"}]})
+    tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), pruned)
+    assert tk is None and la.label is LocalLabel.NO_EVIDENCE
+    failing = CannedLLM({"assess": [LLMError("timed out")]})
+    tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), failing)
+    assert la.label is LocalLabel.FALSE and "timed out" in (la.warning or "")
+    with pytest.raises(InputError):
+        label_document(CLAIM, doc, res[:1], decide_document(res, RULE), llm)
 
 
 def test_assess_schema_bounds_sentence_numbers_and_labels():

@@ -57,6 +57,23 @@ def test_full_run_produces_a_cited_report(tmp_path):
     assert report["usage"]["calls"] > 0 and report["timings"]["gather"] >= 0
 
 
+@pytest.mark.parametrize("mode", ["stance", "llm"])
+def test_local_label_modes(tmp_path, mode):
+    inv = _investigator(tmp_path, verdict={"local_labels": mode})
+    result = inv.run(CLAIM, _opts())
+    assert result.status == "complete", result.warnings
+    state = inv.state(result.thread_id)
+    modes = {a["assessment"]["mode"] for a in state["assessments"].values()}
+    assessed = (state.get("usage") or {}).get("assess", {}).get("calls", 0)
+    labels = {d["id"]: d["local_label"] for d in result.report["documents"]}
+    if mode == "stance":
+        assert modes == {"stance"} and assessed == 0  # no LLM call per document
+        assert labels.get("102", "").endswith("False") and labels.get("101", "").endswith("True")
+    else:
+        assert modes == {"llm"} and assessed == len(state["assessments"])
+    assert result.report["verdict"]["weighted"]["label"]
+
+
 def test_planner_llm_mode_follows_valid_choices(tmp_path):
     inv = _investigator(tmp_path)
     result = inv.run(CLAIM, _opts(planner="llm", depth=1))

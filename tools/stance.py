@@ -329,6 +329,15 @@ def _label(s: float, r: float, rule: dict[str, float]) -> str:
     return "SUPPORT" if ms >= mr else "CONTRADICT"
 
 
+def decide_document(sent: Sequence[StanceResult], rule: dict[str, float]) -> DocumentLabel:
+    """The document label that `rule` gives for these per-sentence stances (no passage score):
+    what document_label decides once its sentences are scored, for callers that already hold them."""
+    if not sent:
+        return DocumentLabel(label="NEI", confidence=1.0)
+    rule = {**DEFAULT_DOCUMENT_RULE, **_expand(rule)}
+    return _decide(*_doc_scores(list(sent), None, 0.0), list(sent), rule)
+
+
 def _decide(s: float, r: float, sent: list[StanceResult], rule: dict[str, float]) -> DocumentLabel:
     label = _label(s, r, rule)
     if label == "NEI":

@@ -71,8 +71,8 @@ class InvestigationOptions(BaseModel):
     )
     depth: int = Field(2, ge=1, le=3, description="Aspect hierarchy depth.")
     top_k_aspects: int = Field(3, ge=1, le=8, description="Aspects per node.")
-    top_documents: int = Field(10, ge=1, le=50, description="Documents given a takeaway and local label.")
-    docs_per_query: int = Field(30, ge=1, le=200, description="Documents kept per retrieval query.")
+    top_documents: int = Field(5, ge=1, le=50, description="Documents given a takeaway and local label.")
+    docs_per_query: int = Field(50, ge=1, le=200, description="Documents kept per retrieval query.")
     year_min: int | None = None
     year_max: int | None = None
     planner: PlannerMode = Field("fixed", description="'fixed' policy or 'llm' chooses the next step.")

@@ -415,59 +415,61 @@ def sentence_index(key: str) -> tuple[str, int] | None:
     return (doc_id, int(start)) if doc_id and start.isdigit() else None
 
 
-def _evidence_by_doc(state: InvestigationState) -> dict[str, list[tuple[int, StanceResult]]]:
-    out: dict[str, list[tuple[int, StanceResult]]] = {}
-    for key, raw in (state.get("stances") or {}).items():
-        parsed = sentence_index(key)
-        if parsed:
-            out.setdefault(parsed[0], []).append((parsed[1], StanceResult.model_validate(raw)))
-    return out
-
-
 def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     """Per document: takeaway and local label (Tan et al.), reputation prior, then ClaimTrust
     propagation over the stance relations between the documents' key sentences."""
-    from tools.explain import assess_document, local_label, takeaway
+    from tools.explain import assess_document, label_document, local_label, takeaway
+    from tools.stance import decide_document, document_rule
     from tools.trust import ReputationConfig, build_document_graph, propagate_trust, reputation
 
     opts = options_of(state)
     v = services.settings.verdict
     meta = state.get("documents") or {}
-    evidence = _evidence_by_doc(state)
-
-    def strength(doc_id: str) -> tuple[float, float]:
-        ev = evidence.get(doc_id, [])
-        best = max((abs(r.signed) for _, r in ev), default=0.0)
-        return (best, meta.get(doc_id, {}).get("score", 0.0))
-
-    ranked = sorted((d for d in meta if d in evidence), key=strength, reverse=True)[: opts.top_documents]
+    # The documents the retrieval ranked highest (best score over the claim / anti-claim / aspect
+    # queries): with the stance model deciding what is evidence, fewer, better-matched documents
+    # give better verdicts (evals/results/verdict_tune.json).
+    ranked = sorted(meta, key=lambda d: -float(meta[d].get("score", 0.0)))[: opts.top_documents]
     docs = load_documents(state, services, ranked)
+    rule = {**document_rule(services.stance),
+            **{k: x for k, x in (("support_threshold", v.support_threshold),
+                                 ("refute_threshold", v.refute_threshold)) if x is not None}}
     warnings: list[str] = []
     assessments: dict[str, dict[str, Any]] = {}
+    evidence: dict[str, list[tuple[int, StanceResult]]] = {}
     for doc_id in ranked:
         doc = docs.get(doc_id)
         if doc is None:
             warnings.append(f"document {doc_id} vanished from the evidence store; skipped")
             continue
-        ev = sorted(evidence[doc_id], key=lambda p: -abs(p[1].signed))
-        if v.combined_assessment:
-            both = assess_document(state["claim"], doc, ev, services.llm, relevant_sentences=[i for i, _ in ev],
+        if not doc.sentences:
+            continue
+        results = services.stance.predict([(state["claim"], s) for s in doc.sentences])
+        evidence[doc_id] = sorted(enumerate(results), key=lambda p: -abs(p[1].signed))
+        if v.local_labels != "llm":
+            tk, la = label_document(state["claim"], doc, results, decide_document(results, rule),
+                                    services.llm if v.local_labels == "hybrid" else None,
+                                    mode=v.local_labels, conflict_margin=v.sign_conflict_margin)
+        elif v.combined_assessment:
+            both = assess_document(state["claim"], doc, evidence[doc_id], services.llm,
                                    conflict_margin=v.sign_conflict_margin)
             if both is None:
                 continue
             tk, la = both
         else:
             try:
-                tk = takeaway(state["claim"], doc, services.llm, relevant_sentences=[i for i, _ in ev])
+                tk = takeaway(state["claim"], doc, services.llm,
+                              relevant_sentences=[i for i, _ in evidence[doc_id]])
             except LLMError as exc:
                 warnings.append(f"takeaway failed for {doc_id}: {exc}")
                 tk = None
             if tk is None:
                 continue
-            la = local_label(state["claim"], doc, tk, ev, services.llm, conflict_margin=v.sign_conflict_margin)
+            la = local_label(state["claim"], doc, tk, evidence[doc_id], services.llm,
+                             conflict_margin=v.sign_conflict_margin)
         if la.warning:
             warnings.append(f"{doc_id}: {la.warning}")
-        assessments[doc_id] = {"takeaway": tk.model_dump(mode="json"), "assessment": la.model_dump(mode="json")}
+        assessments[doc_id] = {"takeaway": tk.model_dump(mode="json") if tk else None,
+                               "assessment": la.model_dump(mode="json")}
         emit("counts", "weigh", f"{doc_id}: {la.label}", doc_id=doc_id, label=str(la.label))
 
     t = services.settings.trust
