@@ -143,6 +143,10 @@ class VerdictSettings(BaseModel):
         0.5, ge=0, le=1, description="Refute probability that makes a document evidence against the claim; "
         "None = the stance model's own document rule.",
     )
+    on_conflict: Literal["stance", "llm", "abstain"] = Field(
+        "stance", description="hybrid labels: which label stands when the LLM and the stance model disagree "
+        "in sign (always flagged): the stance model's, the LLM's, or neither (No Evidence).",
+    )
     unsupported_sentences: Literal["flag", "drop"] = Field("flag", description="Unattributed sentences.")
     attribution_threshold: float = Field(
         0.5, ge=0, le=1, description="Support probability an explanation sentence needs from its citations."

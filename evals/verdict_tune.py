@@ -14,7 +14,8 @@ reputation is flat) mapped to SUPPORT / CONTRADICT / NEI.
 Searched: documents labelled (`verdict.top_documents`), and the support / refute thresholds of the
 document decision (`verdict.support_threshold` / `verdict.refute_threshold`). With `--llm N` the
 best setting is also run with the LLM's assessment of every document the stance model counts as
-evidence on N claims, comparing `verdict.local_labels` stance and hybrid on the same claims.
+evidence on N claims, comparing `verdict.local_labels` stance and hybrid (under each
+`verdict.on_conflict` policy) on the same claims.
 Then a Platt calibration of the verdict confidence is fitted on the train predictions of the chosen
 setting. Writes evals/results/verdict_tune.json; the chosen values go into config.yaml by hand.
 """
@@ -117,19 +118,38 @@ def grid(entries: list[dict]) -> list[dict[str, Any]]:
     return sorted(table, key=lambda r: (-r["macro_f1"], -r["accuracy"], r["top_documents"]))
 
 
+class _Memo:
+    """One LLM answer per (prompt, inputs), so that the policies compared see the same answer."""
+
+    def __init__(self, llm: Any) -> None:
+        self.llm, self.cache, self.calls = llm, {}, 0
+
+    def run(self, prompt: Any, inputs: Any) -> Any:
+        key = (prompt.name, inputs.model_dump_json())
+        if key not in self.cache:
+            self.calls += 1
+            self.cache[key] = self.llm.run(prompt, inputs)
+        return self.cache[key]
+
+
+POLICIES = ("stance", "llm", "abstain")
+
+
 def llm_comparison(services: Any, entries: list[dict], best: dict[str, Any]) -> dict[str, Any]:
-    """stance vs hybrid local labels on the same claims. As in the product's hybrid mode, the LLM
-    assesses only the documents the stance model counts as evidence (tools.explain.label_document).
-    The llm-only mode is not rerun here: it needs an LLM call for every top document; its dev
-    figures are in the session-2 verdict benchmark (macro-F1 0.21, 88/110 "Mostly True")."""
+    """stance vs hybrid local labels on the same claims, hybrid under each `verdict.on_conflict`
+    policy. As in the product's hybrid mode, the LLM assesses only the documents the stance model
+    counts as evidence (tools.explain.label_document). The llm-only mode is not rerun here: it needs
+    an LLM call for every top document; its dev figures are in the session-2 verdict benchmark
+    (macro-F1 0.21, 88 of 110 abstracts "Mostly True")."""
     from tools.explain import label_document
     from tools.stance import decide_document
     from tools.verdict import LocalItem, global_verdict
 
     rule = {"support_threshold": best["support_threshold"], "refute_threshold": best["refute_threshold"]}
-    modes: dict[str, list[Any]] = {"stance": [], "hybrid": []}
-    hybrid_labels: dict[str, int] = {}
-    conflicts = pruned = calls = 0
+    memo = _Memo(services.llm)
+    modes = ["stance", *(f"hybrid_{p}" for p in POLICIES)]
+    preds: dict[str, list[Any]] = {m: [] for m in modes}
+    conflicts: list[dict[str, str]] = []
     t0 = time.perf_counter()
     for n, e in enumerate(entries):
         top = e["docs"][: best["top_documents"]]
@@ -140,22 +160,20 @@ def llm_comparison(services: Any, entries: list[dict], best: dict[str, Any]) -> 
             res = _results(d["stance"])
             decision = decide_document(res, rule)
             _, st = label_document(e["claim"], doc, res, decision, None, mode="stance")
-            _, hy = label_document(e["claim"], doc, res, decision, services.llm, mode="hybrid")
-            if decision.label != "NEI":
-                calls += 1
-                conflicts += hy.sign_conflict
-                pruned += hy.label.score == 0
-                hybrid_labels[hy.label.value] = hybrid_labels.get(hy.label.value, 0) + 1
             items["stance"].append(LocalItem(doc_id=doc.id, label=st.label))
-            items["hybrid"].append(LocalItem(doc_id=doc.id, label=hy.label))
+            for p in POLICIES:
+                _, hy = label_document(e["claim"], doc, res, decision, memo, mode="hybrid", on_conflict=p)
+                items[f"hybrid_{p}"].append(LocalItem(doc_id=doc.id, label=hy.label))
+                if p == "stance" and hy.sign_conflict:
+                    conflicts.append({"claim": e["id"], "gold": e["gold"], "doc": doc.id,
+                                      "stance": st.label.value, "warning": hy.warning or ""})
         for m in modes:
-            modes[m].append(global_verdict(items[m]))
-        print(f"llm comparison {n + 1}/{len(entries)} ({time.perf_counter() - t0:.0f}s, {calls} LLM assessments)",
+            preds[m].append(global_verdict(items[m]))
+        print(f"llm comparison {n + 1}/{len(entries)} ({time.perf_counter() - t0:.0f}s, {memo.calls} LLM calls)",
               flush=True)
-    return {"n_claims": len(entries), "llm_assessments": calls, "sign_conflicts": conflicts,
-            "pruned_by_llm": pruned, "hybrid_label_distribution": hybrid_labels,
+    return {"n_claims": len(entries), "llm_calls": memo.calls, "sign_conflicts": conflicts,
             "seconds": round(time.perf_counter() - t0, 1),
-            **{m: score(entries, preds) for m, preds in modes.items()}}
+            **{m: score(entries, p) for m, p in preds.items()}}
 
 
 def main() -> None:

@@ -271,8 +271,15 @@ def test_combine_labels_keeps_agreeing_llm_grade_and_flags_disagreement():
     out = combine_labels(disagree, st)
     assert out.label is LocalLabel.MOSTLY_FALSE and out.sign_conflict and out.takeaway == "tk"
     assert "Mostly True" in (out.warning or "")
+    assert combine_labels(disagree, st, on_conflict="llm").label is LocalLabel.MOSTLY_TRUE
+    assert combine_labels(disagree, st, on_conflict="llm").sign_conflict
+    out = combine_labels(disagree, st, on_conflict="abstain")
+    assert out.label is LocalLabel.NO_EVIDENCE and out.sign_conflict and out.cited_sentences == []
+    with pytest.raises(InputError):
+        combine_labels(disagree, st, on_conflict="vote")
     abstain = assessment("d2", LocalLabel.NO_EVIDENCE, [])
     assert combine_labels(abstain, st).label is LocalLabel.MOSTLY_FALSE
+    assert combine_labels(abstain, st).sign_conflict
     nei = assessment("d2", LocalLabel.NO_EVIDENCE, []).model_copy(update={"mode": "stance"})
     assert combine_labels(agree, nei).label is LocalLabel.NO_EVIDENCE
 

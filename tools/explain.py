@@ -522,21 +522,36 @@ def stance_assessment(doc: Document, decision: DocumentLabel, *, takeaway: str =
     )
 
 
-def combine_labels(llm: LocalAssessment, stance: LocalAssessment) -> LocalAssessment:
+ConflictPolicy = Literal["stance", "llm", "abstain"]
+
+
+def combine_labels(llm: LocalAssessment, stance: LocalAssessment, *,
+                   on_conflict: ConflictPolicy = "stance") -> LocalAssessment:
     """Hybrid local label: the stance model decides whether the abstract is evidence and which
     way it points; the LLM's label (grade, explanation, citations) is kept when it agrees in sign.
 
     A small LLM grades almost every related abstract "Mostly True" (issue #6: 88 of 110 on SciFact
-    dev), so its sign is not trusted on its own. On disagreement the stance label stands, flagged
-    as a sign conflict with the LLM's label named in the warning; nothing is silently dropped."""
+    dev), so its sign is not trusted on its own. A disagreement (including the LLM's No Evidence)
+    is always flagged as a sign conflict, with both labels named in the warning; `on_conflict`
+    says which label stands: the stance model's, the LLM's, or neither (abstain: No Evidence)."""
     if stance.label is LocalLabel.NO_EVIDENCE:
         return stance.model_copy(update={"takeaway": llm.takeaway or stance.takeaway})
     if math.copysign(1.0, llm.score) == math.copysign(1.0, stance.score) and llm.score != 0:
         return llm.model_copy(update={"mode": "hybrid"})
+    if on_conflict not in ("stance", "llm", "abstain"):
+        raise InputError(f"on_conflict must be 'stance', 'llm' or 'abstain', got {on_conflict!r}.")
+    both = f"the LLM labelled it {llm.label.value!r}, the stance model {stance.label.value!r}"
+    if on_conflict == "llm":
+        return llm.model_copy(update={"mode": "hybrid", "sign_conflict": True,
+                                      "warning": f"{both}; the LLM's label is used"})
+    if on_conflict == "abstain":
+        return stance.model_copy(update={
+            "label": LocalLabel.NO_EVIDENCE, "score": LocalLabel.NO_EVIDENCE.score, "cited_sentences": [],
+            "mode": "hybrid", "sign_conflict": True, "takeaway": llm.takeaway or stance.takeaway,
+            "warning": f"{both}; counted as No Evidence"})
     return stance.model_copy(update={
         "mode": "hybrid", "sign_conflict": True, "takeaway": llm.takeaway or stance.takeaway,
-        "warning": f"the LLM labelled it {llm.label.value!r}, against the stance model's reading; "
-                   f"the stance model's label {stance.label.value!r} is used",
+        "warning": f"{both}; the stance model's label is used",
     })
 
 
@@ -549,6 +564,7 @@ def label_document(
     *,
     mode: Literal["hybrid", "stance"] = "hybrid",
     conflict_margin: float = DEFAULT_CONFLICT_MARGIN,
+    on_conflict: ConflictPolicy = "stance",
 ) -> tuple[Takeaway | None, LocalAssessment]:
     """Takeaway and local label of one document when the stance model decides what is evidence.
 
@@ -556,7 +572,7 @@ def label_document(
     document decision over them (tools.stance.decide_document). A document that is not evidence
     gets No Evidence and no takeaway, with no LLM call. In "stance" mode an evidence document gets
     the stance label and its rationale sentences quoted as the takeaway; in "hybrid" mode the LLM
-    reads it (assess_document) and combine_labels settles the label. When the LLM finds the abstract
+    reads it (assess_document) and combine_labels settles the label (`on_conflict`). When the LLM finds the abstract
     unrelated, it is No Evidence (Tan et al. prune such documents); when the LLM fails, the stance
     label stands with the failure in its warning.
     """
@@ -581,7 +597,7 @@ def label_document(
     tk, la = both
     if la.mode == "stance":  # the LLM call failed; assess_document fell back to a cruder stance label
         return tk, st.model_copy(update={"takeaway": tk.text, "warning": la.warning})
-    return tk, combine_labels(la, st)
+    return tk, combine_labels(la, st, on_conflict=on_conflict)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -448,7 +448,8 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
         if v.local_labels != "llm":
             tk, la = label_document(state["claim"], doc, results, decide_document(results, rule),
                                     services.llm if v.local_labels == "hybrid" else None,
-                                    mode=v.local_labels, conflict_margin=v.sign_conflict_margin)
+                                    mode=v.local_labels, conflict_margin=v.sign_conflict_margin,
+                                    on_conflict=v.on_conflict)
         elif v.combined_assessment:
             both = assess_document(state["claim"], doc, evidence[doc_id], services.llm,
                                    conflict_margin=v.sign_conflict_margin)
