@@ -151,6 +151,10 @@ class VerdictSettings(BaseModel):
     attribution_threshold: float = Field(
         0.5, ge=0, le=1, description="Support probability an explanation sentence needs from its citations."
     )
+    attribution_overlap: float | None = Field(
+        0.9, gt=0, le=1, description="Share of an explanation sentence's content words found in its citations "
+        "(same negations and numbers) that makes it an attributable restatement; None = stance model only.",
+    )
     sign_conflict_margin: float = Field(
         0.2, ge=0, le=1, description="Dead band of the stance sign a local label is checked against."
     )

@@ -30,6 +30,7 @@ from tools.explain import (
     extractive_explanation,
     global_explanation,
     label_document,
+    lexical_support,
     local_label,
     parse_key,
     perspective_summary,
@@ -439,6 +440,37 @@ def test_attribution_supported_flagged_and_dropped():
     dropped = check_attribution(draft(good, off), GET, WordCoverage(), threshold=0.5, mode="drop")
     assert [s.status for s in dropped.sentences] == ["supported", "dropped"]
     assert dropped.text == good.text and len(dropped.visible) == 1
+
+
+class Blind:
+    """Fake stance that never sees support (the misreading the word-overlap rule is for)."""
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[StanceResult]:
+        return [NEUTRAL for _ in pairs]
+
+
+def test_lexical_support_guards_negation_numbers_and_short_sentences():
+    src = ["Compared with placebo, vitamin E had no effect on the incidence of prostate cancer (HR 0.97)."]
+    assert lexical_support("Vitamin E had no effect on the incidence of prostate cancer.", src) == 1.0
+    assert lexical_support("Vitamin E had an effect on the incidence of prostate cancer.", src) == 0.0
+    assert lexical_support("Vitamin E had no effect on the incidence of prostate cancer in 2012.", src) == 0.0
+    assert lexical_support("Vitamin E had no effect.", src) == 0.0  # too few terms to judge
+    assert 0.5 < lexical_support("Vitamin E had no effect on the incidence of lung cancer.", src) < 0.9
+
+
+def test_attribution_passes_restatements_only_when_asked():
+    doc = DOCS["d1"]
+    cited = doc.sentences[1]
+    restated = ExplanationSentence(text="The abstract directly states that " + cited[0].lower() + cited[1:],
+                                   citations=["d1#1"])
+    other = ExplanationSentence(text="Coffee shortens sleep in students and lowers their grades.",
+                                citations=["d1#1"])
+    plain = check_attribution(draft(restated, other), GET, Blind(), threshold=0.5)
+    assert [x.status for x in plain.sentences] == ["interpretation", "interpretation"]
+    checked = check_attribution(draft(restated, other), GET, Blind(), threshold=0.5, min_overlap=0.9)
+    assert [x.status for x in checked.sentences] == ["supported", "interpretation"]
+    with pytest.raises(InputError):
+        check_attribution(draft(restated), GET, Blind(), min_overlap=0.0)
 
 
 def test_attribution_threshold_decides():

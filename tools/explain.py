@@ -793,7 +793,35 @@ _JUDGEMENT = re.compile(
     re.IGNORECASE,
 )
 # Leading attributions to the source add nothing to trace.
-_PREAMBLE = re.compile(r"^(?:the|this|one|a|another)\s+(?:abstract|study|article|paper|source)\s+(?:states|reports|shows|finds|found|says)\s+that\s+", re.IGNORECASE)
+_PREAMBLE = re.compile(
+    r"^(?:the|this|one|a|another)\s+(?:abstract|study|article|paper|source|trial|authors?)\s+(?:\w+ly\s+)?"
+    r"(?:states|stated|reports|reported|shows|showed|finds|found|says|mentions|notes|indicates|demonstrates|"
+    r"concludes|observes|observed)\s+(?:that\s+)?",
+    re.IGNORECASE,
+)
+# Stemmed negation cues (tools.sparse.tokenize keeps no / not / nor as terms).
+_NEGATIONS = frozenset({"no", "not", "nor", "never", "without", "neither", "none", "fail", "lack", "absenc"})
+# A sentence this short is not judged by word overlap alone.
+_MIN_OVERLAP_TERMS = 5
+
+
+def lexical_support(text: str, cited: Sequence[str]) -> float:
+    """Share of the content terms of `text` found in the `cited` sentences (stemmed, stop words
+    out), or 0 when the restatement could have flipped the meaning: a negation cue or a number
+    in one but not the other. A sentence that restates its source's own words is attributable
+    without asking the stance model, which misreads close paraphrases ("had no effect on X" read
+    against "Compared with placebo, vitamin E had no effect on X" scored 0.16)."""
+    from tools.sparse import tokenize
+
+    words = set(tokenize(text))
+    if len(words) < _MIN_OVERLAP_TERMS:
+        return 0.0
+    source = set(tokenize(" ".join(cited)))
+    if (words & _NEGATIONS) != (source & _NEGATIONS):
+        return 0.0
+    if any(w.isdigit() and w not in source for w in words):
+        return 0.0
+    return len(words & source) / len(words)
 
 
 def factual_part(text: str) -> str:
@@ -814,19 +842,23 @@ def check_attribution(
     *,
     threshold: float = DEFAULT_ATTRIBUTION_THRESHOLD,
     mode: Literal["flag", "drop"] = "flag",
+    min_overlap: float | None = None,
 ) -> Explanation:
     """Trace every sentence to its citations with the stance model.
 
     A sentence is supported when the support probability of (sentence, cited text) reaches
     `threshold` for any one cited sentence or for all its cited sentences joined (a sentence may
     be composed from several). A sentence identical to a cited sentence (extractive quotes) is
-    supported without asking the model. What is tested is the sentence's factual_part (without
+    supported without asking the model, and so is, with `min_overlap` set, a restatement whose
+    lexical_support against its citations reaches it. What is tested is the sentence's factual_part (without
     "The abstract states that ..." and "..., which supports the claim"). Citations that `get_sentence` cannot resolve are removed
     with a warning. Unsupported sentences become "interpretation" (mode "flag") or "dropped"
     (mode "drop"). Returns a new Explanation with checked=True.
     """
     if mode not in ("flag", "drop"):
         raise InputError(f"unsupported_sentences must be 'flag' or 'drop', got {mode!r}.")
+    if min_overlap is not None and not (isinstance(min_overlap, int | float) and 0.0 < min_overlap <= 1.0):
+        raise InputError(f"the attribution word overlap must be a number in (0, 1] or null, got {min_overlap!r}.")
     if not (isinstance(threshold, int | float) and math.isfinite(threshold) and 0.0 <= threshold <= 1.0):
         raise InputError(f"the attribution threshold must be a number in [0, 1], got {threshold!r}.")
     warnings = list(explanation.warnings)
@@ -860,7 +892,9 @@ def check_attribution(
     for n, (s, cites) in enumerate(zip(explanation.sentences, resolved, strict=True)):
         if cites and any(_norm(t) == _norm(s.text) for _, t in cites):
             support[n] = 1.0
-        ok = bool(cites) and support[n] >= threshold
+        restated = (bool(cites) and min_overlap is not None and support[n] < threshold
+                    and lexical_support(factual_part(s.text), [t for _, t in cites]) >= min_overlap)
+        ok = bool(cites) and (support[n] >= threshold or restated)
         failed += not ok
         out.append(
             ExplanationSentence(
@@ -885,7 +919,8 @@ def explain(
     scorer: StanceScorer,
     threshold: float = DEFAULT_ATTRIBUTION_THRESHOLD,
     mode: Literal["flag", "drop"] = "flag",
+    min_overlap: float | None = None,
 ) -> Explanation:
     """global_explanation followed by check_attribution (the graph's explain step)."""
     draft = global_explanation(claim, assessments, llm, get_sentence=get_sentence, scorer=scorer)
-    return check_attribution(draft, get_sentence, scorer, threshold=threshold, mode=mode)
+    return check_attribution(draft, get_sentence, scorer, threshold=threshold, mode=mode, min_overlap=min_overlap)

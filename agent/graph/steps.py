@@ -556,7 +556,7 @@ def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
     expl = global_explanation(state["claim"], local_assessments(state), services.llm,
                               get_sentence=get, scorer=services.stance)
     expl = check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
-                             mode=v.unsupported_sentences)
+                             mode=v.unsupported_sentences, min_overlap=v.attribution_overlap)
     emit("counts", "explain", f"{len(expl.sentences)} explanation sentences ({expl.mode}); "
          f"attribution pass rate {expl.attribution_pass_rate}")
     return {"explanation": expl.model_dump(mode="json"), "warnings": list(expl.warnings)}
