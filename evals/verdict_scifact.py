@@ -66,6 +66,27 @@ def explanation_figures(state: dict, services) -> tuple[int, int, int]:
     return len(sentences), exist, passed
 
 
+def recheck_attribution(state: dict, services) -> tuple[int, int]:
+    """(sentences, passing) when the run's stored explanation is checked again with the current
+    attribution check and settings: a diagnostic for a check changed after the run, not the run's
+    own figure."""
+    from agent.graph.steps import local_assessments, sentence_lookup
+    from tools.explain import Explanation, ExplanationSentence, check_attribution, citable_evidence
+
+    stored = state.get("explanation") or {}
+    sentences = [ExplanationSentence(text=s["text"], citations=s.get("citations", []))
+                 for s in stored.get("sentences", [])]
+    if not sentences:
+        return 0, 0
+    v = services.settings.verdict
+    get = sentence_lookup(state, services)
+    checked = check_attribution(Explanation(sentences=sentences, mode=stored.get("mode", "llm")), get,
+                                services.stance, threshold=v.attribution_threshold, mode="flag",
+                                min_overlap=v.attribution_overlap,
+                                recite_from=citable_evidence(local_assessments(state), get))
+    return len(sentences), sum(1 for s in checked.sentences if s.status == "supported")
+
+
 def main() -> None:
     ap = scifact_args(__doc__.split("\n\n")[0], n=50, seed=7, out=RESULTS / "verdict_scifact.json")
     args = ap.parse_args()
@@ -89,6 +110,7 @@ def main() -> None:
     conflicts = 0
     per_step: dict[str, list[float]] = {}
     n_sent = n_exist = n_pass = 0
+    re_sent = re_pass = 0
     failed = []
     for r in runs:
         st = r.state
@@ -112,6 +134,8 @@ def main() -> None:
             conflicts += bool(a["assessment"].get("sign_conflict"))
         a, b, c = explanation_figures(st, services)
         n_sent, n_exist, n_pass = n_sent + a, n_exist + b, n_pass + c
+        a, b = recheck_attribution(st, services)
+        re_sent, re_pass = re_sent + a, re_pass + b
 
     correct = [a == b for a, b in zip(g, p, strict=True)]
     out = {
@@ -133,6 +157,9 @@ def main() -> None:
         "tokens_per_claim_median": median(toks),
         "llm": services.settings.llm.model,
         "embedded_model": services.settings.llm.embedded_model,
+        # Diagnostic: the stored explanations checked again with the current attribution check.
+        "diagnostic_attribution_recheck": {"sentences": re_sent,
+                                           "pass_rate": round(re_pass / re_sent, 4) if re_sent else None},
         "local_labels_setting": services.settings.verdict.local_labels,
         "local_label_distribution": dict(sorted(llm_labels.items(), key=lambda kv: -kv[1])),
         "local_label_modes": modes,

@@ -25,6 +25,7 @@ from tools.explain import (
     aspect_perspectives,
     assess_document,
     check_attribution,
+    citable_evidence,
     combine_labels,
     explain,
     extractive_explanation,
@@ -471,6 +472,25 @@ def test_attribution_passes_restatements_only_when_asked():
     assert [x.status for x in checked.sentences] == ["supported", "interpretation"]
     with pytest.raises(InputError):
         check_attribution(draft(restated), GET, Blind(), min_overlap=0.0)
+
+
+def test_attribution_recites_a_quote_to_the_sentence_it_comes_from():
+    doc = DOCS["d1"]
+    quote = ExplanationSentence(text=doc.sentences[1], citations=["d1#2"])  # neighbour cited
+    off = ExplanationSentence(text="Coffee shortens sleep in students and lowers their grades.", citations=["d1#2"])
+    checked = check_attribution(draft(quote, off), GET, Blind(), threshold=0.5, min_overlap=0.9,
+                                recite_from=["d1#0", "d1#1"])
+    assert [x.citations for x in checked.sentences] == [["d1#1"], ["d1#2"]]
+    assert [x.status for x in checked.sentences] == ["supported", "interpretation"]
+    assert any("Re-cited" in w for w in checked.warnings)
+    # only sentences the model was shown are candidates
+    unchanged = check_attribution(draft(quote), GET, Blind(), threshold=0.5, min_overlap=0.9, recite_from=["d1#0"])
+    assert unchanged.sentences[0].citations == ["d1#2"] and unchanged.sentences[0].status == "interpretation"
+
+
+def test_citable_evidence_is_what_the_explanation_offers():
+    used = [assessment("d1", LocalLabel.MOSTLY_TRUE, [1, 2]), assessment("d3", LocalLabel.NO_EVIDENCE, [0])]
+    assert citable_evidence(used, GET) == ["d1#1", "d1#2"]
 
 
 def test_attribution_threshold_decides():

@@ -667,6 +667,12 @@ def _allowed_evidence(
     return keys, texts
 
 
+def citable_evidence(assessments: Sequence[LocalAssessment], get_sentence: SentenceLookup,
+                     limit: int = explanation_prompt.MAX_EVIDENCE) -> list[str]:
+    """The sentence keys global_explanation offers the model for these assessments."""
+    return _allowed_evidence(_evidence_docs(assessments), get_sentence, limit)[0]
+
+
 def global_explanation(
     claim: str,
     assessments: Sequence[LocalAssessment],
@@ -843,6 +849,7 @@ def check_attribution(
     threshold: float = DEFAULT_ATTRIBUTION_THRESHOLD,
     mode: Literal["flag", "drop"] = "flag",
     min_overlap: float | None = None,
+    recite_from: Sequence[str] = (),
 ) -> Explanation:
     """Trace every sentence to its citations with the stance model.
 
@@ -854,6 +861,11 @@ def check_attribution(
     "The abstract states that ..." and "..., which supports the claim"). Citations that `get_sentence` cannot resolve are removed
     with a warning. Unsupported sentences become "interpretation" (mode "flag") or "dropped"
     (mode "drop"). Returns a new Explanation with checked=True.
+
+    Re-citation (with `min_overlap` and `recite_from`): a sentence that fails against its own
+    citations but restates one of the `recite_from` sentences (the evidence the model was shown)
+    is re-cited to that sentence, with a warning. A small model often quotes one sentence and cites
+    its neighbour; the citation then points where the words come from.
     """
     if mode not in ("flag", "drop"):
         raise InputError(f"unsupported_sentences must be 'flag' or 'drop', got {mode!r}.")
@@ -895,6 +907,14 @@ def check_attribution(
         restated = (bool(cites) and min_overlap is not None and support[n] < threshold
                     and lexical_support(factual_part(s.text), [t for _, t in cites]) >= min_overlap)
         ok = bool(cites) and (support[n] >= threshold or restated)
+        if not ok and min_overlap is not None and recite_from:
+            source = _best_restated(factual_part(s.text), recite_from, get_sentence, min_overlap)
+            if source is not None:
+                warnings.append(f"Re-cited {clip(s.text, 60)!r} from {[k for k, _ in cites]} to {source[0]!r}, "
+                                "the evidence sentence it restates.")
+                cites = [(source[0], source[1])]
+                support[n] = max(support[n], source[2])
+                ok = True
         failed += not ok
         out.append(
             ExplanationSentence(
@@ -910,6 +930,20 @@ def check_attribution(
     return Explanation(sentences=out, mode=explanation.mode, warnings=warnings, checked=True)
 
 
+def _best_restated(text: str, keys: Sequence[str], get_sentence: SentenceLookup,
+                   min_overlap: float) -> tuple[str, str, float] | None:
+    """(key, sentence, overlap) of the candidate `text` restates best, if any reaches `min_overlap`."""
+    best: tuple[float, str, str] | None = None
+    for k in keys:
+        t = get_sentence(k)
+        if t is None:
+            continue
+        score = lexical_support(text, [t])
+        if score >= min_overlap and (best is None or score > best[0]):
+            best = (score, k, t)
+    return (best[1], best[2], best[0]) if best else None
+
+
 def explain(
     claim: str,
     assessments: Sequence[LocalAssessment],
@@ -923,4 +957,5 @@ def explain(
 ) -> Explanation:
     """global_explanation followed by check_attribution (the graph's explain step)."""
     draft = global_explanation(claim, assessments, llm, get_sentence=get_sentence, scorer=scorer)
-    return check_attribution(draft, get_sentence, scorer, threshold=threshold, mode=mode, min_overlap=min_overlap)
+    return check_attribution(draft, get_sentence, scorer, threshold=threshold, mode=mode, min_overlap=min_overlap,
+                             recite_from=citable_evidence(assessments, get_sentence))

@@ -549,14 +549,15 @@ def local_assessments(state: InvestigationState) -> list[Any]:
 def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
     """Global explanation (LLM, extractive fallback inside) and the attribution check of every
     sentence against the sentences it cites."""
-    from tools.explain import check_attribution, global_explanation
+    from tools.explain import check_attribution, citable_evidence, global_explanation
 
     get = sentence_lookup(state, services)
     v = services.settings.verdict
-    expl = global_explanation(state["claim"], local_assessments(state), services.llm,
-                              get_sentence=get, scorer=services.stance)
+    local = local_assessments(state)
+    expl = global_explanation(state["claim"], local, services.llm, get_sentence=get, scorer=services.stance)
     expl = check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
-                             mode=v.unsupported_sentences, min_overlap=v.attribution_overlap)
+                             mode=v.unsupported_sentences, min_overlap=v.attribution_overlap,
+                             recite_from=citable_evidence(local, get))
     emit("counts", "explain", f"{len(expl.sentences)} explanation sentences ({expl.mode}); "
          f"attribution pass rate {expl.attribution_pass_rate}")
     return {"explanation": expl.model_dump(mode="json"), "warnings": list(expl.warnings)}
