@@ -270,7 +270,7 @@ def test_combine_labels_keeps_agreeing_llm_grade_and_flags_disagreement():
     assert out.label is LocalLabel.FALSE and out.mode == "hybrid" and not out.sign_conflict
     assert out.explanation == "the LLM's reason"
     disagree = assessment("d2", LocalLabel.MOSTLY_TRUE, [0]).model_copy(update={"takeaway": "tk"})
-    out = combine_labels(disagree, st)
+    out = combine_labels(disagree, st, on_conflict="stance")
     assert out.label is LocalLabel.MOSTLY_FALSE and out.sign_conflict and out.takeaway == "tk"
     assert "Mostly True" in (out.warning or "")
     assert combine_labels(disagree, st, on_conflict="llm").label is LocalLabel.MOSTLY_TRUE
@@ -280,7 +280,8 @@ def test_combine_labels_keeps_agreeing_llm_grade_and_flags_disagreement():
     with pytest.raises(InputError):
         combine_labels(disagree, st, on_conflict="vote")
     abstain = assessment("d2", LocalLabel.NO_EVIDENCE, [])
-    assert combine_labels(abstain, st).label is LocalLabel.MOSTLY_FALSE
+    assert combine_labels(abstain, st, on_conflict="stance").label is LocalLabel.MOSTLY_FALSE
+    assert combine_labels(abstain, st).label is LocalLabel.NO_EVIDENCE  # default: the LLM's label stands
     assert combine_labels(abstain, st).sign_conflict
     nei = assessment("d2", LocalLabel.NO_EVIDENCE, []).model_copy(update={"mode": "stance"})
     assert combine_labels(agree, nei).label is LocalLabel.NO_EVIDENCE
@@ -296,7 +297,7 @@ def test_label_document_calls_the_llm_only_for_evidence():
     res[1] = REFUTE
     llm = CannedLLM({"assess": [{"related": True, "takeaway": "No effect on fractures.", "evidence": [2],
                                  "explanation": "They helped.", "label": "Mostly True"}]})
-    tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), llm)
+    tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), llm, on_conflict="stance")
     assert len(llm.calls) == 1 and tk.text == "No effect on fractures."
     assert la.label is LocalLabel.FALSE and la.sign_conflict and la.mode == "hybrid"
     tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), None, mode="stance")

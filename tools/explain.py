@@ -36,6 +36,7 @@ from prompts.explanation import LocalExplanation, clip
 from tools.errors import InputError
 from tools.llm import LLMError, StructuredLLM
 from tools.models import Document, DocumentHit, Stance, StanceResult, StanceScorer
+from tools.sparse import tokenize
 from tools.stance import DocumentLabel
 from tools.verdict import LocalLabel
 
@@ -526,7 +527,7 @@ ConflictPolicy = Literal["stance", "llm", "abstain"]
 
 
 def combine_labels(llm: LocalAssessment, stance: LocalAssessment, *,
-                   on_conflict: ConflictPolicy = "stance") -> LocalAssessment:
+                   on_conflict: ConflictPolicy = "llm") -> LocalAssessment:
     """Hybrid local label: the stance model decides whether the abstract is evidence and which
     way it points; the LLM's label (grade, explanation, citations) is kept when it agrees in sign.
 
@@ -564,7 +565,7 @@ def label_document(
     *,
     mode: Literal["hybrid", "stance"] = "hybrid",
     conflict_margin: float = DEFAULT_CONFLICT_MARGIN,
-    on_conflict: ConflictPolicy = "stance",
+    on_conflict: ConflictPolicy = "llm",
 ) -> tuple[Takeaway | None, LocalAssessment]:
     """Takeaway and local label of one document when the stance model decides what is evidence.
 
@@ -817,8 +818,6 @@ def lexical_support(text: str, cited: Sequence[str]) -> float:
     in one but not the other. A sentence that restates its source's own words is attributable
     without asking the stance model, which misreads close paraphrases ("had no effect on X" read
     against "Compared with placebo, vitamin E had no effect on X" scored 0.16)."""
-    from tools.sparse import tokenize
-
     words = set(tokenize(text))
     if len(words) < _MIN_OVERLAP_TERMS:
         return 0.0
