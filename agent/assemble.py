@@ -169,6 +169,7 @@ def _explanation(state: InvestigationState, text_of: Any) -> ExplanationView:
             continue
         sentences.append(ExplanationSentenceView(
             text=s["text"], status=s.get("status", "supported"), support=s.get("support"),
+            revised_from=s.get("revised_from"),
             citations=[c for k in s.get("citations", []) if (c := _citation(k, text_of))],
         ))
     return ExplanationView(sentences=sentences, mode=e.get("mode", "extractive"))

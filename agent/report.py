@@ -176,6 +176,10 @@ class ExplanationSentenceView(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
     status: AttributionStatus = "supported"
     support: float | None = Field(None, ge=0, le=1, description="Attribution support probability.")
+    revised_from: str | None = Field(
+        None, description="The first wording, when the sentence failed the attribution check and was "
+        "revised to what its citations say (verdict.revise_unsupported)."
+    )
 
 
 class ExplanationView(BaseModel):
@@ -384,6 +388,7 @@ def render_markdown(report: Report) -> str:
         mark = (
             " *(interpretation: not supported by the cited sentences)*"
             if s.status == "interpretation"
+            else " *(revised to what the cited sentences say)*" if s.revised_from
             else ""
         )
         cites = " ".join(cite(c) for c in s.citations)
@@ -597,6 +602,9 @@ def render_html(report: Report) -> str:
                 out.append(
                     f'<span class="interp" title="not supported by the cited sentences">{_e(s.text)}</span>{cites} '
                 )
+            elif s.revised_from:
+                out.append(f'<span title="revised to what the cited sentences say; first wording: '
+                           f'{_e(s.revised_from)}">{_e(s.text)}</span>{cites} ')
             else:
                 out.append(f"<span>{_e(s.text)}</span>{cites} ")
         out.append("</p>")

@@ -148,6 +148,10 @@ class VerdictSettings(BaseModel):
         "in sign (always flagged): the stance model's, the LLM's, or neither (No Evidence).",
     )
     unsupported_sentences: Literal["flag", "drop"] = Field("flag", description="Unattributed sentences.")
+    revise_unsupported: bool = Field(
+        True, description="Give each sentence that fails the attribution check one LLM revision to what its "
+        "citations say; the revision replaces it only if it passes the check.",
+    )
     attribution_threshold: float = Field(
         0.5, ge=0, le=1, description="Support probability an explanation sentence needs from its citations."
     )

@@ -29,7 +29,7 @@ from evals._harness import (
     start_log,
     write_json,
 )
-from evals.verdict_scifact import explanation_figures
+from evals.verdict_scifact import explanation_figures, revised_count
 
 CHUNK_SENTENCES = 8
 
@@ -55,7 +55,7 @@ def vaccine_corpus(src: Path, dest: Path) -> Path:
 
 def summarise(runs: list[ClaimRun], services) -> dict:
     labels: Counter[str] = Counter()
-    nodes, secs, attr = [], [], []
+    nodes, secs, attr, first = [], [], [], []
     for r in runs:
         st = r.state
         if r.error or not st:
@@ -69,11 +69,13 @@ def summarise(runs: list[ClaimRun], services) -> dict:
         n, _, passed = explanation_figures(st, services)
         if n:
             attr.append(passed / n)
+            first.append((passed - revised_count(st)) / n)
     return {
         "n_claims": len(runs),
         "verdicts": dict(labels),
         "nodes_per_claim_median": median([float(x) for x in nodes]),
         "attribution_pass_rate_mean": round(statistics.mean(attr), 4) if attr else None,
+        "attribution_first_draft_pass_rate_mean": round(statistics.mean(first), 4) if first else None,
         "seconds_per_claim_median": median(secs),
     }
 

@@ -56,7 +56,8 @@ def sample(path: Path, n: int, seed: int) -> list[dict]:
 
 
 def explanation_figures(state: dict, services) -> tuple[int, int, int]:
-    """(sentences, sentences whose citations all exist, sentences that pass attribution)."""
+    """(sentences, sentences whose citations all exist, sentences that pass attribution, revised
+    ones included)."""
     from agent.graph.steps import sentence_lookup
 
     sentences = (state.get("explanation") or {}).get("sentences", [])
@@ -64,6 +65,12 @@ def explanation_figures(state: dict, services) -> tuple[int, int, int]:
     exist = sum(1 for s in sentences if s.get("citations") and all(get(k) is not None for k in s["citations"]))
     passed = sum(1 for s in sentences if s.get("status") == "supported")
     return len(sentences), exist, passed
+
+
+def revised_count(state: dict) -> int:
+    """Sentences that pass only in their revised wording (verdict.revise_unsupported)."""
+    return sum(1 for s in (state.get("explanation") or {}).get("sentences", [])
+               if s.get("revised_from") and s.get("status") == "supported")
 
 
 def recheck_attribution(state: dict, services) -> tuple[int, int]:
@@ -109,7 +116,7 @@ def main() -> None:
     modes: dict[str, int] = {}
     conflicts = 0
     per_step: dict[str, list[float]] = {}
-    n_sent = n_exist = n_pass = 0
+    n_sent = n_exist = n_pass = n_revised = 0
     re_sent = re_pass = 0
     failed = []
     for r in runs:
@@ -134,6 +141,7 @@ def main() -> None:
             conflicts += bool(a["assessment"].get("sign_conflict"))
         a, b, c = explanation_figures(st, services)
         n_sent, n_exist, n_pass = n_sent + a, n_exist + b, n_pass + c
+        n_revised += revised_count(st)
         a, b = recheck_attribution(st, services)
         re_sent, re_pass = re_sent + a, re_pass + b
 
@@ -152,6 +160,9 @@ def main() -> None:
         "explanation_sentences": n_sent,
         "citations_exist_rate": round(n_exist / n_sent, 4) if n_sent else None,
         "attribution_pass_rate": round(n_pass / n_sent, 4) if n_sent else None,
+        # The LLM's own wording before any revision (revised sentences count as failures here).
+        "attribution_first_draft_pass_rate": round((n_pass - n_revised) / n_sent, 4) if n_sent else None,
+        "revised_sentences": n_revised,
         "seconds_per_claim_median": median(secs),
         "seconds_per_step_median": {k: median(v) for k, v in per_step.items()},
         "tokens_per_claim_median": median(toks),

@@ -118,18 +118,34 @@ def grid(entries: list[dict]) -> list[dict[str, Any]]:
     return sorted(table, key=lambda r: (-r["macro_f1"], -r["accuracy"], r["top_documents"]))
 
 
-class _Memo:
-    """One LLM answer per (prompt, inputs), so that the policies compared see the same answer."""
+LLM_CACHE = WORK / "verdict_tune_llm.json"
 
-    def __init__(self, llm: Any) -> None:
-        self.llm, self.cache, self.calls = llm, {}, 0
+
+class _Memo:
+    """One LLM answer per (prompt, inputs), so that the policies compared see the same answer; kept
+    on disk (`LLM_CACHE`) so that a rerun or a new rule over the same answers costs no LLM time.
+    A failed call is remembered as a failure (label_document then falls back as in the product)."""
+
+    def __init__(self, llm: Any, path: Path | None = None) -> None:
+        self.llm, self.calls, self.path = llm, 0, path
+        self.cache: dict[str, Any] = json.loads(path.read_text()) if path and path.exists() else {}
 
     def run(self, prompt: Any, inputs: Any) -> Any:
-        key = (prompt.name, inputs.model_dump_json())
+        from tools.llm import LLMError
+
+        key = prompt.name + "\n" + inputs.model_dump_json()
         if key not in self.cache:
             self.calls += 1
-            self.cache[key] = self.llm.run(prompt, inputs)
-        return self.cache[key]
+            try:
+                self.cache[key] = {"ok": self.llm.run(prompt, inputs).model_dump(mode="json")}
+            except LLMError as exc:
+                self.cache[key] = {"error": str(exc)}
+            if self.path:
+                self.path.write_text(json.dumps(self.cache))
+        hit = self.cache[key]
+        if "error" in hit:
+            raise LLMError(hit["error"])
+        return prompt.output_model.model_validate(hit["ok"])
 
 
 POLICIES = ("stance", "llm", "abstain")
@@ -146,7 +162,7 @@ def llm_comparison(services: Any, entries: list[dict], best: dict[str, Any]) -> 
     from tools.verdict import LocalItem, global_verdict
 
     rule = {"support_threshold": best["support_threshold"], "refute_threshold": best["refute_threshold"]}
-    memo = _Memo(services.llm)
+    memo = _Memo(services.llm, LLM_CACHE)
     modes = ["stance", *(f"hybrid_{p}" for p in POLICIES)]
     preds: dict[str, list[Any]] = {m: [] for m in modes}
     conflicts: list[dict[str, str]] = []

@@ -35,6 +35,7 @@ from tools.explain import (
     local_label,
     parse_key,
     perspective_summary,
+    revise_unsupported,
     sentence_key,
     sentence_lookup,
     sign_check,
@@ -487,6 +488,45 @@ def test_attribution_recites_a_quote_to_the_sentence_it_comes_from():
     # only sentences the model was shown are candidates
     unchanged = check_attribution(draft(quote), GET, Blind(), threshold=0.5, min_overlap=0.9, recite_from=["d1#0"])
     assert unchanged.sentences[0].citations == ["d1#2"] and unchanged.sentences[0].status == "interpretation"
+
+
+def test_revision_replaces_a_failing_sentence_only_when_the_revision_passes():
+    doc = DOCS["d1"]
+    cited = doc.sentences[1]
+    good = ExplanationSentence(text=cited, citations=["d1#1"])
+    off = ExplanationSentence(text="Coffee shortens sleep in students and lowers their grades.", citations=["d1#1"])
+    checked = check_attribution(draft(good, off), GET, Blind(), threshold=0.5, min_overlap=0.9)
+    assert checked.attribution_pass_rate() == 0.5
+    llm = CannedLLM({"revise": [{"text": cited, "citations": [1]}]})
+    out = revise_unsupported(CLAIM, checked, GET, llm, Blind(), threshold=0.5, min_overlap=0.9)
+    # only the failing sentence goes to the LLM, with its cited sentence as the evidence
+    assert [(n, i.sentence, i.evidence) for n, i in llm.calls] == [("revise", off.text, [cited])]
+    assert [x.status for x in out.sentences] == ["supported", "supported"]
+    assert out.sentences[1].revised_from == off.text and out.sentences[1].citations == ["d1#1"]
+    assert out.attribution_pass_rate() == 1.0 and out.first_draft_pass_rate() == 0.5
+    assert any("Revised 1 of 1" in w for w in out.warnings)
+    assert not any("not supported by their citations" in w for w in out.warnings)
+    # a revision that still fails the check leaves the first wording, flagged
+    bad = CannedLLM({"revise": [{"text": "Coffee is bad for students and their grades overall.", "citations": [1]}]})
+    kept = revise_unsupported(CLAIM, checked, GET, bad, Blind(), threshold=0.5, min_overlap=0.9)
+    assert kept.sentences[1] == checked.sentences[1] and kept.sentences[1].revised_from is None
+    assert any("Revised 0 of 1" in w for w in kept.warnings)
+    assert any("1 of 2 explanation sentences are not supported" in w for w in kept.warnings)
+
+
+def test_revision_survives_llm_failure_and_needs_a_checked_explanation():
+    off = ExplanationSentence(text="Coffee shortens sleep in students and lowers their grades.", citations=["d1#1"])
+    checked = check_attribution(draft(off), GET, Blind(), threshold=0.5)
+    failing = CannedLLM({"revise": [LLMError("timeout")]})
+    out = revise_unsupported(CLAIM, checked, GET, failing, Blind())
+    assert out.sentences == checked.sentences and any("timeout" in w for w in out.warnings)
+    with pytest.raises(InputError, match="check_attribution"):
+        revise_unsupported(CLAIM, draft(off), GET, failing, Blind())
+    # the revision can only cite the sentences the failing one cited (schema enum 1..n)
+    from prompts import revise as revise_prompt
+
+    with pytest.raises(ValidationError):
+        revise_prompt.prompt_for(1).output_model.model_validate({"text": "x", "citations": [2]})
 
 
 def test_citable_evidence_is_what_the_explanation_offers():

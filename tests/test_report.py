@@ -274,6 +274,16 @@ def test_markdown_escapes_and_marks_statuses():
     assert md_escape("a\nb [x](y)") == "a b \\[x\\](y)"
 
 
+def test_revised_sentences_are_marked_with_their_first_wording():
+    rep = fixture_report()
+    first = rep.explanation.sentences[0]
+    rep.explanation.sentences[0] = first.model_copy(update={"revised_from": "Vitamin D <b>cures</b> colds."})
+    md = render_markdown(rep)
+    assert "(revised to what the cited sentences say)" in md and "cures" not in md
+    page = render_html(rep)
+    assert "first wording: Vitamin D &lt;b&gt;cures&lt;/b&gt; colds." in page and "<b>cures" not in page
+
+
 def test_empty_report_renders():
     rep = Report(claim="x")
     for fmt in ("md", "json", "html"):

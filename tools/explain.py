@@ -15,7 +15,8 @@ and the mapping back to keys rejects anything else, so the model never writes a 
 Every LLM step has a documented fallback (tools.llm.LLMError never escapes): perspective ->
 the top segment verbatim; takeaway -> the matched sentences (else the last sentence, where
 abstracts state their conclusion); local label -> a label from the stance evidence alone;
-global explanation -> an extractive explanation built from the strongest attributed sentences.
+global explanation -> an extractive explanation built from the strongest attributed sentences;
+revision of a sentence that failed the attribution check -> the sentence stays, flagged.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from prompts import assess as assess_prompt
 from prompts import explanation as explanation_prompt
 from prompts import local_label as local_label_prompt
 from prompts import perspective as perspective_prompt
+from prompts import revise as revise_prompt
 from prompts import takeaway as takeaway_prompt
 from prompts.explanation import LocalExplanation, clip
 from tools.errors import InputError
@@ -616,6 +618,10 @@ class ExplanationSentence(BaseModel):
         "its citations; dropped = failed it with unsupported_sentences: drop.",
     )
     support: float = Field(0.0, ge=0, le=1, description="Best support probability from its citations.")
+    revised_from: str | None = Field(
+        None, description="The LLM's first wording, when the sentence failed the attribution check and "
+        "this text is its revision to what the citations say (revise_unsupported)."
+    )
 
 
 class Explanation(BaseModel):
@@ -640,6 +646,12 @@ class Explanation(BaseModel):
         if not self.checked or not self.sentences:
             return None
         return sum(s.status == "supported" for s in self.sentences) / len(self.sentences)
+
+    def first_draft_pass_rate(self) -> float | None:
+        """The pass rate before revisions: a revised sentence counts as failed."""
+        if not self.checked or not self.sentences:
+            return None
+        return sum(s.status == "supported" and s.revised_from is None for s in self.sentences) / len(self.sentences)
 
 
 def _evidence_docs(assessments: Sequence[LocalAssessment]) -> list[LocalAssessment]:
@@ -958,3 +970,62 @@ def explain(
     draft = global_explanation(claim, assessments, llm, get_sentence=get_sentence, scorer=scorer)
     return check_attribution(draft, get_sentence, scorer, threshold=threshold, mode=mode, min_overlap=min_overlap,
                              recite_from=citable_evidence(assessments, get_sentence))
+
+
+def revise_unsupported(
+    claim: str,
+    explanation: Explanation,
+    get_sentence: SentenceLookup,
+    llm: StructuredLLM,
+    scorer: StanceScorer,
+    *,
+    threshold: float = DEFAULT_ATTRIBUTION_THRESHOLD,
+    min_overlap: float | None = None,
+) -> Explanation:
+    """Give every sentence that failed the attribution check one revision: the LLM rewrites it to
+    say only what its cited sentences say (prompts/revise.py; it may cite only those), and the
+    revision replaces the sentence if it passes the same check (`threshold`, `min_overlap`), keeping
+    the first wording in `revised_from`. A revision that fails, or an LLM error, leaves the sentence
+    as it was (flagged or dropped). Run after check_attribution; returns a new Explanation."""
+    if not explanation.checked:
+        raise InputError("revise_unsupported needs a checked explanation; run check_attribution first.")
+    out: list[ExplanationSentence] = []
+    warnings = list(explanation.warnings)
+    revised = tried = 0
+    for s in explanation.sentences:
+        cites = [(k, t) for k in s.citations if (t := get_sentence(k)) is not None]
+        if s.status == "supported" or not cites:
+            out.append(s)
+            continue
+        tried += 1
+        cites = cites[: explanation_prompt.MAX_CITATIONS]
+        try:
+            ans = llm.run(revise_prompt.prompt_for(len(cites)),
+                          revise_prompt.make_input(claim, s.text, [t for _, t in cites]))
+        except LLMError as exc:
+            warnings.append(f"Could not revise {clip(s.text, 60)!r} ({exc}); it stays flagged.")
+            out.append(s)
+            continue
+        keys, _ = _map_indices(ans.citations, [k for k, _ in cites])
+        text = clip(ans.text, explanation_prompt.SENTENCE_CHARS)
+        if not keys or not text:
+            out.append(s)
+            continue
+        trial = check_attribution(Explanation(sentences=[ExplanationSentence(text=text, citations=keys)]),
+                                  get_sentence, scorer, threshold=threshold, min_overlap=min_overlap)
+        new = trial.sentences[0]
+        if new.status != "supported":
+            out.append(s)
+            continue
+        revised += 1
+        out.append(new.model_copy(update={"revised_from": s.text}))
+    if tried:
+        warnings.append(f"Revised {revised} of {tried} explanation sentences that their citations did not support "
+                        "to what the citations say (the first wording is kept in revised_from).")
+        if revised:
+            warnings = [w for w in warnings if not re.match(r"\d+ of \d+ explanation sentences are not supported", w)]
+            left = sum(x.status != "supported" for x in out)
+            if left:
+                action = "flagged as interpretation" if any(x.status == "interpretation" for x in out) else "dropped"
+                warnings.append(f"{left} of {len(out)} explanation sentences are not supported by their citations ({action}).")
+    return Explanation(sentences=out, mode=explanation.mode, warnings=warnings, checked=True)

@@ -549,7 +549,12 @@ def local_assessments(state: InvestigationState) -> list[Any]:
 def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
     """Global explanation (LLM, extractive fallback inside) and the attribution check of every
     sentence against the sentences it cites."""
-    from tools.explain import check_attribution, citable_evidence, global_explanation
+    from tools.explain import (
+        check_attribution,
+        citable_evidence,
+        global_explanation,
+        revise_unsupported,
+    )
 
     get = sentence_lookup(state, services)
     v = services.settings.verdict
@@ -558,6 +563,9 @@ def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
     expl = check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
                              mode=v.unsupported_sentences, min_overlap=v.attribution_overlap,
                              recite_from=citable_evidence(local, get))
+    if v.revise_unsupported and any(s.status != "supported" for s in expl.sentences):
+        expl = revise_unsupported(state["claim"], expl, get, services.llm, services.stance,
+                                  threshold=v.attribution_threshold, min_overlap=v.attribution_overlap)
     emit("counts", "explain", f"{len(expl.sentences)} explanation sentences ({expl.mode}); "
          f"attribution pass rate {expl.attribution_pass_rate}")
     return {"explanation": expl.model_dump(mode="json"), "warnings": list(expl.warnings)}
