@@ -394,6 +394,16 @@ def test_global_explanation_rejects_citations_outside_the_evidence():
     assert ex.mode == "extractive" and ex.sentences
 
 
+def test_global_explanation_removes_sentences_copied_from_the_prompt_example():
+    example = explanation_prompt.PROMPT.examples[0][1].sentences[1].text
+    assessments = [assessment("d1", LocalLabel.MOSTLY_TRUE, [1])]
+    llm = CannedLLM({"explanation": [{"sentences": [{"text": example, "citations": [1]},
+                                                    {"text": DOCS["d1"].sentences[1], "citations": [1]}]}]})
+    out = global_explanation(CLAIM, assessments, llm, get_sentence=GET)
+    assert [s.text for s in out.sentences] == [DOCS["d1"].sentences[1]]
+    assert any("copied from the prompt's example" in w for w in out.warnings)
+
+
 def test_global_explanation_never_offers_a_sentence_missing_from_the_store():
     missing = [assessment("d1", LocalLabel.TRUE, [1, 9]), assessment("gone", LocalLabel.FALSE, [0])]
     llm = CannedLLM({"explanation": lambda inp: {"sentences": [{"text": "t", "citations": [1]}]}})

@@ -744,12 +744,20 @@ def global_explanation(
         if not cited or not text:
             warnings.append(f"Removed a sentence without a valid citation: {clip(s.text, 80)!r}.")
             continue
+        if _norm(text) in _example_sentences():
+            # A small model sometimes copies the few-shot answer; it is about another claim.
+            warnings.append(f"Removed a sentence copied from the prompt's example: {clip(text, 80)!r}.")
+            continue
         sentences.append(ExplanationSentence(text=text, citations=cited))
     if not sentences:
         fallback = extractive_explanation(claim, assessments, get_sentence, scorer)
         fallback.warnings[:0] = [*warnings, "The LLM explanation had no validly cited sentence; an extractive explanation is shown."]
         return fallback
     return Explanation(sentences=sentences, mode="llm", warnings=warnings)
+
+
+def _example_sentences() -> set[str]:
+    return {_norm(x.text) for _, out in explanation_prompt.PROMPT.examples for x in out.sentences}
 
 
 def extractive_explanation(
