@@ -148,8 +148,12 @@ class VerdictSettings(BaseModel):
         "in sign (always flagged): the stance model's, the LLM's, or neither (No Evidence).",
     )
     unsupported_sentences: Literal["flag", "drop"] = Field("flag", description="Unattributed sentences.")
+    recite_within_documents: bool = Field(
+        True, description="A sentence failing against its citations is tested against every sentence of the "
+        "documents it cites and re-cited to the one that supports it best (same threshold).",
+    )
     revise_unsupported: bool = Field(
-        True, description="Give each sentence that fails the attribution check one LLM revision to what its "
+        False, description="Give each sentence that fails the attribution check one LLM revision to what its "
         "citations say; the revision replaces it only if it passes the check.",
     )
     attribution_threshold: float = Field(

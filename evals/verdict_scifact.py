@@ -90,7 +90,8 @@ def recheck_attribution(state: dict, services) -> tuple[int, int]:
     checked = check_attribution(Explanation(sentences=sentences, mode=stored.get("mode", "llm")), get,
                                 services.stance, threshold=v.attribution_threshold, mode="flag",
                                 min_overlap=v.attribution_overlap,
-                                recite_from=citable_evidence(local_assessments(state), get))
+                                recite_from=citable_evidence(local_assessments(state), get),
+                                recite_within_documents=v.recite_within_documents)
     return len(sentences), sum(1 for s in checked.sentences if s.status == "supported")
 
 

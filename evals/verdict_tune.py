@@ -121,6 +121,16 @@ def grid(entries: list[dict]) -> list[dict[str, Any]]:
 LLM_CACHE = WORK / "verdict_tune_llm.json"
 
 
+def fingerprint(prompt: Any) -> str:
+    """Short hash of what the model is asked (system, template, examples, output schema): a changed
+    prompt gets new answers instead of the cached answers to the old one."""
+    import hashlib
+
+    text = json.dumps([prompt.system, prompt.template, prompt.output_model.model_json_schema(),
+                       [(i.model_dump_json(), o.model_dump_json()) for i, o in prompt.examples]], sort_keys=True)
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
 class _Memo:
     """One LLM answer per (prompt, inputs), so that the policies compared see the same answer; kept
     on disk (`LLM_CACHE`) so that a rerun or a new rule over the same answers costs no LLM time.
@@ -133,7 +143,7 @@ class _Memo:
     def run(self, prompt: Any, inputs: Any) -> Any:
         from tools.llm import LLMError
 
-        key = prompt.name + "\n" + inputs.model_dump_json()
+        key = f"{prompt.name}@{fingerprint(prompt)}\n{inputs.model_dump_json()}"
         if key not in self.cache:
             self.calls += 1
             try:

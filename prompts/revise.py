@@ -44,22 +44,22 @@ def output_model_for(n: int) -> type[ReviseOutput]:
 
 
 SYSTEM = (
-    "You correct sentences of an explanation so that they are faithful to their evidence. "
-    "Rewrite the sentence so that it states only what the numbered evidence sentences say, in "
-    "close to their own words: keep their subjects, outcomes, numbers and negations; remove "
-    "anything they do not say, including any conclusion about the claim. Write one plain sentence; "
-    "do not write 'the abstract states that' or 'which supports the claim'. Answer in JSON."
+    "You fix sentences of an explanation that their evidence does not support. The draft sentence "
+    "you get is wrong as written: do not repeat it. Write a new sentence that states what the "
+    "numbered evidence sentences say about the draft's subject, in close to their own words: keep "
+    "their subjects, outcomes, numbers and negations, and add nothing they do not say. Write one "
+    "plain sentence; do not write 'the abstract states that' or 'which supports the claim'. Answer in JSON."
 )
 
 TEMPLATE = """Claim: {claim}
 
-Sentence to correct: {sentence}
-
 Evidence sentences:
 {evidence_block}
 
-Rewrite the sentence so that the evidence sentences fully support it, and give the numbers of the
-evidence sentences it rests on in "citations"."""
+Draft sentence (NOT supported by the evidence as written): {sentence}
+
+Write the corrected sentence: what the evidence sentences actually say about this subject. Give the
+numbers of the evidence sentences it rests on in "citations"."""
 
 
 _EXAMPLE_IN = ReviseInput(

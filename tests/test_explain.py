@@ -539,6 +539,21 @@ def test_revision_survives_llm_failure_and_needs_a_checked_explanation():
         revise_prompt.prompt_for(1).output_model.model_validate({"text": "x", "citations": [2]})
 
 
+def test_attribution_recites_within_the_cited_document_only_when_asked():
+    wrong = ExplanationSentence(text="Vitamin supplementation lowers fracture risk in elderly adults.", citations=["d1#0"])
+    off = ExplanationSentence(text="Coffee shortens sleep in students and lowers their grades.", citations=["d1#2"])
+    plain = check_attribution(draft(wrong, off), GET, WordCoverage(), threshold=0.9)
+    assert [x.status for x in plain.sentences] == ["interpretation", "interpretation"]
+    scorer = WordCoverage()
+    fixed = check_attribution(draft(wrong, off), GET, scorer, threshold=0.9, recite_within_documents=True)
+    assert [x.citations for x in fixed.sentences] == [["d1#1"], ["d1#2"]]
+    assert [x.status for x in fixed.sentences] == ["supported", "interpretation"]
+    assert fixed.sentences[0].support == pytest.approx(1.0)
+    assert any("the sentence of the cited document that supports it" in w for w in fixed.warnings)
+    # only the cited documents' sentences are tried (d2 also says it, but is not cited)
+    assert all(ev.startswith(("We enrolled", "Vitamin", "Adherence")) for _, ev in scorer.pairs)
+
+
 def test_citable_evidence_is_what_the_explanation_offers():
     used = [assessment("d1", LocalLabel.MOSTLY_TRUE, [1, 2]), assessment("d3", LocalLabel.NO_EVIDENCE, [0])]
     assert citable_evidence(used, GET) == ["d1#1", "d1#2"]

@@ -208,3 +208,34 @@ def test_rerun_from_assess_excluding_a_source(tmp_path):
     again = inv.rerun_from("r1", "assess", {"documents": {"101": None}})
     assert again.status == "complete"
     assert "101" not in {d["id"] for d in again.report["documents"]}
+
+
+def test_explanation_revision_through_the_graph(tmp_path):
+    script = investigation_script()
+    script["explanation"] = [{"sentences": [
+        {"text": "Vitamin D supplementation reduced the risk of acute respiratory infection.", "citations": [1]},
+        {"text": "Coffee drinkers slept less in a survey of students.", "citations": [1]},
+    ]}]
+    shown: list[str] = []
+
+    def revise(messages):  # a faithful revision: what the cited sentence [S1] says
+        import re
+
+        found = re.findall(r"^\[S1\] (.+)$", str(messages[-1]["content"]), re.M)
+        shown.append(found[-1])
+        return {"text": found[-1], "citations": [1]}
+
+    script["revise"] = revise
+    for on in (False, True):
+        inv = Investigator(make_services(tmp_path / str(on), script=dict(script),
+                                         verdict={"revise_unsupported": on}), persistent=False)
+        result = inv.run(CLAIM, _opts())
+        assert result.status == "complete", result.warnings
+        sentences = result.report["explanation"]["sentences"]
+        revise_calls = (inv.state(result.thread_id).get("usage") or {}).get("revise", {}).get("calls", 0)
+        if on:
+            assert revise_calls == 1
+            assert sentences[1]["revised_from"] == "Coffee drinkers slept less in a survey of students."
+            assert sentences[1]["status"] == "supported" and sentences[1]["text"] == shown[0]
+        else:
+            assert revise_calls == 0 and sentences[1]["status"] == "interpretation"

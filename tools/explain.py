@@ -869,6 +869,7 @@ def check_attribution(
     mode: Literal["flag", "drop"] = "flag",
     min_overlap: float | None = None,
     recite_from: Sequence[str] = (),
+    recite_within_documents: bool = False,
 ) -> Explanation:
     """Trace every sentence to its citations with the stance model.
 
@@ -885,6 +886,10 @@ def check_attribution(
     citations but restates one of the `recite_from` sentences (the evidence the model was shown)
     is re-cited to that sentence, with a warning. A small model often quotes one sentence and cites
     its neighbour; the citation then points where the words come from.
+
+    With `recite_within_documents`, a sentence still failing is tested against every sentence of
+    the documents it cites (the same model and `threshold`) and re-cited to the one that supports
+    it best, with a warning: the paper does say it, in another sentence than the one cited.
     """
     if mode not in ("flag", "drop"):
         raise InputError(f"unsupported_sentences must be 'flag' or 'drop', got {mode!r}.")
@@ -934,6 +939,14 @@ def check_attribution(
                 cites = [(source[0], source[1])]
                 support[n] = max(support[n], source[2])
                 ok = True
+        if not ok and recite_within_documents and cites:
+            found = _best_supporting(factual_part(s.text), [k for k, _ in cites], get_sentence, scorer, threshold)
+            if found is not None:
+                warnings.append(f"Re-cited {clip(s.text, 60)!r} from {[k for k, _ in cites]} to {found[0]!r}, "
+                                "the sentence of the cited document that supports it.")
+                cites = [(found[0], found[1])]
+                support[n] = found[2]
+                ok = True
         failed += not ok
         out.append(
             ExplanationSentence(
@@ -947,6 +960,32 @@ def check_attribution(
         action = "flagged as interpretation" if mode == "flag" else "dropped"
         warnings.append(f"{failed} of {len(out)} explanation sentences are not supported by their citations ({action}).")
     return Explanation(sentences=out, mode=explanation.mode, warnings=warnings, checked=True)
+
+
+# Most sentences of one cited document tried when re-citing within documents.
+RECITE_MAX_SENTENCES = 60
+
+
+def _best_supporting(text: str, cited: Sequence[str], get_sentence: SentenceLookup, scorer: StanceScorer,
+                     threshold: float) -> tuple[str, str, float] | None:
+    """(key, sentence, support) of the sentence of the cited documents that supports `text` best,
+    if it reaches `threshold`; the sentences already cited are not tried again."""
+    candidates: list[tuple[str, str]] = []
+    for doc_id in _dedupe(parse_key(k)[0] for k in cited):
+        for i in range(RECITE_MAX_SENTENCES):
+            key = sentence_key(doc_id, i)
+            t = get_sentence(key)
+            if t is None:
+                break
+            if key not in cited:
+                candidates.append((key, t))
+    if not candidates:
+        return None
+    scores = [float(r.support) for r in scorer.predict([(text, t) for _, t in candidates])]
+    best = max(range(len(candidates)), key=lambda j: scores[j])
+    if scores[best] < threshold:
+        return None
+    return candidates[best][0], candidates[best][1], scores[best]
 
 
 def _best_restated(text: str, keys: Sequence[str], get_sentence: SentenceLookup,
@@ -1011,12 +1050,12 @@ def revise_unsupported(
             ans = llm.run(revise_prompt.prompt_for(len(cites)),
                           revise_prompt.make_input(claim, s.text, [t for _, t in cites]))
         except LLMError as exc:
-            warnings.append(f"Could not revise {clip(s.text, 60)!r} ({exc}); it stays flagged.")
+            warnings.append(f"Could not revise {clip(s.text, 60)!r} ({clip(str(exc), 160)}); it stays flagged.")
             out.append(s)
             continue
         keys, _ = _map_indices(ans.citations, [k for k, _ in cites])
         text = clip(ans.text, explanation_prompt.SENTENCE_CHARS)
-        if not keys or not text:
+        if not keys or not text or _norm(text) == _norm(s.text):
             out.append(s)
             continue
         trial = check_attribution(Explanation(sentences=[ExplanationSentence(text=text, citations=keys)]),

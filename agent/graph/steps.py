@@ -562,7 +562,8 @@ def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
     expl = global_explanation(state["claim"], local, services.llm, get_sentence=get, scorer=services.stance)
     expl = check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
                              mode=v.unsupported_sentences, min_overlap=v.attribution_overlap,
-                             recite_from=citable_evidence(local, get))
+                             recite_from=citable_evidence(local, get),
+                             recite_within_documents=v.recite_within_documents)
     if v.revise_unsupported and any(s.status != "supported" for s in expl.sentences):
         expl = revise_unsupported(state["claim"], expl, get, services.llm, services.stance,
                                   threshold=v.attribution_threshold, min_overlap=v.attribution_overlap)
