@@ -144,7 +144,7 @@ class VerdictSettings(BaseModel):
         "None = the stance model's own document rule.",
     )
     on_conflict: Literal["stance", "llm", "abstain"] = Field(
-        "llm", description="hybrid labels: which label stands when the LLM and the stance model disagree "
+        "stance", description="hybrid labels: which label stands when the LLM and the stance model disagree "
         "in sign (always flagged): the stance model's, the LLM's, or neither (No Evidence).",
     )
     unsupported_sentences: Literal["flag", "drop"] = Field("flag", description="Unattributed sentences.")

@@ -282,7 +282,7 @@ def test_combine_labels_keeps_agreeing_llm_grade_and_flags_disagreement():
         combine_labels(disagree, st, on_conflict="vote")
     abstain = assessment("d2", LocalLabel.NO_EVIDENCE, [])
     assert combine_labels(abstain, st, on_conflict="stance").label is LocalLabel.MOSTLY_FALSE
-    assert combine_labels(abstain, st).label is LocalLabel.NO_EVIDENCE  # default: the LLM's label stands
+    assert combine_labels(abstain, st).label is LocalLabel.MOSTLY_FALSE  # default: the stance label stands
     assert combine_labels(abstain, st).sign_conflict
     nei = assessment("d2", LocalLabel.NO_EVIDENCE, []).model_copy(update={"mode": "stance"})
     assert combine_labels(agree, nei).label is LocalLabel.NO_EVIDENCE

@@ -529,7 +529,7 @@ ConflictPolicy = Literal["stance", "llm", "abstain"]
 
 
 def combine_labels(llm: LocalAssessment, stance: LocalAssessment, *,
-                   on_conflict: ConflictPolicy = "llm") -> LocalAssessment:
+                   on_conflict: ConflictPolicy = "stance") -> LocalAssessment:
     """Hybrid local label: the stance model decides whether the abstract is evidence and which
     way it points; the LLM's label (grade, explanation, citations) is kept when it agrees in sign.
 
@@ -567,7 +567,7 @@ def label_document(
     *,
     mode: Literal["hybrid", "stance"] = "hybrid",
     conflict_margin: float = DEFAULT_CONFLICT_MARGIN,
-    on_conflict: ConflictPolicy = "llm",
+    on_conflict: ConflictPolicy = "stance",
 ) -> tuple[Takeaway | None, LocalAssessment]:
     """Takeaway and local label of one document when the stance model decides what is evidence.
 
