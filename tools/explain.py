@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -647,12 +648,6 @@ class Explanation(BaseModel):
             return None
         return sum(s.status == "supported" for s in self.sentences) / len(self.sentences)
 
-    def first_draft_pass_rate(self) -> float | None:
-        """The pass rate before revisions: a revised sentence counts as failed."""
-        if not self.checked or not self.sentences:
-            return None
-        return sum(s.status == "supported" and s.revised_from is None for s in self.sentences) / len(self.sentences)
-
 
 def _evidence_docs(assessments: Sequence[LocalAssessment]) -> list[LocalAssessment]:
     """Assessments with evidence (No Evidence excluded), strongest first (stable)."""
@@ -756,8 +751,9 @@ def global_explanation(
     return Explanation(sentences=sentences, mode="llm", warnings=warnings)
 
 
-def _example_sentences() -> set[str]:
-    return {_norm(x.text) for _, out in explanation_prompt.PROMPT.examples for x in out.sentences}
+@lru_cache(maxsize=1)
+def _example_sentences() -> frozenset[str]:
+    return frozenset(_norm(x.text) for _, out in explanation_prompt.PROMPT.examples for x in out.sentences)
 
 
 def extractive_explanation(
@@ -924,7 +920,6 @@ def check_attribution(
     for owner, res in zip(owners, scorer.predict(pairs) if pairs else [], strict=True):
         support[owner] = max(support[owner], float(res.support))
     out: list[ExplanationSentence] = []
-    failed = 0
     for n, (s, cites) in enumerate(zip(explanation.sentences, resolved, strict=True)):
         if cites and any(_norm(t) == _norm(s.text) for _, t in cites):
             support[n] = 1.0
@@ -947,7 +942,6 @@ def check_attribution(
                 cites = [(found[0], found[1])]
                 support[n] = found[2]
                 ok = True
-        failed += not ok
         out.append(
             ExplanationSentence(
                 text=s.text,
@@ -956,10 +950,18 @@ def check_attribution(
                 support=min(1.0, max(0.0, support[n])),
             )
         )
-    if failed:
-        action = "flagged as interpretation" if mode == "flag" else "dropped"
-        warnings.append(f"{failed} of {len(out)} explanation sentences are not supported by their citations ({action}).")
+    if summary := _unsupported_summary(out):
+        warnings.append(summary)
     return Explanation(sentences=out, mode=explanation.mode, warnings=warnings, checked=True)
+
+
+def _unsupported_summary(sentences: Sequence[ExplanationSentence]) -> str | None:
+    """The warning that counts the sentences failing the attribution check (None when none fail)."""
+    failed = [x for x in sentences if x.status != "supported"]
+    if not failed:
+        return None
+    action = "dropped" if failed[0].status == "dropped" else "flagged as interpretation"
+    return f"{len(failed)} of {len(sentences)} explanation sentences are not supported by their citations ({action})."
 
 
 # Most sentences of one cited document tried when re-citing within documents.
@@ -1069,10 +1071,8 @@ def revise_unsupported(
     if tried:
         warnings.append(f"Revised {revised} of {tried} explanation sentences that their citations did not support "
                         "to what the citations say (the first wording is kept in revised_from).")
-        if revised:
-            warnings = [w for w in warnings if not re.match(r"\d+ of \d+ explanation sentences are not supported", w)]
-            left = sum(x.status != "supported" for x in out)
-            if left:
-                action = "flagged as interpretation" if any(x.status == "interpretation" for x in out) else "dropped"
-                warnings.append(f"{left} of {len(out)} explanation sentences are not supported by their citations ({action}).")
+    if revised:  # the check's count of failing sentences is out of date
+        warnings = [w for w in warnings if w != _unsupported_summary(explanation.sentences)]
+        if summary := _unsupported_summary(out):
+            warnings.append(summary)
     return Explanation(sentences=out, mode=explanation.mode, warnings=warnings, checked=True)
