@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,9 @@ def test_full_run_produces_a_cited_report(tmp_path):
     assert cited and all(c["text"] for c in cited)  # every citation resolves to a stored sentence
     kinds = {e.kind for e in events}
     assert {"step_started", "step_finished", "tree", "counts"} <= kinds
+    lines = [str(e) for e in events if e.kind == "counts"]
+    assert any(re.search(r"attribution pass rate \d+%", x) for x in lines), lines
+    assert any(re.search(r"verdict: .+ \(score -?\d\.\d\d\)", x) for x in lines), lines
     assert report["usage"]["calls"] > 0 and report["timings"]["gather"] >= 0
 
 

@@ -536,7 +536,7 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
         pairs = [(Stance(stances[k]["label"]), doc_weight(state, sentence_index(k)[0] if sentence_index(k) else ""))
                  for k in keys if k in stances]
         per_node[node_id] = aspect_consensus(pairs).model_dump(mode="json")
-    emit("counts", "aggregate", f"verdict: {verdict.weighted_label} ({verdict.weighted_score})")
+    emit("counts", "aggregate", f"verdict: {verdict.weighted_label} (score {_fmt(verdict.weighted_score)})")
     return {"verdict": verdict.model_dump(mode="json"), "node_consensus": per_node}
 
 
@@ -568,8 +568,15 @@ def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
         expl = revise_unsupported(state["claim"], expl, get, services.llm, services.stance,
                                   threshold=v.attribution_threshold, min_overlap=v.attribution_overlap)
     emit("counts", "explain", f"{len(expl.sentences)} explanation sentences ({expl.mode}); "
-         f"attribution pass rate {expl.attribution_pass_rate}")
+         f"attribution pass rate {_fmt(expl.attribution_pass_rate(), percent=True)}")
     return {"explanation": expl.model_dump(mode="json"), "warnings": list(expl.warnings)}
+
+
+def _fmt(value: float | None, *, percent: bool = False) -> str:
+    """A figure for a progress line: n/a, a percentage, or two decimals."""
+    if value is None:
+        return "n/a"
+    return f"{value:.0%}" if percent else f"{value:.2f}"
 
 
 def _report(state: InvestigationState, services: Services) -> NodeUpdate:
