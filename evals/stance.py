@@ -11,6 +11,7 @@ Evaluation only (nothing here is trained or tuned on):
 - check_covid_test: Check-COVID test (composed + extracted, 229 claims), claim vs its annotated
   evidence sentences (NEI claims have a related sentence that does not settle them).
 - negation_probe: the dev claims negated against the same sentences (diagnostic, see negation_probe).
+- batch_dependence: labels that change between batch size 1 and the benchmark's (uncalibrated).
 - pairs_per_second: uncached scoring of 512 SciFact dev pairs, batch 64 (load average recorded).
 ECE is the 10-bin expected calibration error of the top label's probability.
 """
@@ -150,6 +151,36 @@ def negation_probe(scorer, per_doc: int = 2, seed: int = 0) -> dict:
     return out
 
 
+def batch_dependence(scorer, n: int = 600) -> dict:
+    """Does a pair's score depend on the batch it is scored in? The first n SciFact dev pairs
+    scored one at a time and in batches of the benchmark's size (uncached)."""
+    if not hasattr(scorer, "logits"):
+        return {}
+    corpus = {d["doc_id"]: d for d in _jsonl(DATA / "scifact" / "corpus.jsonl")}
+    pairs = []
+    for c in _jsonl(DATA / "scifact" / "claims_dev.jsonl"):
+        for did in c["cited_doc_ids"]:
+            pairs.extend((c["claim"], s) for s in corpus[int(did)]["abstract"])
+    pairs = pairs[:n]
+    size = scorer.batch_size
+    try:
+        scorer.batch_size = 1
+        single = scorer.logits(pairs)
+    finally:
+        scorer.batch_size = size
+    batched = scorer.logits(pairs)
+
+    def probs(x: np.ndarray) -> np.ndarray:
+        e = np.exp(x - x.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+
+    diff = np.abs(probs(single) - probs(batched)).max(1)
+    return {"pairs": len(pairs), "batch_size": size,
+            "labels_changed": int((single.argmax(1) != batched.argmax(1)).sum()),
+            "max_probability_change": round(float(diff.max()), 4),
+            "mean_probability_change": round(float(diff.mean()), 4)}
+
+
 def healthver_test(scorer) -> dict:
     pairs, gold = [], []
     with (DATA / "healthver" / "healthver_test.csv").open(encoding="utf-8") as f:
@@ -223,6 +254,7 @@ def main(argv: list[str] | None = None) -> None:
     out["healthver_test"] = healthver_test(scorer)
     out["check_covid_test"] = check_covid_test(scorer)
     out["negation_probe"] = negation_probe(scorer)
+    out["batch_dependence"] = batch_dependence(scorer)
     if hasattr(scorer, "config"):
         out["document_rule"] = scorer.config.get("document")
         out["temperature"] = scorer.config.get("temperature")
