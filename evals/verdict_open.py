@@ -56,6 +56,7 @@ def vaccine_corpus(src: Path, dest: Path) -> Path:
 def summarise(runs: list[ClaimRun], services) -> dict:
     labels: Counter[str] = Counter()
     nodes, secs, attr, first = [], [], [], []
+    n_sent = n_exist = n_pass = 0
     for r in runs:
         st = r.state
         if r.error or not st:
@@ -66,7 +67,8 @@ def summarise(runs: list[ClaimRun], services) -> dict:
         tree = st.get("tree") or {}
         nodes.append(max(0, len(tree.get("nodes", {})) - 1))
         secs.append(r.seconds)
-        n, _, passed = explanation_figures(st, services)
+        n, exist, passed = explanation_figures(st, services)
+        n_sent, n_exist, n_pass = n_sent + n, n_exist + exist, n_pass + passed
         if n:
             attr.append(passed / n)
             first.append((passed - revised_count(st)) / n)
@@ -74,6 +76,11 @@ def summarise(runs: list[ClaimRun], services) -> dict:
         "n_claims": len(runs),
         "verdicts": dict(labels),
         "nodes_per_claim_median": median([float(x) for x in nodes]),
+        "claims_with_explanation": len(attr),
+        "explanation_sentences": n_sent,
+        "citations_exist_rate": round(n_exist / n_sent, 4) if n_sent else None,
+        # pooled over sentences, as evals.verdict_scifact reports it; the mean is over claims
+        "attribution_pass_rate": round(n_pass / n_sent, 4) if n_sent else None,
         "attribution_pass_rate_mean": round(statistics.mean(attr), 4) if attr else None,
         "attribution_first_draft_pass_rate_mean": round(statistics.mean(first), 4) if first else None,
         "seconds_per_claim_median": median(secs),
