@@ -151,17 +151,22 @@ def negation_probe(scorer, per_doc: int = 2, seed: int = 0) -> dict:
     return out
 
 
+def dev_pairs(n: int) -> list[tuple[str, str]]:
+    """The first n (claim, sentence) pairs of the SciFact dev claims' cited abstracts, in file order."""
+    corpus = {d["doc_id"]: d for d in _jsonl(DATA / "scifact" / "corpus.jsonl")}
+    pairs: list[tuple[str, str]] = []
+    for c in _jsonl(DATA / "scifact" / "claims_dev.jsonl"):
+        for did in c["cited_doc_ids"]:
+            pairs.extend((c["claim"], s) for s in corpus[int(did)]["abstract"])
+    return pairs[:n]
+
+
 def batch_dependence(scorer, n: int = 600) -> dict:
     """Does a pair's score depend on the batch it is scored in? The first n SciFact dev pairs
     scored one at a time and in batches of the benchmark's size (uncached)."""
     if not hasattr(scorer, "logits"):
         return {}
-    corpus = {d["doc_id"]: d for d in _jsonl(DATA / "scifact" / "corpus.jsonl")}
-    pairs = []
-    for c in _jsonl(DATA / "scifact" / "claims_dev.jsonl"):
-        for did in c["cited_doc_ids"]:
-            pairs.extend((c["claim"], s) for s in corpus[int(did)]["abstract"])
-    pairs = pairs[:n]
+    pairs = dev_pairs(n)
     size = scorer.batch_size
     try:
         scorer.batch_size = 1
@@ -203,12 +208,7 @@ def check_covid_test(scorer) -> dict:
 
 
 def throughput(scorer, n: int = 512) -> dict:
-    corpus = {d["doc_id"]: d for d in _jsonl(DATA / "scifact" / "corpus.jsonl")}
-    pairs = []
-    for c in _jsonl(DATA / "scifact" / "claims_dev.jsonl"):
-        for did in c["cited_doc_ids"]:
-            pairs.extend((c["claim"], s) for s in corpus[int(did)]["abstract"])
-    pairs = pairs[:n]
+    pairs = dev_pairs(n)
     load_before = os.getloadavg()[0]
     t0 = time.perf_counter()
     if hasattr(scorer, "logits"):
