@@ -18,6 +18,7 @@ from tests.conftest import FIXTURES
 from tests.fakes import CannedLLM, KeywordStance
 from tools.errors import InputError
 from tools.explain import (
+    STANCE_FRAMING,
     Explanation,
     ExplanationSentence,
     LocalAssessment,
@@ -654,3 +655,13 @@ def test_attribution_tests_the_factual_part():
     out = check_attribution(draft(s), GET, scorer, threshold=0.99)
     assert scorer.pairs[0][0] == "vitamin supplementation lowers fracture risk"
     assert out.sentences[0].status == "supported" and out.sentences[0].text == s.text
+
+
+def test_global_explanation_removes_the_stance_framing_copied_from_a_local_explanation():
+    framing = f"{STANCE_FRAMING} supports the claim."
+    assessments = [assessment("d1", LocalLabel.MOSTLY_TRUE, [1])]
+    llm = CannedLLM({"explanation": [{"sentences": [{"text": framing, "citations": [1]},
+                                                    {"text": DOCS["d1"].sentences[1], "citations": [1]}]}]})
+    out = global_explanation(CLAIM, assessments, llm, get_sentence=GET)
+    assert [s.text for s in out.sentences] == [DOCS["d1"].sentences[1]]
+    assert any("about the stance model" in w for w in out.warnings)

@@ -501,6 +501,10 @@ def stance_only_label(
     )
 
 
+# How a stance-mode local explanation opens; global_explanation drops summary sentences that copy it.
+STANCE_FRAMING = "The stance model reads this abstract as evidence that"
+
+
 def stance_assessment(doc: Document, decision: DocumentLabel, *, takeaway: str = "",
                       max_cited: int = 3) -> LocalAssessment:
     """The local label the stance model's document decision (tools.stance.decide_document) gives:
@@ -519,7 +523,7 @@ def stance_assessment(doc: Document, decision: DocumentLabel, *, takeaway: str =
     lead = f' The strongest: "{doc.sentences[cited[0]]}"' if cited else ""
     return LocalAssessment(
         doc_id=doc.id, label=label, score=label.score,
-        explanation=clip(f"The stance model reads this abstract as evidence that {verb} the claim "
+        explanation=clip(f"{STANCE_FRAMING} {verb} the claim "
                          f"(p={decision.confidence:.2f}).{lead}", local_label_prompt.EXPLANATION_CHARS),
         cited_sentences=cited, evidence_score=round(decision.support - decision.refute, 6),
         mode="stance", takeaway=takeaway,
@@ -742,6 +746,11 @@ def global_explanation(
         if _norm(text) in _example_sentences():
             # A small model sometimes copies the few-shot answer; it is about another claim.
             warnings.append(f"Removed a sentence copied from the prompt's example: {clip(text, 80)!r}.")
+            continue
+        if _norm(STANCE_FRAMING) in _norm(text):
+            # The LLM copies the stance-mode local explanation's framing; it is about the model, not
+            # the sources, so no cited sentence can back it (11 of 37 failures in the open-claims run).
+            warnings.append(f"Removed a sentence about the stance model, not the sources: {clip(text, 80)!r}.")
             continue
         sentences.append(ExplanationSentence(text=text, citations=cited))
     if not sentences:
