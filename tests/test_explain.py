@@ -395,14 +395,19 @@ def test_global_explanation_rejects_citations_outside_the_evidence():
     assert ex.mode == "extractive" and ex.sentences
 
 
-def test_global_explanation_removes_sentences_copied_from_the_prompt_example():
-    example = explanation_prompt.PROMPT.examples[0][1].sentences[1].text
+@pytest.mark.parametrize("copied, warning", [
+    # the few-shot answer is about another claim
+    (explanation_prompt.PROMPT.examples[0][1].sentences[1].text, "copied from the prompt's example"),
+    # the stance-mode local explanation's framing is about the model, not the sources
+    (f"{STANCE_FRAMING} supports the claim.", "about the stance model"),
+])
+def test_global_explanation_removes_copied_sentences(copied, warning):
     assessments = [assessment("d1", LocalLabel.MOSTLY_TRUE, [1])]
-    llm = CannedLLM({"explanation": [{"sentences": [{"text": example, "citations": [1]},
+    llm = CannedLLM({"explanation": [{"sentences": [{"text": copied, "citations": [1]},
                                                     {"text": DOCS["d1"].sentences[1], "citations": [1]}]}]})
     out = global_explanation(CLAIM, assessments, llm, get_sentence=GET)
     assert [s.text for s in out.sentences] == [DOCS["d1"].sentences[1]]
-    assert any("copied from the prompt's example" in w for w in out.warnings)
+    assert any(warning in w for w in out.warnings)
 
 
 def test_global_explanation_never_offers_a_sentence_missing_from_the_store():
@@ -655,13 +660,3 @@ def test_attribution_tests_the_factual_part():
     out = check_attribution(draft(s), GET, scorer, threshold=0.99)
     assert scorer.pairs[0][0] == "vitamin supplementation lowers fracture risk"
     assert out.sentences[0].status == "supported" and out.sentences[0].text == s.text
-
-
-def test_global_explanation_removes_the_stance_framing_copied_from_a_local_explanation():
-    framing = f"{STANCE_FRAMING} supports the claim."
-    assessments = [assessment("d1", LocalLabel.MOSTLY_TRUE, [1])]
-    llm = CannedLLM({"explanation": [{"sentences": [{"text": framing, "citations": [1]},
-                                                    {"text": DOCS["d1"].sentences[1], "citations": [1]}]}]})
-    out = global_explanation(CLAIM, assessments, llm, get_sentence=GET)
-    assert [s.text for s in out.sentences] == [DOCS["d1"].sentences[1]]
-    assert any("about the stance model" in w for w in out.warnings)
