@@ -4,7 +4,7 @@
 
 Reads run logs under evals/work/ (written by evals.verdict_open / evals.verdict_scifact) and prints,
 per log, the attribution pass rate over all explanation sentences and over those the guard keeps
-(sentences copying tools.explain.STANCE_FRAMING are removed), and how many explanations the guard
+(tools.explain.copied_text_reason), and how many explanations the guard
 would leave empty (those fall back to the extractive quotes). No claim is rerun.
 """
 
@@ -13,14 +13,13 @@ from __future__ import annotations
 import sys
 
 from evals._harness import WORK, load_runs
-from tools.explain import STANCE_FRAMING, _norm  # the guard's own normalisation
+from tools.explain import copied_text_reason
 
 
 def main(argv: list[str] | None = None) -> None:
     names = argv if argv is not None else sys.argv[1:]
     if not names:
         sys.exit(__doc__)
-    framing = _norm(STANCE_FRAMING)
     for name in names:
         path = WORK / name
         if not path.is_file():
@@ -28,7 +27,8 @@ def main(argv: list[str] | None = None) -> None:
         n = p = n2 = p2 = empty = 0
         for r in load_runs(path):
             sents = ((r.state or {}).get("explanation") or {}).get("sentences", [])
-            kept = [s for s in sents if framing not in _norm(s["text"])]
+            # stored sentences already passed the example guard, so only the framing guard removes any
+            kept = [s for s in sents if copied_text_reason(s["text"]) is None]
             n, p = n + len(sents), p + sum(s.get("status") == "supported" for s in sents)
             n2, p2 = n2 + len(kept), p2 + sum(s.get("status") == "supported" for s in kept)
             empty += bool(sents) and not kept

@@ -743,14 +743,9 @@ def global_explanation(
         if not cited or not text:
             warnings.append(f"Removed a sentence without a valid citation: {clip(s.text, 80)!r}.")
             continue
-        if _norm(text) in _example_sentences():
-            # A small model sometimes copies the few-shot answer; it is about another claim.
-            warnings.append(f"Removed a sentence copied from the prompt's example: {clip(text, 80)!r}.")
-            continue
-        if _norm(STANCE_FRAMING) in _norm(text):
-            # The LLM copies the stance-mode local explanation's framing; it is about the model, not
-            # the sources, so no cited sentence can back it (11 of 37 failures in the open-claims run).
-            warnings.append(f"Removed a sentence about the stance model, not the sources: {clip(text, 80)!r}.")
+        reason = copied_text_reason(text)
+        if reason:
+            warnings.append(f"Removed a sentence {reason}: {clip(text, 80)!r}.")
             continue
         sentences.append(ExplanationSentence(text=text, citations=cited))
     if not sentences:
@@ -758,6 +753,19 @@ def global_explanation(
         fallback.warnings[:0] = [*warnings, "The LLM explanation had no validly cited sentence; an extractive explanation is shown."]
         return fallback
     return Explanation(sentences=sentences, mode="llm", warnings=warnings)
+
+
+def copied_text_reason(text: str) -> str | None:
+    """Why an explanation sentence copies text that is not about the sources, or None.
+    A small model sometimes copies the few-shot answer (it is about another claim) or the
+    stance-mode local explanation's framing (it is about the model; 12 of the 37 failing sentences
+    of the open-claims run). No cited sentence can back either."""
+    norm = _norm(text)
+    if norm in _example_sentences():
+        return "copied from the prompt's example"
+    if _norm(STANCE_FRAMING) in norm:
+        return "about the stance model, not the sources"
+    return None
 
 
 @lru_cache(maxsize=1)
