@@ -36,9 +36,9 @@ MAX_MEGABYTES = 60.0
 
 def export_candidate(encoder: Path, dest: Path) -> Path:
     """int8 ONNX cross-encoder (untrained 3-way head) + tokenizer in `dest`, as OnnxStanceModel loads it."""
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from evals.train_stance import export_fp32, quantize_dynamic_int8
 
     if (dest / "model.onnx").is_file():
         return dest
@@ -46,14 +46,9 @@ def export_candidate(encoder: Path, dest: Path) -> Path:
     labels = {0: "support", 1: "neutral", 2: "refute"}
     model = AutoModelForSequenceClassification.from_pretrained(str(encoder), num_labels=3, id2label=labels).eval()
     tok = AutoTokenizer.from_pretrained(str(encoder))
-    enc = tok(["a claim"], ["some evidence sentence"], return_tensors="pt")
-    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in enc]
     fp32 = dest / "model_fp32.onnx"
-    with torch.inference_mode():
-        torch.onnx.export(model, tuple(enc[n] for n in names), str(fp32), input_names=names, output_names=["logits"],
-                          dynamic_axes={n: {0: "batch", 1: "seq"} for n in names} | {"logits": {0: "batch"}},
-                          opset_version=17, dynamo=False)
-    quantize_dynamic(str(fp32), str(dest / "model.onnx"), weight_type=QuantType.QInt8, per_channel=True)
+    export_fp32(model, tok, fp32)
+    quantize_dynamic_int8(fp32, dest / "model.onnx")
     fp32.unlink()
     tok.save_pretrained(str(dest))
     (dest / "config.json").write_text(json.dumps({"id2label": labels, "model_type": model.config.model_type,

@@ -398,32 +398,41 @@ def _stage_flags(stage_args: dict) -> str:
     return "".join(flags) + (" --resume" if stage_args.get("resume") else "")
 
 
-def export(args: argparse.Namespace) -> None:
-    out = args.out_dir
+def export_fp32(model, tok, fp32: Path) -> None:
+    """The classifier as an fp32 ONNX graph with dynamic batch and sequence axes."""
     import torch
+
+    enc = tok(["a claim"], ["some evidence sentence"], return_tensors="pt")
+    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in enc]
+    with torch.inference_mode():
+        torch.onnx.export(model, tuple(enc[n] for n in names), str(fp32), input_names=names, output_names=["logits"],
+                          dynamic_axes={n: {0: "batch", 1: "seq"} for n in names} | {"logits": {0: "batch"}},
+                          opset_version=17, dynamo=False)
+
+
+def quantize_dynamic_int8(fp32: Path, dest: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    # Per-channel weights keep the int8 model closer to fp32 than one scale per tensor.
+    quantize_dynamic(str(fp32), str(dest), weight_type=QuantType.QInt8, per_channel=True)
+
+
+def export(args: argparse.Namespace) -> None:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+    out = args.out_dir
     ckpt = WORK / "best"
     if not (ckpt / "config.json").is_file():
         sys.exit(f"no checkpoint in {ckpt}; run `python -m evals.train_stance --phase train` first")
     model = AutoModelForSequenceClassification.from_pretrained(ckpt).eval()
     tok = AutoTokenizer.from_pretrained(ckpt)
-    enc = tok(["a claim"], ["some evidence sentence"], return_tensors="pt")
     fp32 = WORK / "model_fp32.onnx"
-    with torch.inference_mode():
-        torch.onnx.export(
-            model, (enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]), str(fp32),
-            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
-            dynamic_axes={n: {0: "batch", 1: "seq"} for n in ("input_ids", "attention_mask", "token_type_ids")}
-            | {"logits": {0: "batch"}},
-            opset_version=17, dynamo=False)
+    export_fp32(model, tok, fp32)
     out.mkdir(parents=True, exist_ok=True)
     if args.quantize == "static":
         quantize_static_int8(fp32, out / "model.onnx", tok, args)
     else:
-        # Per-channel weights keep the int8 model closer to fp32 than one scale per tensor.
-        quantize_dynamic(str(fp32), str(out / "model.onnx"), weight_type=QuantType.QInt8, per_channel=True)
+        quantize_dynamic_int8(fp32, out / "model.onnx")
     tok.save_pretrained(WORK / "tok")
     for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
         if (WORK / "tok" / name).is_file():
@@ -474,9 +483,9 @@ def quantize_static_int8(fp32: Path, dest: Path, tok, args: argparse.Namespace) 
 
 
 def calibrate(args: argparse.Namespace) -> None:
-    out = args.out_dir
     from tools.stance import fit_temperature, load_stance, tune_document_thresholds
 
+    out = args.out_dir
     data, doc_items = build_data(args.seed)
     calib = data["calib"]
     # The shipped int8 model is what gets calibrated (its logits differ slightly from fp32).
@@ -511,7 +520,8 @@ def write_card(out: Path = OUT) -> None:
     info = json.loads((out / "train_info.json").read_text())
     cfg = json.loads((out / "stance_config.json").read_text())
     bench_path = REPO / "evals" / "results" / "stance.json"
-    bench = json.loads(bench_path.read_text()) if bench_path.is_file() else None
+    # evals/results/stance.json measures the packaged model; a candidate build's card must not claim its figures
+    bench = json.loads(bench_path.read_text()) if bench_path.is_file() and out.resolve() == OUT.resolve() else None
     a = info["args"]
     stages = info.get("stages") or [{k: info[k] for k in ("steps", "args", "minutes")}]
     size = sum(p.stat().st_size for p in out.iterdir() if p.is_file()) / 1e6
