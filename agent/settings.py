@@ -61,6 +61,11 @@ class LLMSettings(BaseModel):
     tool_calling: Literal["auto", "native", "json"] = Field(
         "auto", description="Native tool calls, JSON-schema action choice, or auto by model support."
     )
+    seed: int | None = Field(
+        0, ge=0, description="Sampling seed (the n-th attempt of a call uses seed + n - 1), so the same "
+        "investigation gives the same answers; null = a fresh random sample every call. Sent only to "
+        "models whose litellm provider accepts a seed.",
+    )
 
 
 class StanceSettings(BaseModel):

@@ -269,3 +269,26 @@ def test_discover_prompts_skips_a_broken_module(monkeypatch, caplog):
     found = discover_prompts()
     assert "aspects" not in found
     assert "skipping prompts.aspects" in caplog.text
+
+
+def test_seed_is_sent_when_the_provider_accepts_one_and_moves_on_per_attempt(monkeypatch):
+    llm = scripted_llm({"anti_test": ["{not json", {"anti_claim": "ok"}, {"anti_claim": "again"}]})
+    llm.seed = 7
+    monkeypatch.setattr("agent.llm.gateway.litellm.get_supported_openai_params", lambda **_: ["seed", "temperature"])
+    assert llm.run(PROMPT, ClaimIn(claim="c")).anti_claim == "ok"
+    assert [r["params"].get("seed") for r in llm.scripted.requests] == [7, 8]
+    llm.run(PROMPT, ClaimIn(claim="c"))
+    assert llm.scripted.requests[-1]["params"].get("seed") == 7  # each call starts from the seed
+
+
+def test_seed_is_not_sent_to_a_provider_that_rejects_it(monkeypatch):
+    llm = scripted_llm({"anti_test": [{"anti_claim": "ok"}]})
+    llm.seed = 7
+    monkeypatch.setattr("agent.llm.gateway.litellm.get_supported_openai_params", lambda **_: ["temperature"])
+    llm.run(PROMPT, ClaimIn(claim="c"))
+    assert "seed" not in llm.scripted.requests[0]["params"]
+
+
+def test_seed_setting_reaches_the_gateway(tmp_path):
+    assert build_gateway(load_settings(data_dir=tmp_path)).seed == 0
+    assert build_gateway(load_settings(data_dir=tmp_path, llm={"seed": None})).seed is None

@@ -62,6 +62,7 @@ def build_gateway(settings: Settings) -> LLMGateway:
         "timeout_s": llm.timeout_s,
         "retry_backoff_s": llm.retry_backoff_s,
         "tool_calling": llm.tool_calling,
+        "seed": llm.seed,
     }
     if llm.model == "embedded":
         spec = get_spec(llm.embedded_model)

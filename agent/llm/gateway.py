@@ -144,6 +144,7 @@ class LLMGateway:
         retry_backoff_s: float = 1.0,
         tool_calling: ToolCallingMode = "auto",
         extra_params: dict[str, Any] | None = None,
+        seed: int | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be >= 1")
@@ -156,6 +157,8 @@ class LLMGateway:
         self.retry_backoff_s = retry_backoff_s
         self.tool_calling = tool_calling
         self._extra = dict(extra_params or {})
+        self.seed = seed
+        self._seed_ok: bool | None = None
         self._meter = UsageMeter()
         self._base_lock = threading.Lock()
 
@@ -259,6 +262,15 @@ class LLMGateway:
 
         return self._call(ACTION_PROMPT_NAME, messages, params, parse_json, feedback=True)
 
+    def _accepts_seed(self) -> bool:
+        """Whether litellm passes a seed to this model's provider (some providers reject one)."""
+        if self._seed_ok is None:
+            try:
+                self._seed_ok = "seed" in (litellm.get_supported_openai_params(model=self.model) or [])
+            except Exception:  # litellm raises for models it has never heard of
+                self._seed_ok = False
+        return self._seed_ok
+
     def tool_mode(self) -> Literal["native", "json"]:
         """Which choose_action path this model uses."""
         if self.tool_calling != "auto":
@@ -338,6 +350,10 @@ class LLMGateway:
             **self._extra,
             **params,
         }
+        if self.seed is not None and self._accepts_seed():
+            # A fixed seed makes a rerun of the same investigation give the same answers; a retry
+            # moves to the next seed, since the same sample would fail the same way.
+            kwargs["seed"] = self.seed + record.attempts - 1
         base = self.api_base()
         if base is not None:
             kwargs["api_base"] = base
