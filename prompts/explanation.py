@@ -59,7 +59,7 @@ class LocalExplanation(BaseModel):
     """One document's local verdict as the global explanation sees it."""
 
     label: str = Field(description="The document's 7-grade label, e.g. 'Mostly True'.")
-    explanation: str = Field(description="The local explanation.")
+    explanation: str = Field(description="The local explanation; empty to show the label and evidence only.")
     evidence: list[int] = Field(default_factory=list, description="1-based numbers of its cited evidence sentences.")
 
 
@@ -74,7 +74,8 @@ class ExplanationInput(BaseModel):
         lines = []
         for i, d in enumerate(self.documents, start=1):
             cites = ", ".join(f"S{k}" for k in d.evidence) or "no sentence"
-            lines.append(f"(D{i}) {d.label}: {clip(d.explanation)} [evidence: {cites}]")
+            text = f": {clip(d.explanation)}" if d.explanation.strip() else ""
+            lines.append(f"(D{i}) {d.label}{text} [evidence: {cites}]")
         return "\n".join(lines) if lines else "(none)"
 
     @computed_field  # type: ignore[prop-decorator]

@@ -410,6 +410,16 @@ def test_global_explanation_removes_copied_sentences(copied, warning):
     assert any(warning in w for w in out.warnings)
 
 
+def test_global_explanation_shows_a_stance_label_without_its_framing():
+    framed = assessment("d1", LocalLabel.MOSTLY_TRUE, [1], f"{STANCE_FRAMING} supports the claim (p=0.81).")
+    llm = CannedLLM({"explanation": lambda inp: {"sentences": [{"text": "t", "citations": [1]}]}})
+    global_explanation(CLAIM, [framed, ASSESSMENTS[1]], llm, get_sentence=GET)
+    block = llm.calls[0][1].documents_block
+    assert "stance model" not in block
+    assert "(D2) Mostly True [evidence: S2]" in block
+    assert "(D1) False: No lower fracture risk in a large cohort. [evidence: S1]" in block
+
+
 def test_global_explanation_never_offers_a_sentence_missing_from_the_store():
     missing = [assessment("d1", LocalLabel.TRUE, [1, 9]), assessment("gone", LocalLabel.FALSE, [0])]
     llm = CannedLLM({"explanation": lambda inp: {"sentences": [{"text": "t", "citations": [1]}]}})

@@ -721,7 +721,9 @@ def global_explanation(
     documents = [
         LocalExplanation(
             label=a.label.value,
-            explanation=a.explanation,
+            # The stance model's framing says nothing about the sources and the model copied it
+            # into summaries; its label and evidence numbers carry what it knows.
+            explanation="" if a.explanation.startswith(STANCE_FRAMING) else a.explanation,
             evidence=[position[k] for k in a.keys if k in position],
         )
         for a in used
