@@ -63,7 +63,7 @@ class LLMSettings(BaseModel):
     )
     seed: int | None = Field(
         0, ge=0, description="Sampling seed (the n-th attempt of a call uses seed + n - 1), so the same "
-        "investigation gives the same answers; null = a fresh random sample every call. Sent only to "
+        "prompt gets the same answer on a rerun; null = a fresh random sample every call. Sent only to "
         "models whose litellm provider accepts a seed.",
     )
 

@@ -33,17 +33,11 @@ OUT = RESULTS / "explain_tune.json"
 
 
 def explain_and_check(claim: str, local: list[Any], get: Any, services: Any, llm: Any) -> dict[str, Any]:
-    """The graph's explain step (revision aside, it is off by default) on these local labels."""
-    from tools.explain import check_attribution, citable_evidence, global_explanation
+    """The graph's explain step on these local labels, as a record for the results file."""
+    from agent.graph.steps import explain_claim
 
-    v = services.settings.verdict
-    expl = global_explanation(claim, local, llm, get_sentence=get, scorer=services.stance)
-    removed = [w for w in expl.warnings if w.startswith("Removed a sentence")]
-    expl = check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
-                             mode=v.unsupported_sentences, min_overlap=v.attribution_overlap,
-                             recite_from=citable_evidence(local, get),
-                             recite_within_documents=v.recite_within_documents)
-    return {"mode": expl.mode, "removed": removed,
+    expl = explain_claim(claim, local, get, services, llm)
+    return {"mode": expl.mode, "removed": [w for w in expl.warnings if w.startswith("Removed a sentence")],
             "sentences": [{"text": s.text, "citations": s.citations, "status": s.status,
                            "support": round(s.support, 4)} for s in expl.sentences]}
 

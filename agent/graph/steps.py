@@ -546,9 +546,12 @@ def local_assessments(state: InvestigationState) -> list[Any]:
     return [LocalAssessment.model_validate(a["assessment"]) for a in (state.get("assessments") or {}).values()]
 
 
-def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
-    """Global explanation (LLM, extractive fallback inside) and the attribution check of every
-    sentence against the sentences it cites."""
+def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None], services: Services,
+                  llm: Any = None) -> Any:
+    """Global explanation (LLM, extractive fallback inside), the attribution check of every
+    sentence against the sentences it cites, and the revision of failing ones when configured:
+    the explain step on these local labels (`llm` defaults to the services' model; the explanation
+    benchmark passes a memo of it)."""
     from tools.explain import (
         check_attribution,
         citable_evidence,
@@ -556,17 +559,22 @@ def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
         revise_unsupported,
     )
 
-    get = sentence_lookup(state, services)
+    llm = llm if llm is not None else services.llm
     v = services.settings.verdict
-    local = local_assessments(state)
-    expl = global_explanation(state["claim"], local, services.llm, get_sentence=get, scorer=services.stance)
+    expl = global_explanation(claim, local, llm, get_sentence=get, scorer=services.stance)
     expl = check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
                              mode=v.unsupported_sentences, min_overlap=v.attribution_overlap,
                              recite_from=citable_evidence(local, get),
                              recite_within_documents=v.recite_within_documents)
     if v.revise_unsupported and any(s.status != "supported" for s in expl.sentences):
-        expl = revise_unsupported(state["claim"], expl, get, services.llm, services.stance,
+        expl = revise_unsupported(claim, expl, get, llm, services.stance,
                                   threshold=v.attribution_threshold, min_overlap=v.attribution_overlap)
+    return expl
+
+
+def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
+    """The explain step: explain_claim on the investigation's local labels."""
+    expl = explain_claim(state["claim"], local_assessments(state), sentence_lookup(state, services), services)
     emit("counts", "explain", f"{len(expl.sentences)} explanation sentences ({expl.mode}); "
          f"attribution pass rate {_fmt(expl.attribution_pass_rate(), percent=True)}")
     return {"explanation": expl.model_dump(mode="json"), "warnings": list(expl.warnings)}

@@ -351,7 +351,7 @@ class LLMGateway:
             **params,
         }
         if self.seed is not None and self._accepts_seed():
-            # A fixed seed makes a rerun of the same investigation give the same answers; a retry
+            # With a fixed seed the same prompt gets the same answer on a rerun; a retry
             # moves to the next seed, since the same sample would fail the same way.
             kwargs["seed"] = self.seed + record.attempts - 1
         base = self.api_base()
