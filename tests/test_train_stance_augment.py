@@ -1,0 +1,40 @@
+"""The training-data augmentations and bookkeeping of evals.train_stance (pure functions, no data)."""
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+from evals.train_stance import NEU, REF, SUP, _args_json, swap_direction, swap_pairs
+
+
+def test_swap_direction_swaps_the_first_direction_word_keeping_case_and_punctuation():
+    assert swap_direction("Exercise increases insulin sensitivity.") == "Exercise decreases insulin sensitivity."
+    assert swap_direction("Higher BMI predicts mortality") == "Lower BMI predicts mortality"
+    assert swap_direction("Statins reduced LDL, and raised HDL.") == "Statins increased LDL, and raised HDL."
+
+
+def test_swap_direction_leaves_negated_or_directionless_claims_alone():
+    assert swap_direction("Aspirin does not increase bleeding.") is None
+    assert swap_direction("Smoking isn't reducing lifespan.") is None
+    assert swap_direction("Vitamin D is associated with bone density.") is None
+
+
+def test_swap_pairs_exchange_support_and_refute_and_keep_neutral():
+    ex = [("A increases B.", "e1", SUP, "healthver"), ("A increases B.", "e2", REF, "healthver"),
+          ("A increases B.", "e3", NEU, "healthver"), ("A is linked to B.", "e4", SUP, "healthver"),
+          ("A decreases B.", "e5", REF, "scifact_neg")]
+    out = swap_pairs(ex, 1.0, random.Random(0))
+    assert out == [("A decreases B.", "e1", REF, "swap_aug"), ("A decreases B.", "e2", SUP, "swap_aug"),
+                   ("A decreases B.", "e3", NEU, "swap_aug")]
+
+
+def test_swap_pairs_never_duplicates_an_existing_pair():
+    ex = [("A increases B.", "e1", SUP, "healthver"), ("A decreases B.", "e1", REF, "healthver")]
+    # each pair's swap is already the other pair (with the other label): nothing is added
+    assert swap_pairs(ex, 1.0, random.Random(0)) == []
+
+
+def test_run_arguments_are_stored_as_json_values():
+    args = argparse.Namespace(lr=3e-5, ckpt=Path("/tmp/x"), sources="")
+    assert json.loads(json.dumps(_args_json(args))) == {"lr": 3e-5, "ckpt": "/tmp/x", "sources": ""}
