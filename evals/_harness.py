@@ -116,6 +116,21 @@ def calls(state: dict[str, Any], prompts: set[str] | None = None) -> int:
     return int(sum(v.get("calls", 0) for k, v in usage.items() if prompts is None or k in prompts))
 
 
+def code_version() -> str:
+    """The commit the benchmark ran on ("+dirty" when the working tree had changes), so a results
+    file says which code its figures belong to."""
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return head + ("+dirty" if dirty else "")
+
+
 def write_json(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")

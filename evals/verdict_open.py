@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from evals._harness import (
     SHARED,
     WORK,
     ClaimRun,
+    code_version,
     ensure_corpus,
     load_runs,
     median,
@@ -113,7 +115,9 @@ def main() -> None:
                                            WORK / "vaccine_corpus.jsonl"), "vaccine-papers")
     frosc = [json.loads(x) for x in (SHARED / "frosc" / "claims.jsonl").read_text().splitlines() if x.strip()]
     vaccine = json.loads((SHARED / "claimspect" / "claims_vaccine.json").read_text())
-    out: dict = {"depth": args.depth}
+    # A run of one set (e.g. --frosc 0) keeps the other set's figures; each set names its code.
+    out: dict = json.loads(args.out.read_text()) if args.out.is_file() else {}
+    out["depth"] = args.depth
     sets = [
         ("frosc", [(f"frosc-{c['id']}", c["claim"]) for c in frosc[: args.frosc]], ["scifact"]),
         ("claimspect_vaccine", [(f"vaccine-{c['id']}", c["body"]) for c in vaccine[: args.vaccine]],
@@ -128,7 +132,7 @@ def main() -> None:
         run_claims(services, claims, opts, log=log, skip=done)
         wanted = {cid for cid, _ in claims}
         runs = [r for r in load_runs(log) if r.claim_id in wanted]
-        out[name] = summarise(runs, services)
+        out[name] = summarise(runs, services) | {"code": code_version(), "date": time.strftime("%Y-%m-%d")}
         save_reports(runs, RESULTS / "open_claims" / name)
     write_json(args.out, out)
 
