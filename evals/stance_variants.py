@@ -56,10 +56,19 @@ def variant(name: str, folder: Path) -> dict:
     t0 = time.time()
     sentence, abstract = scifact_dev(scorer)
     stages = info.get("stages") or [{"steps": info["steps"], "args": info["args"]}]
+    rebuild = []
+    for st in stages:
+        if st["args"].get("save_last"):
+            # a candidate stage continues a copy of the checkpoint the stages before it built
+            rebuild.append(f"cp -r evals/work/stance/best {st['args']['ckpt']}")
+        rebuild.append(f"python -m evals.train_stance --phase train --max-steps {st['steps']}" + _stage_flags(st["args"]))
+    if stages[-1]["args"].get("save_last"):
+        ck = stages[-1]["args"]["ckpt"]
+        rebuild.append(f"python -m evals.train_stance --phase export --ckpt {ck} --out-dir {folder} && "
+                       f"python -m evals.train_stance --phase calib --ckpt {ck} --out-dir {folder}")
     return {
         "folder": str(folder),
-        "rebuild": [f"python -m evals.train_stance --phase train --max-steps {st['steps']}" + _stage_flags(st["args"])
-                    for st in stages],
+        "rebuild": rebuild,
         "train_pairs_by_source": info.get("train_by_source"),
         "heldout_train": {
             "selection_slice_macro_f1": round(info["selection_macro_f1"], 4),

@@ -441,7 +441,9 @@ def _stage_flags(stage_args: dict) -> str:
     """The command-line flags that replay one training stage (those that differ from the defaults)."""
     flags = [f" --{k.replace('_', '-')} {stage_args[k]}" for k, v in _STAGE_DEFAULTS.items()
              if k in stage_args and stage_args[k] != v]
-    return "".join(flags) + (" --resume" if stage_args.get("resume") else "")
+    # A candidate stage trains in its own folder, started as a copy of the previous checkpoint.
+    own = f" --ckpt {stage_args['ckpt']} --save-last" if stage_args.get("save_last") else ""
+    return "".join(flags) + (" --resume" if stage_args.get("resume") else "") + own
 
 
 def export_fp32(model, tok, fp32: Path) -> None:

@@ -38,3 +38,13 @@ def test_swap_pairs_never_duplicates_an_existing_pair():
 def test_run_arguments_are_stored_as_json_values():
     args = argparse.Namespace(lr=3e-5, ckpt=Path("/tmp/x"), sources="")
     assert json.loads(json.dumps(_args_json(args))) == {"lr": 3e-5, "ckpt": "/tmp/x", "sources": ""}
+
+
+def test_a_candidate_stage_replays_into_its_own_folder():
+    from evals.train_stance import _stage_flags
+
+    base = {"epochs": 1, "lr": 3e-5, "train_layers": 6, "threads": 2, "batch_size": 32, "max_length": 128,
+            "cap": 1200, "negation_share": 0.0, "swap_share": 1.0, "sources": "", "resume": True}
+    assert _stage_flags(base) == " --lr 3e-05 --train-layers 6 --threads 2 --swap-share 1.0 --resume"
+    cand = base | {"save_last": True, "ckpt": "evals/work/stance/e2"}
+    assert _stage_flags(cand).endswith(" --resume --ckpt evals/work/stance/e2 --save-last")
