@@ -157,6 +157,10 @@ class VerdictSettings(BaseModel):
         True, description="A sentence failing against its citations is tested against every sentence of the "
         "documents it cites and re-cited to the one that supports it best (same threshold).",
     )
+    unsupported_claim_echoes: Literal["drop", "flag"] = Field(
+        "drop", description="Explanation sentences that only restate the claim (or the anti-claim) and fail the "
+        "attribution check: drop them (they read as a finding) or flag them as interpretation like any other.",
+    )
     revise_unsupported: bool = Field(
         False, description="Give each sentence that fails the attribution check one LLM revision to what its "
         "citations say; the revision replaces it only if it passes the check.",

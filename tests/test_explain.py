@@ -670,3 +670,85 @@ def test_attribution_tests_the_factual_part():
     out = check_attribution(draft(s), GET, scorer, threshold=0.99)
     assert scorer.pairs[0][0] == "vitamin supplementation lowers fracture risk"
     assert out.sentences[0].status == "supported" and out.sentences[0].text == s.text
+
+
+# --------------------------------------------------------------------------- claim echoes
+
+def _checked(*sentences: tuple[str, str]) -> Explanation:
+    return Explanation(checked=True, sentences=[
+        ExplanationSentence(text=t, citations=["d1#0"], status=st) for t, st in sentences])
+
+
+ECHO_CLAIM = "Vitamin D supplementation prevents acute respiratory infections in adults."
+
+
+def test_is_claim_echo_needs_the_same_words_both_ways_and_the_same_negations():
+    from tools.explain import is_claim_echo
+
+    assert is_claim_echo("Vitamin D supplementation prevents acute respiratory infections in adults.", [ECHO_CLAIM])
+    assert is_claim_echo("The abstract states that vitamin D supplementation prevents acute respiratory "
+                         "infections in adults.", [ECHO_CLAIM])
+    assert not is_claim_echo("Vitamin D supplementation does not prevent acute respiratory infections in adults.",
+                             [ECHO_CLAIM])
+    assert not is_claim_echo("Vitamin D supplementation reduced acute respiratory infections in adults with low "
+                             "baseline levels in 25 trials.", [ECHO_CLAIM])
+
+
+def test_an_unsupported_restatement_of_the_claim_is_dropped_with_a_warning():
+    from tools.explain import drop_unsupported_echoes
+
+    expl = _checked((ECHO_CLAIM, "interpretation"), ("Trials found fewer infections with daily doses.", "supported"))
+    out = drop_unsupported_echoes(expl, [ECHO_CLAIM])
+    assert [s.status for s in out.sentences] == ["dropped", "supported"]
+    assert out.text == "Trials found fewer infections with daily doses."
+    assert any("only restates the claim" in w for w in out.warnings)
+    # still counted as a failure: the benchmark's pass rate does not improve by hiding it
+    assert out.attribution_pass_rate() == 0.5
+
+
+def test_a_supported_restatement_or_another_unsupported_sentence_stays():
+    from tools.explain import drop_unsupported_echoes
+
+    expl = _checked((ECHO_CLAIM, "supported"), ("Trials were small and heterogeneous.", "interpretation"))
+    assert drop_unsupported_echoes(expl, [ECHO_CLAIM]) == expl
+
+
+def test_the_anti_claim_echo_is_dropped_too_and_its_text_is_kept():
+    from tools.explain import drop_unsupported_echoes
+
+    anti = "Vitamin D supplementation does not prevent acute respiratory infections in adults."
+    expl = _checked((anti, "interpretation"), ("Trials found fewer infections with daily doses.", "interpretation"))
+    out = drop_unsupported_echoes(expl, [ECHO_CLAIM, anti])
+    assert [s.status for s in out.sentences] == ["dropped", "interpretation"]
+    assert out.sentences[0].text == anti and "does not prevent" in out.warnings[-1]
+
+
+def test_drop_unsupported_echoes_wants_a_checked_explanation():
+    from tools.explain import drop_unsupported_echoes
+
+    with pytest.raises(InputError, match="check_attribution"):
+        drop_unsupported_echoes(Explanation(sentences=[ExplanationSentence(text=ECHO_CLAIM)]), [ECHO_CLAIM])
+
+
+def _explain_services(**verdict):
+    from types import SimpleNamespace
+
+    from agent.settings import VerdictSettings
+
+    return SimpleNamespace(settings=SimpleNamespace(verdict=VerdictSettings(**verdict)), stance=STANCE)
+
+
+def test_an_explanation_that_only_restates_the_claim_falls_back_to_quotes():
+    from agent.graph.steps import explain_claim
+
+    claim = "Vitamin supplementation prevents hip fractures in nursing home residents."
+    echo = {"explanation": [{"sentences": [{"text": claim, "citations": [1]}]}]}
+    ex = explain_claim(claim, ASSESSMENTS, GET, _explain_services(), llm=CannedLLM(echo))
+    assert ex.mode == "extractive" and ex.checked and ex.visible
+    assert all(s.text != claim for s in ex.sentences)
+    assert any("only restated the claim" in w for w in ex.warnings)
+    assert any(claim[:40] in w for w in ex.warnings)  # the dropped wording is not lost
+    # with the setting at "flag" the restatement stays, flagged as interpretation
+    flagged = explain_claim(claim, ASSESSMENTS, GET, _explain_services(unsupported_claim_echoes="flag"),
+                            llm=CannedLLM(echo))
+    assert [(s.text, s.status) for s in flagged.sentences] == [(claim, "interpretation")]

@@ -843,6 +843,9 @@ _PREAMBLE = re.compile(
 )
 # Stemmed negation cues (tools.sparse.tokenize keeps no / not / nor as terms).
 _NEGATIONS = frozenset({"no", "not", "nor", "never", "without", "neither", "none", "fail", "lack", "absenc"})
+# Share of content terms an explanation sentence and the claim must have in common, both ways,
+# for the sentence to count as a restatement of the claim (drop_unsupported_echoes).
+CLAIM_ECHO_OVERLAP = 0.9
 # A sentence this short is not judged by word overlap alone.
 _MIN_OVERLAP_TERMS = 5
 
@@ -1038,6 +1041,38 @@ def explain(
     draft = global_explanation(claim, assessments, llm, get_sentence=get_sentence, scorer=scorer)
     return check_attribution(draft, get_sentence, scorer, threshold=threshold, mode=mode, min_overlap=min_overlap,
                              recite_from=citable_evidence(assessments, get_sentence))
+
+
+def is_claim_echo(text: str, claims: Sequence[str], *, min_overlap: float = CLAIM_ECHO_OVERLAP) -> bool:
+    """Whether `text` (its factual_part) only restates one of `claims`: at least `min_overlap` of
+    its content terms are the claim's and of the claim's are its, with the same negations and
+    numbers (lexical_support both ways)."""
+    core = factual_part(text)
+    return any(c and c.strip() and lexical_support(core, [c]) >= min_overlap
+               and lexical_support(c, [core]) >= min_overlap for c in claims)
+
+
+def drop_unsupported_echoes(explanation: Explanation, claims: Sequence[str], *,
+                            min_overlap: float = CLAIM_ECHO_OVERLAP) -> Explanation:
+    """Drop the sentences that restate the claim (or its anti-claim) and failed the attribution
+    check. Such a sentence asserts the very claim under investigation with nothing behind it: next
+    to a "refuted" verdict a reader takes it for a finding. A restatement that passed stays (its
+    sources do say it). Dropped sentences keep their text (status "dropped", named in a warning)
+    and still count as failures in attribution_pass_rate. Run after check_attribution; when nothing
+    visible is left, the caller shows the extractive explanation instead (agent explain_claim)."""
+    if not explanation.checked:
+        raise InputError("drop_unsupported_echoes needs a checked explanation; run check_attribution first.")
+    echo = [s.status == "interpretation" and is_claim_echo(s.text, claims, min_overlap=min_overlap)
+            for s in explanation.sentences]
+    if not any(echo):
+        return explanation
+    out = [s.model_copy(update={"status": "dropped"}) if e else s
+           for e, s in zip(echo, explanation.sentences, strict=True)]
+    return explanation.model_copy(update={"sentences": out, "warnings": [
+        *explanation.warnings,
+        *(f"Dropped a sentence that only restates the claim and is not supported by its citations "
+          f"(verdict.unsupported_claim_echoes): {clip(s.text, 80)!r}."
+          for e, s in zip(echo, explanation.sentences, strict=True) if e)]})
 
 
 def revise_unsupported(

@@ -547,9 +547,10 @@ def local_assessments(state: InvestigationState) -> list[Any]:
 
 
 def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None], services: Services,
-                  llm: Any = None) -> Any:
+                  llm: Any = None, anti_claim: str | None = None) -> Any:
     """Global explanation (LLM, extractive fallback inside), the attribution check of every
-    sentence against the sentences it cites, and the revision of failing ones when configured:
+    sentence against the sentences it cites, the revision of failing ones when configured, and the
+    removal of failing restatements of the claim or `anti_claim` (verdict.unsupported_claim_echoes):
     the explain step on these local labels (`llm` defaults to the services' model; the explanation
     benchmark passes a memo of it)."""
     from tools.explain import (
@@ -569,12 +570,36 @@ def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None]
     if v.revise_unsupported and any(s.status != "supported" for s in expl.sentences):
         expl = revise_unsupported(claim, expl, get, llm, services.stance,
                                   threshold=v.attribution_threshold, min_overlap=v.attribution_overlap)
-    return expl
+    return handle_claim_echoes(expl, claim, anti_claim, local, get, services)
+
+
+def handle_claim_echoes(expl: Any, claim: str, anti_claim: str | None, local: list[Any],
+                        get: Callable[[str], str | None], services: Services) -> Any:
+    """verdict.unsupported_claim_echoes on a checked explanation: "drop" drops the sentences that
+    only restate the claim (or `anti_claim`) without support; when nothing is left to read, the
+    extractive explanation of `local` is shown instead. "flag" leaves them as interpretation."""
+    from tools.explain import check_attribution, drop_unsupported_echoes, extractive_explanation
+
+    v = services.settings.verdict
+    if v.unsupported_claim_echoes != "drop":
+        return expl
+    kept = drop_unsupported_echoes(expl, [claim, *([anti_claim] if anti_claim else [])])
+    if expl.visible and not kept.visible:
+        # All the LLM said was the claim itself, unsupported: treated as a failed LLM explanation.
+        fallback = check_attribution(extractive_explanation(claim, local, get, services.stance), get,
+                                     services.stance, threshold=v.attribution_threshold,
+                                     mode=v.unsupported_sentences, min_overlap=v.attribution_overlap)
+        fallback.warnings[:0] = [*kept.warnings, "The LLM explanation only restated the claim; an extractive "
+                                 "explanation is shown."]
+        return fallback
+    return kept
 
 
 def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
     """The explain step: explain_claim on the investigation's local labels."""
-    expl = explain_claim(state["claim"], local_assessments(state), sentence_lookup(state, services), services)
+    anti = (state.get("analysis") or {}).get("anti_claim")
+    expl = explain_claim(state["claim"], local_assessments(state), sentence_lookup(state, services), services,
+                         anti_claim=anti)
     emit("counts", "explain", f"{len(expl.sentences)} explanation sentences ({expl.mode}); "
          f"attribution pass rate {_fmt(expl.attribution_pass_rate(), percent=True)}")
     return {"explanation": expl.model_dump(mode="json"), "warnings": list(expl.warnings)}
