@@ -34,6 +34,7 @@ import shutil
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -84,16 +85,23 @@ _SWAPS = [
 _AUX = re.compile(r"\b(is|are|was|were|can|could|does|do|did|has|have|had|will|may|should)\b(?! not)")
 
 
-def negate(claim: str) -> str | None:
-    """A rule-based negation of a claim, or None when no rule applies."""
+def _swap_word(claim: str) -> str | None:
+    """The claim with its first direction word (_SWAPS) swapped, keeping case and punctuation."""
     words = claim.split()
     for i, w in enumerate(words):
-        core = w.strip(".,;:").lower()
+        core = w.strip(".,;:")
         for a, b in _SWAPS:
-            if core == a:
-                repl = b if w[0].islower() else b.capitalize()
-                words[i] = w.lower().replace(a, repl) if w[0].islower() else w.replace(w.strip(".,;:"), repl)
+            if core.lower() == a:
+                words[i] = w.replace(core, b.capitalize() if w[0].isupper() else b)
                 return " ".join(words)
+    return None
+
+
+def negate(claim: str) -> str | None:
+    """A rule-based negation of a claim, or None when no rule applies."""
+    swapped = _swap_word(claim)
+    if swapped:
+        return swapped
     m = _AUX.search(claim)
     if m:
         return claim[: m.end()] + " not" + claim[m.end():]
@@ -101,6 +109,22 @@ def negate(claim: str) -> str | None:
 
 
 _FLIP = {SUP: REF, REF: SUP, NEU: NEU}
+
+
+def _flipped_pairs(examples: list[Example], share: float, rng: random.Random,
+                   transform: Callable[[str], str | None], source: str) -> list[Example]:
+    """For a `share` of the examples, (transform(claim), same evidence) with support and refute
+    exchanged and neutral kept; pairs already present are not added again."""
+    seen = {(e[0], e[1]) for e in examples}
+    out: list[Example] = []
+    for claim, evidence, lab, src in examples:
+        if src == "scifact_neg" or rng.random() >= share:
+            continue
+        new = transform(claim)
+        if new and (new, evidence) not in seen:
+            seen.add((new, evidence))
+            out.append((new, evidence, _FLIP[lab], source))
+    return out
 
 
 def negation_pairs(examples: list[Example], share: float, rng: random.Random) -> list[Example]:
@@ -113,16 +137,7 @@ def negation_pairs(examples: list[Example], share: float, rng: random.Random) ->
     the claim need not support the swapped one."""
     from tools.claim_analysis import negate_claim
 
-    seen = {(e[0], e[1]) for e in examples}
-    out: list[Example] = []
-    for claim, evidence, lab, src in examples:
-        if src == "scifact_neg" or rng.random() >= share:
-            continue
-        neg = negate_claim(claim)
-        if neg and (neg, evidence) not in seen:
-            seen.add((neg, evidence))
-            out.append((neg, evidence, _FLIP[lab], "neg_aug"))
-    return out
+    return _flipped_pairs(examples, share, rng, negate_claim, "neg_aug")
 
 
 def swap_direction(claim: str) -> str | None:
@@ -130,14 +145,7 @@ def swap_direction(claim: str) -> str | None:
     has none or is already negated (a swapped negated claim is not the opposite)."""
     if re.search(r"\b(not|no|never)\b|n't\b", claim, re.I):
         return None
-    words = claim.split()
-    for i, w in enumerate(words):
-        core = w.strip(".,;:").lower()
-        for a, b in _SWAPS:
-            if core == a:
-                words[i] = w.replace(w.strip(".,;:"), b.capitalize() if w[0].isupper() else b)
-                return " ".join(words)
-    return None
+    return _swap_word(claim)
 
 
 def swap_pairs(examples: list[Example], share: float, rng: random.Random) -> list[Example]:
@@ -145,16 +153,7 @@ def swap_pairs(examples: list[Example], share: float, rng: random.Random) -> lis
     evidence), support and refute exchanged, neutral kept. scifact_neg only ever pairs a swapped
     claim with refute; here refuted claims swap to supported ones too, and unrelated evidence stays
     neutral, so the swap itself is no cue -- the model has to read which way the evidence points."""
-    seen = {(e[0], e[1]) for e in examples}
-    out: list[Example] = []
-    for claim, evidence, lab, src in examples:
-        if src == "scifact_neg" or rng.random() >= share:
-            continue
-        sw = swap_direction(claim)
-        if sw and (sw, evidence) not in seen:
-            seen.add((sw, evidence))
-            out.append((sw, evidence, _FLIP[lab], "swap_aug"))
-    return out
+    return _flipped_pairs(examples, share, rng, swap_direction, "swap_aug")
 
 
 def _jsonl(path: Path) -> list[dict]:
