@@ -591,7 +591,8 @@ def handle_claim_echoes(expl: Any, claim: str, anti_claim: str | None, local: li
                                      mode=v.unsupported_sentences, min_overlap=v.attribution_overlap)
         fallback.warnings[:0] = [*kept.warnings, "The LLM explanation only restated the claim; an extractive "
                                  "explanation is shown."]
-        return fallback
+        # the dropped wording stays in the record (and in the attribution rate, as failures)
+        return fallback.model_copy(update={"sentences": [*kept.sentences, *fallback.sentences]})
     return kept
 
 
