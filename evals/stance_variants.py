@@ -21,17 +21,16 @@ import json
 import time
 from pathlib import Path
 
-from evals.stance import DATA, check_covid_test, healthver_test, scifact_dev
+from evals.stance import DATA, _pairs_eval, check_covid_test, healthver_test, scifact_dev
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "evals" / "results" / "stance_variants.json"
 
 
-def heldout_sentence_f1(scorer) -> dict:
-    """Sentence-level stance on the held-out SciFact TRAIN claims' cited abstracts (rationale
-    sentences by their set's label, every other sentence neutral)."""
+def heldout_sentence_pairs() -> tuple[list[tuple[str, str]], list[str], int]:
+    """(pairs, gold, abstracts): every sentence of the held-out SciFact TRAIN claims' cited
+    abstracts, rationale sentences labelled by their set's label, every other sentence neutral."""
     from evals.train_stance import SEED, build_data
-    from tools.stance import _macro_f1
 
     _, items = build_data(SEED)
     held = [d for d in items if d["split"] in ("select", "calib")]
@@ -41,13 +40,10 @@ def heldout_sentence_f1(scorer) -> dict:
         for i, s in enumerate(it["sentences"]):
             pairs.append((it["claim"], s))
             gold.append(("support" if it["label"] == "SUPPORT" else "refute") if i in rat else "neutral")
-    pred = [max((("support", r.support), ("neutral", r.neutral), ("refute", r.refute)), key=lambda x: x[1])[0]
-            for r in scorer.predict(pairs)]
-    return {"macro_f1": round(_macro_f1(gold, pred, ("support", "neutral", "refute")), 4), "n": len(pairs),
-            "abstracts": len(held)}
+    return pairs, gold, len(held)
 
 
-def variant(name: str, folder: Path) -> dict:
+def variant(name: str, folder: Path, heldout: tuple[list[tuple[str, str]], list[str], int]) -> dict:
     from evals.train_stance import _stage_flags
     from tools.stance import load_stance
 
@@ -74,7 +70,7 @@ def variant(name: str, folder: Path) -> dict:
             "selection_slice_macro_f1": round(info["selection_macro_f1"], 4),
             "calibration_slice_macro_f1": round(info["calibration_slice_macro_f1"], 4),
             "scifact_abstract_macro_f1_tuned": round(info["heldout_scifact_train_abstract_macro_f1"], 4),
-            "scifact_sentence": heldout_sentence_f1(scorer),
+            "scifact_sentence": _pairs_eval(scorer, heldout[0], heldout[1]) | {"abstracts": heldout[2]},
         },
         "evaluation": {
             "scifact_dev_abstract": abstract,
@@ -95,11 +91,12 @@ def main(argv: list[str] | None = None) -> None:
     if not DATA.is_dir():
         raise SystemExit(f"shared data not found at {DATA}; set CLAIMSCOPE_SHARED_DATA")
     out = json.loads(args.out.read_text()) if args.out.is_file() else {"variants": {}}
+    heldout = heldout_sentence_pairs()
     for spec in args.variant:
         name, sep, folder = spec.partition("=")
         if not sep or not (Path(folder) / "train_info.json").is_file():
             raise SystemExit(f"--variant wants NAME=DIR with DIR a built model folder, got {spec!r}")
-        v = variant(name, Path(folder))
+        v = variant(name, Path(folder), heldout)
         out["variants"][name] = v
         h, e = v["heldout_train"], v["evaluation"]
         print(f"{name:12s} held-out train: select {h['selection_slice_macro_f1']:.3f} calib "
