@@ -31,7 +31,7 @@ from evals._harness import (
     start_log,
     write_json,
 )
-from evals.verdict_scifact import explanation_figures, revised_count
+from evals.verdict_scifact import dropped_count, explanation_figures, revised_count
 
 CHUNK_SENTENCES = 8
 
@@ -58,7 +58,7 @@ def vaccine_corpus(src: Path, dest: Path) -> Path:
 def summarise(runs: list[ClaimRun], services) -> dict:
     labels: Counter[str] = Counter()
     nodes, secs, attr, first = [], [], [], []
-    n_sent = n_exist = n_pass = 0
+    n_sent = n_exist = n_pass = n_dropped = 0
     for r in runs:
         st = r.state
         if r.error or not st:
@@ -71,6 +71,7 @@ def summarise(runs: list[ClaimRun], services) -> dict:
         secs.append(r.seconds)
         n, exist, passed = explanation_figures(st, services)
         n_sent, n_exist, n_pass = n_sent + n, n_exist + exist, n_pass + passed
+        n_dropped += dropped_count(st)
         if n:
             attr.append(passed / n)
             first.append((passed - revised_count(st)) / n)
@@ -83,6 +84,8 @@ def summarise(runs: list[ClaimRun], services) -> dict:
         "citations_exist_rate": round(n_exist / n_sent, 4) if n_sent else None,
         # pooled over sentences, as evals.verdict_scifact reports it; the mean is over claims
         "attribution_pass_rate": round(n_pass / n_sent, 4) if n_sent else None,
+        "dropped_sentences": n_dropped,
+        "attribution_shown_pass_rate": round(n_pass / (n_sent - n_dropped), 4) if n_sent > n_dropped else None,
         "attribution_pass_rate_mean": round(statistics.mean(attr), 4) if attr else None,
         "attribution_first_draft_pass_rate_mean": round(statistics.mean(first), 4) if first else None,
         "seconds_per_claim_median": median(secs),

@@ -67,6 +67,12 @@ def explanation_figures(state: dict, services) -> tuple[int, int, int]:
     return len(sentences), exist, passed
 
 
+def dropped_count(state: dict) -> int:
+    """Sentences removed from what the reader sees (status "dropped"): they count as failures in
+    the attribution rate, and are left out of the shown rate."""
+    return sum(1 for s in (state.get("explanation") or {}).get("sentences", []) if s.get("status") == "dropped")
+
+
 def revised_count(state: dict) -> int:
     """Sentences that pass only in their revised wording (verdict.revise_unsupported)."""
     return sum(1 for s in (state.get("explanation") or {}).get("sentences", [])
@@ -117,7 +123,7 @@ def main() -> None:
     modes: dict[str, int] = {}
     conflicts = 0
     per_step: dict[str, list[float]] = {}
-    n_sent = n_exist = n_pass = n_revised = 0
+    n_sent = n_exist = n_pass = n_revised = n_dropped = 0
     re_sent = re_pass = 0
     failed = []
     for r in runs:
@@ -143,6 +149,7 @@ def main() -> None:
         a, b, c = explanation_figures(st, services)
         n_sent, n_exist, n_pass = n_sent + a, n_exist + b, n_pass + c
         n_revised += revised_count(st)
+        n_dropped += dropped_count(st)
         a, b = recheck_attribution(st, services)
         re_sent, re_pass = re_sent + a, re_pass + b
 
@@ -164,6 +171,10 @@ def main() -> None:
         # The LLM's own wording before any revision (revised sentences count as failures here).
         "attribution_first_draft_pass_rate": round((n_pass - n_revised) / n_sent, 4) if n_sent else None,
         "revised_sentences": n_revised,
+        # What the reader sees: dropped sentences are gone from the report, so they leave both
+        # sides of this rate (attribution_pass_rate counts them as failures).
+        "dropped_sentences": n_dropped,
+        "attribution_shown_pass_rate": round(n_pass / (n_sent - n_dropped), 4) if n_sent > n_dropped else None,
         "seconds_per_claim_median": median(secs),
         "seconds_per_step_median": {k: median(v) for k, v in per_step.items()},
         "tokens_per_claim_median": median(toks),
