@@ -116,7 +116,8 @@ def main() -> None:
         done = start_log(log, args.resume)
         opts = InvestigationOptions(corpora=["scifact"], sources=["local"], depth=args.depth)
         run_claims(services, [(str(r["id"]), r["claim"]) for r in rows], opts, log=log, skip=done)
-    # Only the sampled claims: a log from a larger --n scores its subset (the sample is nested).
+    # Only the sampled claims: a log from a larger --n scores its subset (the stratified samples
+    # nest while the rounded per-label counts fit in n, as for 30 and 50).
     runs = [r for r in load_runs(log) if r.claim_id in gold]
 
     g, p, conf, secs, toks = [], [], [], [], []
