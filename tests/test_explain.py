@@ -663,6 +663,19 @@ def test_factual_part_strips_preamble_and_judgement():
     assert factual_part("which supports the claim") == "which supports the claim"
 
 
+def test_factual_part_strips_judgement_led_and_results_preambles_but_not_negated_ones():
+    from tools.explain import factual_part
+
+    assert factual_part("The abstract directly supports the claim by stating that mTORC2 phosphorylates xCT.") == (
+        "mTORC2 phosphorylates xCT."
+    )
+    assert factual_part("The results suggest that statins lower LDL.") == "statins lower LDL."
+    assert factual_part("These studies found that X rose.") == "X rose."
+    # "did not find" carries the negation: X alone would say the opposite.
+    assert factual_part("The study did not find an effect of X.") == "The study did not find an effect of X."
+    assert factual_part("The data are consistent.") == "The data are consistent."
+
+
 def test_attribution_tests_the_factual_part():
     s = ExplanationSentence(text="The study found that vitamin supplementation lowers fracture risk, which supports the claim.",
                             citations=["d1#1"])

@@ -834,11 +834,17 @@ _JUDGEMENT = re.compile(
     r"agrees? with|disagrees? with|aligns? with|goes? against)\s+the\s+claim\b.*$",
     re.IGNORECASE,
 )
-# Leading attributions to the source add nothing to trace.
+# Leading attributions to the source add nothing to trace: "The abstract states that X", "The
+# results suggest that X", "The study directly supports the claim by showing that X" are traced as X.
+# Negated attributions ("The study did not find X") are left whole: stripping them would flip X.
+_SOURCE = r"(?:abstracts?|stud(?:y|ies)|articles?|papers?|sources?|trials?|authors?|evidence|results?|findings?|data)"
 _PREAMBLE = re.compile(
-    r"^(?:the|this|one|a|another)\s+(?:abstract|study|article|paper|source|trial|authors?)\s+(?:\w+ly\s+)?"
-    r"(?:states|stated|reports|reported|shows|showed|finds|found|says|mentions|notes|indicates|demonstrates|"
-    r"concludes|observes|observed)\s+(?:that\s+)?",
+    rf"^(?:the|this|these|one|a|another|both)\s+{_SOURCE}\s+(?:\w+ly\s+)?"
+    r"(?:(?:supports?|contradicts?|refutes?|confirms?)\s+the\s+claim\s+by\s+"
+    r"(?:stating|reporting|showing|noting|finding|mentioning|demonstrating|indicating)|"
+    r"states?|stated|reports?|reported|shows?|showed|finds|found|says|say|mentions?|notes?|indicates?|"
+    r"indicated|demonstrates?|demonstrated|concludes?|concluded|observes?|observed|suggests?|suggested|"
+    r"reveals?|revealed|confirms?|confirmed)\s+(?:that\s+)?",
     re.IGNORECASE,
 )
 # Stemmed negation cues (tools.sparse.tokenize keeps no / not / nor as terms).
