@@ -661,11 +661,7 @@ def test_factual_part_strips_preamble_and_judgement():
     assert factual_part("Supplements lowered fracture risk.") == "Supplements lowered fracture risk."
     assert factual_part("MicroRNAs confer robustness, which aligns with the claim that x.") == "MicroRNAs confer robustness"
     assert factual_part("which supports the claim") == "which supports the claim"
-
-
-def test_factual_part_strips_judgement_led_and_results_preambles_but_not_negated_ones():
-    from tools.explain import factual_part
-
+    # Judgement-led and results / evidence preambles too; negated ones stay whole.
     assert factual_part("The abstract directly supports the claim by stating that mTORC2 phosphorylates xCT.") == (
         "mTORC2 phosphorylates xCT."
     )
