@@ -651,25 +651,25 @@ def test_relevant_indices_from_a_retrieval_hit():
     assert relevant_indices(hit) == [1, 2, 0]
 
 
-def test_factual_part_strips_preamble_and_judgement():
+@pytest.mark.parametrize(("text", "core"), [
+    ("The abstract states that A20 knockdown slows growth, which directly contradicts the claim.",
+     "A20 knockdown slows growth"),
+    ("HPV testing was more sensitive; this supports the claim.", "HPV testing was more sensitive"),
+    ("Supplements lowered fracture risk.", "Supplements lowered fracture risk."),
+    ("MicroRNAs confer robustness, which aligns with the claim that x.", "MicroRNAs confer robustness"),
+    ("which supports the claim", "which supports the claim"),
+    # judgement-led and results / evidence preambles
+    ("The abstract directly supports the claim by stating that mTORC2 phosphorylates xCT.", "mTORC2 phosphorylates xCT."),
+    ("The results suggest that statins lower LDL.", "statins lower LDL."),
+    ("These studies found that X rose.", "X rose."),
+    # "did not find" carries the negation: X alone would say the opposite
+    ("The study did not find an effect of X.", "The study did not find an effect of X."),
+    ("The data are consistent.", "The data are consistent."),
+])
+def test_factual_part_strips_preamble_and_judgement(text, core):
     from tools.explain import factual_part
 
-    assert factual_part("The abstract states that A20 knockdown slows growth, which directly contradicts the claim.") == (
-        "A20 knockdown slows growth"
-    )
-    assert factual_part("HPV testing was more sensitive; this supports the claim.") == "HPV testing was more sensitive"
-    assert factual_part("Supplements lowered fracture risk.") == "Supplements lowered fracture risk."
-    assert factual_part("MicroRNAs confer robustness, which aligns with the claim that x.") == "MicroRNAs confer robustness"
-    assert factual_part("which supports the claim") == "which supports the claim"
-    # Judgement-led and results / evidence preambles too; negated ones stay whole.
-    assert factual_part("The abstract directly supports the claim by stating that mTORC2 phosphorylates xCT.") == (
-        "mTORC2 phosphorylates xCT."
-    )
-    assert factual_part("The results suggest that statins lower LDL.") == "statins lower LDL."
-    assert factual_part("These studies found that X rose.") == "X rose."
-    # "did not find" carries the negation: X alone would say the opposite.
-    assert factual_part("The study did not find an effect of X.") == "The study did not find an effect of X."
-    assert factual_part("The data are consistent.") == "The data are consistent."
+    assert factual_part(text) == core
 
 
 def test_attribution_tests_the_factual_part():
