@@ -142,6 +142,14 @@ def test_step_budget_ends_with_a_report(tmp_path):
     assert result.report is not None and result.report["status"] == "budget_exhausted"
 
 
+def test_store_fallback_warning_reaches_the_report(tmp_path):
+    services = make_services(tmp_path)
+    services.store.warnings.append("the collection could not be upgraded; use a new store.collection")
+    result = Investigator(services, persistent=False).run(CLAIM, _opts())
+    assert result.status == "complete"
+    assert "the collection could not be upgraded; use a new store.collection" in result.report["warnings"]
+
+
 def test_no_evidence(tmp_path):
     inv = _investigator(tmp_path)
     result = inv.run(CLAIM, _opts(corpora=["does-not-exist"]))

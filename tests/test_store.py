@@ -15,7 +15,7 @@ from tests.fakes import HashEmbedder
 from tools.errors import InputError
 from tools.ingest import read_path
 from tools.models import Document, SourceKind
-from tools.store import EvidenceStore, SearchFilter
+from tools.store import EvidenceStore, SearchFilter, _close_all_clients
 
 FIX = FIXTURES / "store"
 
@@ -295,11 +295,61 @@ def test_doc_rrf_ranks_documents_by_keywords_of_the_whole_abstract(tmp_path):
         assert s._keyword_documents("statin dementia risk", None, 10) == []
 
 
-def test_collection_without_doc_keywords_still_searches(tmp_path):
-    with EvidenceStore(HashEmbedder(32), path=tmp_path / "q", keyword_documents=False) as old:
+def _old_collection(path: Path) -> None:
+    """A collection as made before document keyword vectors existed."""
+    with EvidenceStore(HashEmbedder(32), path=path, keyword_documents=False) as old:
         old.add_documents(SPREAD, "c")
+        old.add_documents(read_path(FIX / "scifact_corpus.jsonl").documents, "scifact")
+        assert "bm25_doc" not in old.client.get_collection(old.collection).config.params.sparse_vectors
+
+
+def _doc_keyword_ranking(s: EvidenceStore) -> list[tuple[str, str, float]]:
+    return [(*key, round(score, 9)) for key, score in s._keyword_documents("statin dementia risk", None, 10)]
+
+
+def test_old_collection_is_upgraded_with_doc_keywords_when_opened(tmp_path):
+    _old_collection(tmp_path / "old")
+    with EvidenceStore(HashEmbedder(32), path=tmp_path / "fresh") as fresh:
+        fresh.add_documents(SPREAD, "c")
+        fresh.add_documents(read_path(FIX / "scifact_corpus.jsonl").documents, "scifact")
+        want = _doc_keyword_ranking(fresh)
+        want_hits = [h.document.id for h in fresh.search("statin dementia risk", k=5)]
+    with EvidenceStore(HashEmbedder(32), path=tmp_path / "old", fusion="doc_rrf") as s:
+        assert s.keyword_documents and s.warnings == []
+        info = s.client.get_collection(s.collection)
+        assert "bm25_doc" in info.config.params.sparse_vectors
+        assert info.config.metadata["claimscope_bm25_doc_upgrade"] == "done"
+        # the same ranking as a collection made with the vector from the start
+        assert _doc_keyword_ranking(s) == want
+        assert [h.document.id for h in s.search("statin dementia risk", k=5)] == want_hits
+    with EvidenceStore(HashEmbedder(32), path=tmp_path / "old") as again:  # the upgrade persisted
+        assert again.keyword_documents and _doc_keyword_ranking(again) == want
+
+
+def test_interrupted_upgrade_resumes(tmp_path, monkeypatch):
+    _old_collection(tmp_path / "q")
+
+    def crash(*_a, **_k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("qdrant_client.QdrantClient.update_vectors", crash)
+    with pytest.raises(KeyboardInterrupt):
+        EvidenceStore(HashEmbedder(32), path=tmp_path / "q")
+    _close_all_clients()
+    monkeypatch.undo()
+    with EvidenceStore(HashEmbedder(32), path=tmp_path / "q") as s:
+        assert s.client.get_collection(s.collection).config.metadata["claimscope_bm25_doc_upgrade"] == "done"
+        assert _doc_keyword_ranking(s)[0][1] == "spread"
+
+
+def test_collection_that_cannot_be_upgraded_still_searches_and_says_why(tmp_path, monkeypatch):
+    _old_collection(tmp_path / "q")
+
+    def refuse(*_a, **_k):
+        raise RuntimeError("server too old")
+    monkeypatch.setattr("qdrant_client.QdrantClient.create_vector_name", refuse)
     with EvidenceStore(HashEmbedder(32), path=tmp_path / "q", fusion="doc_rrf") as s:
-        assert s.keyword_documents is False  # the collection was made without the vector
+        assert s.keyword_documents is False
+        assert len(s.warnings) == 1 and "server too old" in s.warnings[0] and "new store.collection" in s.warnings[0]
         assert {h.document.id for h in s.search("statin dementia risk", k=3)} >= {"spread", "partial"}
 
 

@@ -7,8 +7,7 @@ Layout of the Qdrant collection (one collection holds every corpus; `corpus` is 
   a sparse vector with Qdrant's IDF modifier, see tools/sparse.py); payload: type="seg", corpus,
   doc_id, kind, start, end, text, embed_text, year, source.
 - a *document point* per document, whose only vector is a keyword vector of the whole title +
-  abstract ("bm25_doc", IDF over documents; absent in collections created before it existed);
-  payload: type="doc", corpus, doc_id, doi, content_hash, year, source and the whole `Document`
+  abstract ("bm25_doc", IDF over documents); payload: type="doc", corpus, doc_id, doi, content_hash, year, source and the whole `Document`
   (so metadata round-trips exactly).
 - a *corpus point* per corpus (type="corpus"), so corpora can be listed cheaply.
 
@@ -20,9 +19,14 @@ Retrieval fuses a dense and a keyword ranking (reciprocal rank fusion, Qdrant's 
 1 / (k + rank - 1) with rank counted from 1) and ranks documents by aggregating their segments.
 fusion="rrf" fuses segments (Qdrant Query API prefetch + RRF), fusion="doc_rrf" fuses document
 rankings: documents by their best sentence in the dense list, and by the keyword vector of the
-whole abstract (by their best sentence in the keyword list when the collection has no "bm25_doc").
-Keywords score better over whole abstracts than over single sentences, while dense vectors do
+whole abstract. Keywords score better over whole abstracts than over single sentences, while dense vectors do
 better per sentence (evals/results/retrieval_scifact.md), hence this pairing.
+
+Collections made before "bm25_doc" existed are upgraded when opened: the vector is added to the
+schema and filled from the documents stored in the payloads (a marker in the collection metadata
+lets an interrupted upgrade resume). Where that is impossible (a Qdrant server older than 1.18),
+the store ranks documents by their best sentence in the keyword list instead and says so in
+`EvidenceStore.warnings`.
 
 Backends. `url=` talks to a Qdrant server (start one with
 `docker run -p 6333:6333 qdrant/qdrant`) and runs every query in Qdrant. `path=` uses Qdrant's
@@ -65,6 +69,8 @@ SPARSE = "bm25"
 SPARSE_DOC = "bm25_doc"
 # Mean title + abstract length in tokens (SciFact: 152), the BM25 length norm of whole documents.
 DOC_AVG_LEN = 150.0
+# Collection metadata key set while "bm25_doc" is being filled in an older collection.
+_UPGRADE_MARK = "claimscope_bm25_doc_upgrade"
 FUSIONS = ("rrf", "doc_rrf", "dense", "sparse")
 AGGREGATIONS = ("max", "sum_top2")
 GRANULARITIES = ("sentence", "paragraph")
@@ -427,16 +433,22 @@ class EvidenceStore:
         self.bm25 = bm25 or BM25Encoder()
         self.bm25_doc = BM25Encoder(k1=self.bm25.k1, b=self.bm25.b, avg_len=DOC_AVG_LEN)
         self.keyword_documents = keyword_documents
+        # Degraded-operation notices for the user (the investigation copies them into its report).
+        self.warnings: list[str] = []
         self._key, self.client = _acquire_client(path, url)
         self._closed = False
         self.local_index = (url is None) if local_index is None else local_index
-        self._ensure_collection()
+        upgrade = self._ensure_collection()
         if url is None:
             self._relax_local_durability()
+        if upgrade:
+            self._upgrade_keyword_documents()
 
     # -- setup -------------------------------------------------------------------------------
 
-    def _ensure_collection(self) -> None:
+    def _ensure_collection(self) -> bool:
+        """Open or create the collection; True if an existing one needs the document keyword
+        vectors added or finished."""
         c = self.client
         if c.collection_exists(self.collection):
             info = c.get_collection(self.collection)
@@ -448,9 +460,10 @@ class EvidenceStore:
                     f"model gives {self.embedder.dim}; use the model it was built with, another "
                     "store.collection, or delete the store directory."
                 )
-            # A collection made before document keyword vectors existed keeps working without them.
-            self.keyword_documents = self.keyword_documents and SPARSE_DOC in (info.config.params.sparse_vectors or {})
-            return
+            if not self.keyword_documents:
+                return False
+            has_vector = SPARSE_DOC in (info.config.params.sparse_vectors or {})
+            return not has_vector or (info.config.metadata or {}).get(_UPGRADE_MARK) == "filling"
         sparse_cfg = {SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)}
         if self.keyword_documents:
             sparse_cfg[SPARSE_DOC] = qm.SparseVectorParams(modifier=qm.Modifier.IDF)
@@ -464,6 +477,51 @@ class EvidenceStore:
                                 ("doc_id", qm.PayloadSchemaType.KEYWORD), ("source", qm.PayloadSchemaType.KEYWORD),
                                 ("year", qm.PayloadSchemaType.INTEGER)):
                 c.create_payload_index(self.collection, key, field_schema=schema)
+        return False
+
+    def _upgrade_keyword_documents(self) -> None:
+        """Add and fill "bm25_doc" in a collection made before it existed (see module docstring)."""
+        c = self.client
+        config = qm.SparseVectorNameConfig(sparse=qm.SparseVectorConfig(modifier=qm.Modifier.IDF))
+        try:
+            if SPARSE_DOC not in (c.get_collection(self.collection).config.params.sparse_vectors or {}):
+                # Marked first: a crash after the vector exists but before it is filled must resume.
+                c.update_collection(self.collection, metadata={_UPGRADE_MARK: "filling"})
+                c.create_vector_name(self.collection, SPARSE_DOC, config)
+        except Exception as exc:  # any refusal (old server, read-only API key) degrades, never fails
+            self.keyword_documents = False
+            self.warnings.append(
+                f"the collection {self.collection!r} predates whole-abstract keyword vectors and could not be "
+                f"upgraded ({type(exc).__name__}: {str(exc)[:200]}); documents are ranked by their best "
+                "keyword sentence instead, which finds fewer relevant abstracts. Use Qdrant >= 1.18, or "
+                "ingest into a new store.collection.")
+            log.warning(self.warnings[-1])
+            return
+        t0 = time.perf_counter()
+        flt = qm.Filter(must=[qm.FieldCondition(key="type", match=qm.MatchValue(value="doc"))])
+        log.warning("one-time upgrade of collection %r: adding whole-abstract keyword vectors to its %d documents",
+                    self.collection, c.count(self.collection, count_filter=flt, exact=True).count)
+        offset = None
+        filled = 0
+        while True:
+            points, offset = c.scroll(self.collection, scroll_filter=flt, limit=512, offset=offset,
+                                      with_payload=["document"], with_vectors=False)
+            updates = []
+            for p in points:
+                d = (p.payload or {}).get("document") or {}
+                kw = self.bm25_doc.encode_document(" ".join([d.get("title") or "", *(d.get("sentences") or [])]))
+                if kw.indices:
+                    updates.append(qm.PointVectors(id=p.id, vector={
+                        SPARSE_DOC: qm.SparseVector(indices=kw.indices, values=kw.values)}))
+            if updates:
+                c.update_vectors(self.collection, points=updates, wait=True)
+                filled += len(updates)
+            if offset is None:
+                break
+        c.update_collection(self.collection, metadata={_UPGRADE_MARK: "done"})
+        _MIRRORS.pop((self._key, self.collection, "doc"), None)
+        log.warning("collection %r upgraded in %.0f s (%d documents)", self.collection, time.perf_counter() - t0,
+                    filled)
 
     @property
     def location(self) -> str:

@@ -164,7 +164,8 @@ def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
 
     opts = options_of(state)
     found: dict[str, dict[str, Any]] = {}
-    warnings: list[str] = []
+    # A store that had to fall back (e.g. an old collection it could not upgrade) says so here.
+    warnings: list[str] = list(services.store.warnings)
     reports: list[dict[str, Any]] = []
     # Scholarly results go to a corpus of their own per investigation, so reruns are reproducible
     # and `claimscope corpus delete` can drop them.
