@@ -380,6 +380,17 @@ def test_global_explanation_maps_indices_to_keys_and_excludes_no_evidence():
     assert all(s.status == "interpretation" for s in ex.sentences) and not ex.checked
 
 
+def test_global_explanation_merges_a_repeated_sentence():
+    out = {"sentences": [{"text": "Supplements did not lower fracture risk.", "citations": [1]},
+                         {"text": "A trial found a one-fifth reduction.", "citations": [2]},
+                         {"text": "supplements did not  lower fracture risk", "citations": [2, 1]}]}
+    ex = global_explanation(CLAIM, ASSESSMENTS, CannedLLM({"explanation": lambda inp: out}), get_sentence=GET)
+    assert [s.text for s in ex.sentences] == ["Supplements did not lower fracture risk.",
+                                              "A trial found a one-fifth reduction."]
+    assert [s.citations for s in ex.sentences] == [["d2#1", "d1#1"], ["d1#1"]]  # the repeat's citations join
+    assert len(ex.warnings) == 1 and "repeated sentence" in ex.warnings[0]
+
+
 def test_global_explanation_rejects_citations_outside_the_evidence():
     bad_sentence = explanation_prompt.ExplanationSentence.model_construct(text="Invented.", citations=[7])
     mixed = explanation_prompt.ExplanationSentence.model_construct(text="Half right.", citations=[1, 0])
@@ -701,6 +712,11 @@ def test_is_claim_echo_needs_the_same_words_both_ways_and_the_same_negations():
                              [ECHO_CLAIM])
     assert not is_claim_echo("Vitamin D supplementation reduced acute respiratory infections in adults with low "
                              "baseline levels in 25 trials.", [ECHO_CLAIM])
+    # short claims too, where attribution would not judge by word overlap (FRoSC frosc-19)
+    assert is_claim_echo("The Antarctic Peninsula is shrinking.", ["Antarctic Peninsula is shrinking."])
+    assert not is_claim_echo("The Antarctic Peninsula is not shrinking.", ["Antarctic Peninsula is shrinking."])
+    assert not is_claim_echo("Antarctic ice shelves are shrinking.", ["Antarctic Peninsula is shrinking."])
+    assert not is_claim_echo("", ["Antarctic Peninsula is shrinking."])
 
 
 def test_an_unsupported_restatement_of_the_claim_is_dropped_with_a_warning():

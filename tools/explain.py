@@ -750,11 +750,35 @@ def global_explanation(
             warnings.append(f"Removed a sentence {reason}: {clip(text, 80)!r}.")
             continue
         sentences.append(ExplanationSentence(text=text, citations=cited))
+    sentences, merged = merge_repeated_sentences(sentences)
+    warnings += merged
     if not sentences:
         fallback = extractive_explanation(claim, assessments, get_sentence, scorer)
         fallback.warnings[:0] = [*warnings, "The LLM explanation had no validly cited sentence; an extractive explanation is shown."]
         return fallback
     return Explanation(sentences=sentences, mode="llm", warnings=warnings)
+
+
+def merge_repeated_sentences(
+    sentences: Sequence[ExplanationSentence],
+) -> tuple[list[ExplanationSentence], list[str]]:
+    """One sentence per wording: a repeat (same text up to case, spacing and the final period)
+    is removed and its citations join the first occurrence's. The embedded LLM sometimes writes
+    the same sentence twice (6 of 290 stored open-claim sentences), which reads as padding and
+    would count twice in the attribution rate. Returns the sentences and a warning per repeat."""
+    first: dict[str, int] = {}
+    out: list[ExplanationSentence] = []
+    warnings: list[str] = []
+    for s in sentences:
+        key = _norm(s.text)
+        if key not in first:
+            first[key] = len(out)
+            out.append(s)
+            continue
+        i = first[key]
+        out[i] = out[i].model_copy(update={"citations": _dedupe([*out[i].citations, *s.citations])})
+        warnings.append(f"Merged a repeated sentence into its first occurrence: {clip(s.text, 80)!r}.")
+    return out, warnings
 
 
 def copied_text_reason(text: str) -> str | None:
@@ -862,8 +886,13 @@ def lexical_support(text: str, cited: Sequence[str]) -> float:
     in one but not the other. A sentence that restates its source's own words is attributable
     without asking the stance model, which misreads close paraphrases ("had no effect on X" read
     against "Compared with placebo, vitamin E had no effect on X" scored 0.16)."""
+    return _term_overlap(text, cited, _MIN_OVERLAP_TERMS)
+
+
+def _term_overlap(text: str, cited: Sequence[str], min_terms: int) -> float:
+    """lexical_support with `min_terms` as the shortest `text` it judges (0 below)."""
     words = set(tokenize(text))
-    if len(words) < _MIN_OVERLAP_TERMS:
+    if not words or len(words) < min_terms:
         return 0.0
     source = set(tokenize(" ".join(cited)))
     if (words & _NEGATIONS) != (source & _NEGATIONS):
@@ -1054,8 +1083,10 @@ def is_claim_echo(text: str, claims: Sequence[str], *, min_overlap: float = CLAI
     its content terms are the claim's and of the claim's are its, with the same negations and
     numbers (lexical_support both ways)."""
     core = factual_part(text)
-    return any(c and c.strip() and lexical_support(core, [c]) >= min_overlap
-               and lexical_support(c, [core]) >= min_overlap for c in claims)
+    # No minimum length here, unlike attribution: a short claim ("Antarctic Peninsula is
+    # shrinking.") restated word for word is still only the claim.
+    return any(c and c.strip() and _term_overlap(core, [c], 1) >= min_overlap
+               and _term_overlap(c, [core], 1) >= min_overlap for c in claims)
 
 
 def drop_unsupported_echoes(explanation: Explanation, claims: Sequence[str], *,
