@@ -764,7 +764,7 @@ def merge_repeated_sentences(
 ) -> tuple[list[ExplanationSentence], list[str]]:
     """One sentence per wording: a repeat (same text up to case, spacing and the final period)
     is removed and its citations join the first occurrence's. The embedded LLM sometimes writes
-    the same sentence twice (6 of 290 stored open-claim sentences), which reads as padding and
+    the same sentence twice (6 times in 59 stored open-claim runs), which reads as padding and
     would count twice in the attribution rate. Returns the sentences and a warning per repeat."""
     first: dict[str, int] = {}
     out: list[ExplanationSentence] = []
