@@ -43,7 +43,8 @@ def main(argv: list[str] | None = None) -> None:
             kept, notes = merge_repeated_sentences(before.sentences)
             merged += len(notes)
             stale += sum(k not in before.sentences for k in kept)  # only a merge that added citations differs
-            after = handle_claim_echoes(before.model_copy(update={"sentences": kept}), st["claim"], (st.get("analysis") or {}).get("anti_claim"),
+            after = handle_claim_echoes(before.model_copy(update={"sentences": kept}), st["claim"],
+                                        (st.get("analysis") or {}).get("anti_claim"),
                                         local_assessments(st), sentence_lookup(st, services), services)
             n0, p0 = n0 + len(before.sentences), p0 + sum(s.status == "supported" for s in before.sentences)
             n, p = n + len(after.sentences), p + sum(s.status == "supported" for s in after.sentences)

@@ -7,8 +7,8 @@ Layout of the Qdrant collection (one collection holds every corpus; `corpus` is 
   a sparse vector with Qdrant's IDF modifier, see tools/sparse.py); payload: type="seg", corpus,
   doc_id, kind, start, end, text, embed_text, year, source.
 - a *document point* per document, whose only vector is a keyword vector of the whole title +
-  abstract ("bm25_doc", IDF over documents); payload: type="doc", corpus, doc_id, doi, content_hash, year, source and the whole `Document`
-  (so metadata round-trips exactly).
+  abstract ("bm25_doc", IDF over documents); payload: type="doc", corpus, doc_id, doi,
+  content_hash, year, source and the whole `Document` (so metadata round-trips exactly).
 - a *corpus point* per corpus (type="corpus"), so corpora can be listed cheaply.
 
 Point ids are UUID5s of (corpus, doc_id, span), so every point can be fetched by id without a scan
@@ -19,8 +19,8 @@ Retrieval fuses a dense and a keyword ranking (reciprocal rank fusion, Qdrant's 
 1 / (k + rank - 1) with rank counted from 1) and ranks documents by aggregating their segments.
 fusion="rrf" fuses segments (Qdrant Query API prefetch + RRF), fusion="doc_rrf" fuses document
 rankings: documents by their best sentence in the dense list, and by the keyword vector of the
-whole abstract. Keywords score better over whole abstracts than over single sentences, while dense vectors do
-better per sentence (evals/results/retrieval_scifact.md), hence this pairing.
+whole abstract. Keywords score better over whole abstracts than over single sentences, while
+dense vectors do better per sentence (evals/results/retrieval_scifact.md), hence this pairing.
 
 Collections made before "bm25_doc" existed are upgraded when opened: the vector is added to the
 schema and filled from the documents stored in the payloads (a marker in the collection metadata
@@ -60,7 +60,7 @@ from scipy import sparse as sp
 
 from tools.errors import InputError, SourceUnavailableError
 from tools.models import Document, DocumentHit, Embedder, Segment, SegmentHit, SourceKind
-from tools.sparse import BM25Encoder
+from tools.sparse import BM25Encoder, SparseVec
 
 log = logging.getLogger(__name__)
 
@@ -479,6 +479,10 @@ class EvidenceStore:
                 c.create_payload_index(self.collection, key, field_schema=schema)
         return False
 
+    def _doc_keywords(self, title: str, sentences: Sequence[str]) -> SparseVec:
+        """The "bm25_doc" vector of a document (at ingest and when upgrading old collections)."""
+        return self.bm25_doc.encode_document(" ".join([title, *sentences]))
+
     def _upgrade_keyword_documents(self) -> None:
         """Add and fill "bm25_doc" in a collection made before it existed (see module docstring)."""
         c = self.client
@@ -509,7 +513,7 @@ class EvidenceStore:
             updates = []
             for p in points:
                 d = (p.payload or {}).get("document") or {}
-                kw = self.bm25_doc.encode_document(" ".join([d.get("title") or "", *(d.get("sentences") or [])]))
+                kw = self._doc_keywords(d.get("title") or "", d.get("sentences") or [])
                 if kw.indices:
                     updates.append(qm.PointVectors(id=p.id, vector={
                         SPARSE_DOC: qm.SparseVector(indices=kw.indices, values=kw.values)}))
@@ -659,7 +663,7 @@ class EvidenceStore:
             }
             vec = {}
             if self.keyword_documents:
-                kw = self.bm25_doc.encode_document(" ".join([d.title, *d.sentences]))
+                kw = self._doc_keywords(d.title, d.sentences)
                 if kw.indices:
                     vec[SPARSE_DOC] = qm.SparseVector(indices=kw.indices, values=kw.values)
                     doc_ids.append(doc_point_id(corpus, d.id))
