@@ -15,7 +15,7 @@ from tests.fakes import HashEmbedder
 from tools.errors import InputError
 from tools.ingest import read_path
 from tools.models import Document, SourceKind
-from tools.store import EvidenceStore, SearchFilter, _close_all_clients
+from tools.store import _CLIENTS, EvidenceStore, SearchFilter
 
 FIX = FIXTURES / "store"
 
@@ -202,6 +202,11 @@ def test_hybrid_order_when_keywords_and_semantics_disagree(tmp_path):
         assert order[fusion][:3] == ["both", "keyword", "semantic"]
 
 
+def _held(path: Path) -> bool:
+    """Whether this process still holds a client on the local store at `path`."""
+    return "path:" + str(path.resolve()) in _CLIENTS
+
+
 def test_bad_arguments_and_dimension_mismatch(tmp_path):
     with pytest.raises(InputError):
         EvidenceStore(HashEmbedder(8), path=tmp_path / "q", fusion="magic")
@@ -211,6 +216,7 @@ def test_bad_arguments_and_dimension_mismatch(tmp_path):
         s.add_documents([Document(id="x", sentences=["Some text."])], "c")
         with pytest.raises(InputError, match="dimensional"):
             EvidenceStore(HashEmbedder(16), path=tmp_path / "q", collection=s.collection)
+    assert not _held(tmp_path / "q")  # the refused open did not keep a share of the client
 
 
 def test_one_client_per_path_shared_and_reopened(tmp_path):
@@ -329,13 +335,17 @@ def test_old_collection_is_upgraded_with_doc_keywords_when_opened(tmp_path):
 def test_interrupted_upgrade_resumes(tmp_path, monkeypatch):
     _old_collection(tmp_path / "q")
 
-    def crash(*_a, **_k):
+    def crash(client, collection_name, *_a, **_k):
+        # the state a crash leaves: the vector in the schema, unfilled, and the marker set
+        info = client.get_collection(collection_name)
+        assert "bm25_doc" in info.config.params.sparse_vectors
+        assert info.config.metadata["claimscope_bm25_doc_upgrade"] == "filling"
         raise KeyboardInterrupt
     monkeypatch.setattr("qdrant_client.QdrantClient.update_vectors", crash)
     with pytest.raises(KeyboardInterrupt):
         EvidenceStore(HashEmbedder(32), path=tmp_path / "q")
-    _close_all_clients()
     monkeypatch.undo()
+    assert not _held(tmp_path / "q")  # the failed open released its share of the client
     with EvidenceStore(HashEmbedder(32), path=tmp_path / "q") as s:
         assert s.client.get_collection(s.collection).config.metadata["claimscope_bm25_doc_upgrade"] == "done"
         assert _doc_keyword_ranking(s)[0][1] == "spread"

@@ -1081,7 +1081,7 @@ def explain(
 def is_claim_echo(text: str, claims: Sequence[str], *, min_overlap: float = CLAIM_ECHO_OVERLAP) -> bool:
     """Whether `text` (its factual_part) only restates one of `claims`: at least `min_overlap` of
     its content terms are the claim's and of the claim's are its, with the same negations and
-    numbers (lexical_support both ways)."""
+    numbers (lexical_support's measure both ways, at any length)."""
     core = factual_part(text)
     # No minimum length here, unlike attribution: a short claim ("Antarctic Peninsula is
     # shrinking.") restated word for word is still only the claim.

@@ -438,11 +438,16 @@ class EvidenceStore:
         self._key, self.client = _acquire_client(path, url)
         self._closed = False
         self.local_index = (url is None) if local_index is None else local_index
-        upgrade = self._ensure_collection()
-        if url is None:
-            self._relax_local_durability()
-        if upgrade:
-            self._upgrade_keyword_documents()
+        try:
+            upgrade = self._ensure_collection()
+            if url is None:
+                self._relax_local_durability()
+            if upgrade:
+                self._upgrade_keyword_documents()
+        except BaseException:
+            # Release our share of the client, or the local directory stays locked for this process.
+            self.close()
+            raise
 
     # -- setup -------------------------------------------------------------------------------
 
