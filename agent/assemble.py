@@ -11,6 +11,7 @@ from agent.report import (
     Citation,
     Decision,
     DocumentView,
+    EvidenceGap,
     ExplanationSentenceView,
     ExplanationView,
     GlobalVerdicts,
@@ -26,7 +27,7 @@ from agent.report import (
 )
 from agent.services import Services
 from tools.models import Document, Stance
-from tools.verdict import Verdict
+from tools.verdict import GlobalLabel, Verdict
 
 TOP_SEGMENTS_PER_NODE = 5
 
@@ -37,7 +38,7 @@ def build_report(state: InvestigationState, services: Services) -> Report:
     assessments = state.get("assessments") or {}
     # Documents shown: the assessed ones plus any cited anywhere in the tree or explanation.
     docs = load_documents(state, services, list(assessments) or list(meta)[:20])
-    cited = _cited_doc_ids(state) - set(docs)
+    cited = (_cited_doc_ids(state) | set((state.get("screen") or {}).get("on_subject", [])[:3])) - set(docs)
     if cited:
         docs.update(load_documents(state, services, cited))
 
@@ -62,6 +63,7 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         if state.get("verdict") else GlobalVerdicts(),
         trust=_trust(state),
         explanation=_explanation(state, text_of),
+        evidence_gap=_evidence_gap(state, docs),
         sources=_sources(state),
         warnings=list(dict.fromkeys(state.get("warnings", []))),
         decisions=[
@@ -206,3 +208,43 @@ def _usage(state: InvestigationState, services: Services) -> LLMUsageView:
         completion_tokens=int(sum(v.get("completion_tokens", 0) for v in usage.values())),
         cost_usd=float(sum(cost)) if cost else None,
     )
+
+
+def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> EvidenceGap | None:
+    """What was searched and not found, when the verdict is "insufficient evidence" (None otherwise).
+    The sentences state facts of the run, so they cite nothing and are not attribution-checked."""
+    from agent.graph.steps import query_plan
+    from tools.claim_analysis import claim_components
+
+    verdict = state.get("verdict")
+    if verdict and Verdict.model_validate(verdict).weighted_label is not GlobalLabel.INSUFFICIENT:
+        return None
+    if not verdict and state.get("status") not in ("no_evidence", "complete"):
+        return None  # stopped early (budget, hierarchy only): no verdict was reached at all
+    meta = state.get("documents") or {}
+    screen = state.get("screen") or {}
+    assessments = state.get("assessments") or {}
+    read = int(screen.get("checked") or len(assessments))
+    parts = claim_components(state["claim"])
+    queries = [q for _, q in query_plan(state)]
+    sources = [s.name for s in _sources(state)]
+    on_subject = list(screen.get("on_subject", []))
+    where = ", ".join(sources) or "the selected sources"
+    relation = " ".join(x for x in (parts.subject, parts.relation, parts.object) if x)
+    summary = []
+    if not meta:
+        summary.append(f"No document in {where} matched the claim or its opposite.")
+    else:
+        summary.append(f"None of the {read} best-matching of the {len(meta)} documents found in {where} "
+                       f"reports on whether {relation[:1].lower() + relation[1:]}.")
+    if len(queries) > 1:
+        summary.append("Searched for the claim and for its opposite: " + "; ".join(f'"{q}"' for q in queries[:4]) + ".")
+    if on_subject:
+        titles = [f'"{docs[d].title}"' for d in on_subject[:3] if d in docs and docs[d].title]
+        about = f"{parts.subject}" + (f" but not {parts.object}" if parts.object else "")
+        summary.append(f"{len(on_subject)} of them are about {about}" + (f", e.g. {', '.join(titles)}" if titles else "")
+                       + "; they are not counted as evidence.")
+    summary.append("To go further, add a corpus that covers the question (`claimscope ingest PATH --corpus NAME`) "
+                   "or search scholarly sources (`--sources local,semantic_scholar`).")
+    return EvidenceGap(queries=queries, sources=sources, documents_found=len(meta), documents_read=read,
+                       subject=parts.subject, object=parts.object, on_subject=on_subject, summary=summary)

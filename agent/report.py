@@ -217,6 +217,20 @@ class TrustSummary(BaseModel):
     edges: int = Field(0, description="Support / refute relations in the document graph.")
 
 
+class EvidenceGap(BaseModel):
+    """Why a verdict is "insufficient evidence": what was searched, and what was found instead."""
+
+    queries: list[str] = Field(default_factory=list, description="What was searched (claim, opposite, ...).")
+    sources: list[str] = Field(default_factory=list, description="Where, e.g. 'local:scifact'.")
+    documents_found: int = Field(0, ge=0, description="Documents the searches returned.")
+    documents_read: int = Field(0, ge=0, description="Best-matching documents read for evidence.")
+    subject: str = Field("", description="The claim's subject (what evidence must be about).")
+    object: str = Field("", description="The claim's object or outcome (what evidence must speak to).")
+    on_subject: list[str] = Field(default_factory=list,
+                                  description="Ids of documents about the subject that do not address the claim.")
+    summary: list[str] = Field(default_factory=list, description="The gap in plain sentences, for the reader.")
+
+
 class Report(BaseModel):
     """Everything an investigation found, in a stable, versioned shape."""
 
@@ -231,6 +245,8 @@ class Report(BaseModel):
     verdict: GlobalVerdicts = Field(default_factory=GlobalVerdicts)
     trust: TrustSummary = Field(default_factory=TrustSummary)
     explanation: ExplanationView = Field(default_factory=ExplanationView)
+    evidence_gap: EvidenceGap | None = Field(
+        None, description="Set when the verdict is 'insufficient evidence': what was searched and not found.")
     sources: list[SourceUsed] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     decisions: list[Decision] = Field(default_factory=list)
@@ -382,7 +398,9 @@ def render_markdown(report: Report) -> str:
 
     lines += ["## Explanation", ""]
     shown = [s for s in r.explanation.sentences if s.status != "dropped"]
-    if not shown:
+    if r.evidence_gap is not None:
+        lines += [f"- {md_escape(t)}" for t in r.evidence_gap.summary]
+    elif not shown:
         lines.append("No explanation could be attributed to the evidence.")
     for s in shown:
         mark = (
@@ -393,7 +411,7 @@ def render_markdown(report: Report) -> str:
         )
         cites = " ".join(cite(c) for c in s.citations)
         lines.append(f"- {md_escape(s.text)} {cites}{mark}".rstrip())
-    if r.explanation.mode == "extractive":
+    if r.explanation.mode == "extractive" and shown:
         lines += [
             "",
             "*The LLM could not write this explanation; it is extracted from the evidence.*",
@@ -613,9 +631,11 @@ def render_html(report: Report) -> str:
                 '<p class="small"><span class="interp">Italic</span> sentences are interpretation: '
                 "the stance model did not find them supported by the sentences they cite.</p>"
             )
+    elif r.evidence_gap is not None:
+        out.append("<ul>" + "".join(f"<li>{_e(t)}</li>" for t in r.evidence_gap.summary) + "</ul>")
     else:
         out.append("<p>No explanation could be attributed to the evidence.</p>")
-    if r.explanation.mode == "extractive":
+    if r.explanation.mode == "extractive" and shown:
         out.append(
             '<p class="small">The LLM could not write this explanation; it is extracted from the evidence.</p>'
         )

@@ -148,6 +148,19 @@ class VerdictSettings(BaseModel):
         0.5, ge=0, le=1, description="Refute probability that makes a document evidence against the claim; "
         "None = the stance model's own document rule.",
     )
+    document_decision: Literal["learned", "thresholds"] = Field(
+        "learned", description="Which abstracts are evidence: the learned decision shipped with the stance model "
+        "(stance + claim-component coverage, tools.document_model; thresholds when the model has none) or the "
+        "support / refute thresholds alone.",
+    )
+    screen_gathered: bool = Field(
+        True, description="Right after gathering, decide which gathered abstracts are evidence; when none is, "
+        "end with 'insufficient evidence' and say what was searched, without building aspects over off-claim text.",
+    )
+    min_documents_generally: int = Field(
+        2, ge=1, description="Independent evidence documents a 'generally supported / refuted' verdict needs; "
+        "with fewer the label is at most 'leaning'.",
+    )
     on_conflict: Literal["stance", "llm", "abstain"] = Field(
         "stance", description="hybrid labels: which label stands when the LLM and the stance model disagree "
         "in sign (always flagged): the stance model's, the LLM's, or neither (No Evidence).",

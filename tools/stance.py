@@ -19,7 +19,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -27,6 +27,9 @@ from pydantic import BaseModel, Field
 from tools.errors import ClaimscopeError, InputError
 from tools.llm import LLMError, StructuredLLM
 from tools.models import Stance, StanceResult, StanceScorer
+
+if TYPE_CHECKING:
+    from tools.document_model import DocumentModel
 
 log = logging.getLogger(__name__)
 
@@ -305,6 +308,9 @@ class DocumentLabel(BaseModel):
     rationale_indices: list[int] = Field(default_factory=list, description="0-based sentences behind the label.")
     support: float = Field(0.0, description="Combined support score the decision used.")
     refute: float = Field(0.0, description="Combined refute score the decision used.")
+    coverage: float | None = Field(None, description="How far the abstract covers the weaker end of the claim's "
+                                   "relation (tools.coverage); None when the threshold rule decided.")
+    learned: bool = Field(False, description="True when the learned document model decided.")
 
 
 def document_rule(scorer: StanceScorer) -> dict[str, float]:
@@ -329,12 +335,31 @@ def _label(s: float, r: float, rule: dict[str, float]) -> str:
     return "SUPPORT" if ms >= mr else "CONTRADICT"
 
 
-def decide_document(sent: Sequence[StanceResult], rule: dict[str, float]) -> DocumentLabel:
-    """The document label that `rule` gives for these per-sentence stances (no passage score):
-    what document_label decides once its sentences are scored, for callers that already hold them."""
+def document_model_of(scorer: StanceScorer) -> DocumentModel | None:
+    """The learned document decision shipped with `scorer` (packaged model), else None."""
+    from tools.document_model import load_document_model
+
+    return load_document_model(getattr(scorer, "config", None))
+
+
+def decide_document(sent: Sequence[StanceResult], rule: dict[str, float], *, claim: str | None = None,
+                    sentences: Sequence[str] | None = None, title: str = "",
+                    model: DocumentModel | None = None) -> DocumentLabel:
+    """The document label for these per-sentence stances (no passage score): what document_label
+    decides once its sentences are scored, for callers that already hold them. With `model` (and
+    the claim and sentence texts it needs) the learned decision (tools.document_model) is used;
+    otherwise the thresholds of `rule`."""
     if not sent:
         return DocumentLabel(label="NEI", confidence=1.0)
     rule = {**DEFAULT_DOCUMENT_RULE, **_expand(rule)}
+    if model is not None and claim and sentences is not None:
+        from tools.document_model import decide
+
+        label, conf, idx, ev = decide(model, claim, sentences, sent, title=title,
+                                      rationale_threshold=rule["rationale_threshold"])
+        return DocumentLabel(label=label, confidence=round(conf, 6), rationale_indices=idx,  # type: ignore[arg-type]
+                             support=ev.features["support_max"], refute=ev.features["refute_max"],
+                             coverage=round(ev.coverage_both, 6), learned=True)
     return _decide(*_doc_scores(list(sent), None, 0.0), list(sent), rule)
 
 
@@ -360,10 +385,11 @@ def _expand(rule: dict[str, float]) -> dict[str, float]:
 
 
 def document_label(claim: str, sentences: Sequence[str], scorer: StanceScorer, *, title: str = "",
-                   rule: dict[str, float] | None = None) -> DocumentLabel:
+                   rule: dict[str, float] | None = None, use_model: bool = True) -> DocumentLabel:
     """Label an abstract toward a claim from its sentences' stances.
 
-    The abstract supports (contradicts) the claim when its strongest support (refute) score --
+    When the scorer ships a learned document model (tools.document_model) and `use_model` is True,
+    that model decides. Otherwise the threshold rule: the abstract supports (contradicts) the claim when its strongest support (refute) score --
     the best sentence, optionally mixed with the whole-abstract pair by `passage_weight` -- passes
     `support_threshold` (`refute_threshold`), by a larger margin than the other; otherwise NEI. Rationales are the sentences whose own score
     for the winning stance passes `rationale_threshold` (at least the best one).
@@ -374,6 +400,10 @@ def document_label(claim: str, sentences: Sequence[str], scorer: StanceScorer, *
     if not sents:
         return DocumentLabel(label="NEI", confidence=1.0)
     rule = {**document_rule(scorer), **_expand(rule or {})}
+    model = document_model_of(scorer) if use_model else None
+    if model is not None:
+        return decide_document(scorer.predict([(claim, s) for s in sents]), rule, claim=claim, sentences=sents,
+                               title=title, model=model)
     w = float(rule["passage_weight"])
     pairs = [(claim, s) for s in sents]
     if w > 0:

@@ -281,18 +281,35 @@ def raw_confidence(
     return float(min(1.0, max(0.0, coverage * strength)))
 
 
+def graded_label(score: float | None, n_documents: int, min_documents_generally: int = 1) -> GlobalLabel:
+    """global_label(score), with the strength the amount of evidence allows: a "generally" label
+    needs `min_documents_generally` evidence documents and reads "leaning" with fewer (one abstract
+    is one study, however clear)."""
+    label = global_label(score)
+    if n_documents < min_documents_generally:
+        if label is GlobalLabel.GENERALLY_SUPPORTED:
+            return GlobalLabel.LEANING_SUPPORTED
+        if label is GlobalLabel.GENERALLY_REFUTED:
+            return GlobalLabel.LEANING_REFUTED
+    return label
+
+
 def global_verdict(
     items: Sequence[LocalItem],
     *,
     calibration: ConfidenceCalibration | None = None,
     pseudo_count: float = DEFAULT_CONFIDENCE_PSEUDO_COUNT,
+    min_documents_generally: int = 1,
 ) -> Verdict:
     """Weighted (reputation x trust) and unweighted mean of the local scores, with their labels.
 
     "No Evidence" documents are excluded from both means (module docstring). If every evidence
     document has weight 0 (e.g. all retracted) the weighted score is None -> INSUFFICIENT, while
-    the unweighted score still reports what they said.
+    the unweighted score still reports what they said. A "generally" label needs
+    `min_documents_generally` evidence documents (graded_label).
     """
+    if min_documents_generally < 1:
+        raise InputError(f"min_documents_generally must be >= 1, got {min_documents_generally}.")
     evidence = [it for it in items if it.label is not LocalLabel.NO_EVIDENCE]
     n_e = len(evidence)
     unweighted = sum(it.label.score for it in evidence) / n_e if n_e else None
@@ -314,8 +331,8 @@ def global_verdict(
     return Verdict(
         weighted_score=weighted,
         unweighted_score=unweighted,
-        weighted_label=global_label(weighted),
-        unweighted_label=global_label(unweighted),
+        weighted_label=graded_label(weighted, n_weighted, min_documents_generally),
+        unweighted_label=graded_label(unweighted, n_e, min_documents_generally),
         confidence=conf,
         confidence_raw=raw,
         agreement=min(1.0, agreement),

@@ -22,7 +22,9 @@ def _done(state: InvestigationState, name: str) -> bool:
 
 
 def _has_evidence(state: InvestigationState) -> bool:
-    return bool(state.get("documents"))
+    """Documents were gathered, and the screen (when it ran) found evidence among them."""
+    screen = state.get("screen")
+    return bool(state.get("documents")) and (screen is None or bool(screen.get("evidence")))
 
 
 def _frontier_open(state: InvestigationState) -> bool:

@@ -182,7 +182,16 @@ def _apply_sources(d: SourcesDecision, state: InvestigationState, services: Serv
         doc_id, corpus = found
         change[doc_id] = {"corpus": corpus, "found_by": ["person"], "score": 1.0}
         applied.append(f"added {doc_id}")
-    return {"documents": change, "_applied": applied, "warnings": warnings}
+    update: dict[str, Any] = {"documents": change, "_applied": applied, "warnings": warnings}
+    screen = state.get("screen")
+    if screen is not None and change:
+        # A document the person adds is evidence by their decision; an excluded one is gone.
+        evidence = [d for d in screen.get("evidence", []) if change.get(d, {}) is not None]
+        evidence += [d for d, v in change.items() if v is not None and d not in evidence]
+        update["screen"] = {**screen, "evidence": evidence}
+        if evidence and state.get("status") == "no_evidence":
+            update["status"] = "running"
+    return update
 
 
 def _find_document(services: Services, ref: str, corpora: list[str]) -> tuple[str, str] | None:

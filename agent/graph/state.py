@@ -102,6 +102,7 @@ class InvestigationState(TypedDict, total=False):
     documents: Annotated[dict[str, dict[str, Any]], merge_dicts]
     source_reports: Annotated[list[dict[str, Any]], operator.add]
     passage_filter: dict[str, Any]
+    screen: dict[str, Any]
     tree: dict[str, Any]
     hierarchy_complete: bool
     relevance: dict[str, Any]

@@ -146,7 +146,7 @@ def _analyse(state: InvestigationState, services: Services) -> NodeUpdate:
     return {"analysis": analysis.model_dump(mode="json"), "warnings": list(analysis.warnings)}
 
 
-def _query_plan(state: InvestigationState) -> list[tuple[str, str]]:
+def query_plan(state: InvestigationState) -> list[tuple[str, str]]:
     """(tag, query): the claim, the anti-claim, and the sub-claims of a decomposed claim."""
     a = state.get("analysis") or {}
     plan = [("claim", state["claim"])]
@@ -179,7 +179,7 @@ def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
         entry["score"] = max(entry["score"], score)
 
     remote = [SourceKind(s) for s in opts.sources if s != "local"]
-    for tag, query in _query_plan(state):
+    for tag, query in query_plan(state):
         if remote:
             outcome = services.scholarly.search(query, remote)
             reports += [r.model_dump(mode="json") for r in outcome.reports]
@@ -208,7 +208,83 @@ def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
     if not kept:
         update["status"] = "no_evidence"
         update["warnings"] = [*warnings, "no evidence found for this claim in the selected sources"]
+    elif services.settings.verdict.screen_gathered:
+        screen = screen_documents({**state, "documents": kept}, services, kept)
+        update["screen"] = screen
+        emit("counts", "gather", f"{len(screen['evidence'])} of {screen['checked']} top documents address the claim",
+             evidence=len(screen["evidence"]), checked=screen["checked"])
+        if not screen["evidence"]:
+            update.update(_insufficient(state, services, screen))
     return update
+
+
+# How many of the best-ranked gathered documents the screen reads, per document weighed later.
+SCREEN_FACTOR = 3
+
+
+def document_decision(claim: str, doc: Document, results: list[StanceResult], services: Services) -> Any:
+    """Whether `doc` is evidence on `claim` and which way (tools.stance.DocumentLabel): the learned
+    decision shipped with the stance model, or the configured thresholds (verdict.document_decision)."""
+    from tools.stance import decide_document, document_model_of, document_rule
+
+    v = services.settings.verdict
+    model = document_model_of(services.stance) if v.document_decision == "learned" else None
+    rule = {**document_rule(services.stance),
+            **{k: x for k, x in (("support_threshold", v.support_threshold),
+                                 ("refute_threshold", v.refute_threshold)) if x is not None}}
+    return decide_document(results, rule, claim=claim, sentences=doc.sentences, title=doc.title, model=model)
+
+
+def screen_documents(state: InvestigationState, services: Services, found: dict[str, dict[str, Any]]
+                     ) -> dict[str, Any]:
+    """Which of the best-ranked gathered documents are evidence on the claim (document_decision),
+    and which only share its subject: read before any aspect is built, so that a corpus without
+    evidence ends in "insufficient evidence" instead of a verdict over off-claim text."""
+    from tools.coverage import component_terms, coverage
+
+    n = SCREEN_FACTOR * options_of(state).top_documents
+    ranked = sorted(found, key=lambda d: -float(found[d].get("score", 0.0)))[:n]
+    docs = load_documents(state, services, ranked)
+    terms = component_terms(state["claim"])
+    evidence: list[str] = []
+    on_subject: list[str] = []
+    labels: dict[str, str] = {}
+    for doc_id in ranked:
+        doc = docs.get(doc_id)
+        if doc is None or not doc.sentences:
+            continue
+        results = services.stance.predict([(state["claim"], s) for s in doc.sentences])
+        decision = document_decision(state["claim"], doc, results, services)
+        labels[doc_id] = decision.label
+        if decision.label != "NEI":
+            evidence.append(doc_id)
+        elif coverage(terms, [doc.title, *doc.sentences]).subject >= 0.5:
+            on_subject.append(doc_id)
+    return {"checked": len(labels), "evidence": evidence, "on_subject": on_subject, "labels": labels,
+            "subject_terms": terms.subject, "object_terms": terms.object}
+
+
+def _insufficient(state: InvestigationState, services: Services, screen: dict[str, Any]) -> NodeUpdate:
+    """The end of an investigation whose gathered documents hold no evidence: an "insufficient
+    evidence" verdict over the documents read, and the reason in the warnings."""
+    from tools.verdict import LocalItem, LocalLabel
+
+    items = [LocalItem(doc_id=d, label=LocalLabel.NO_EVIDENCE) for d in screen["labels"]]
+    verdict = _verdict(items, services)
+    msg = (f"none of the {screen['checked']} best-matching documents addresses the claim's relation "
+           f"({len(screen['on_subject'])} share its subject only); no verdict beyond 'insufficient evidence'")
+    emit("counts", "gather", msg)
+    return {"status": "no_evidence", "verdict": verdict.model_dump(mode="json"), "warnings": [msg]}
+
+
+def _verdict(items: list[Any], services: Services) -> Any:
+    from tools.verdict import ConfidenceCalibration, global_verdict
+
+    v = services.settings.verdict
+    calibration = (ConfidenceCalibration(a=v.confidence_a, b=v.confidence_b) if v.confidence_a is not None
+                   else None)
+    return global_verdict(items, calibration=calibration, pseudo_count=v.confidence_pseudo_count,
+                          min_documents_generally=v.min_documents_generally)
 
 
 def _filter_by_sub_claims(
@@ -420,7 +496,6 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     """Per document: takeaway and local label (Tan et al.), reputation prior, then ClaimTrust
     propagation over the stance relations between the documents' key sentences."""
     from tools.explain import assess_document, label_document, local_label, takeaway
-    from tools.stance import decide_document, document_rule
     from tools.trust import ReputationConfig, build_document_graph, propagate_trust, reputation
 
     opts = options_of(state)
@@ -429,11 +504,10 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     # The documents the retrieval ranked highest (best score over the claim / anti-claim / aspect
     # queries): with the stance model deciding what is evidence, fewer, better-matched documents
     # give better verdicts (evals/results/verdict_tune.json).
-    ranked = sorted(meta, key=lambda d: -float(meta[d].get("score", 0.0)))[: opts.top_documents]
+    # Documents the screen found to be evidence come first (it read more than top_documents).
+    screened = set((state.get("screen") or {}).get("evidence", []))
+    ranked = sorted(meta, key=lambda d: (d not in screened, -float(meta[d].get("score", 0.0))))[: opts.top_documents]
     docs = load_documents(state, services, ranked)
-    rule = {**document_rule(services.stance),
-            **{k: x for k, x in (("support_threshold", v.support_threshold),
-                                 ("refute_threshold", v.refute_threshold)) if x is not None}}
     warnings: list[str] = []
     assessments: dict[str, dict[str, Any]] = {}
     evidence: dict[str, list[tuple[int, StanceResult]]] = {}
@@ -447,7 +521,8 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
         results = services.stance.predict([(state["claim"], s) for s in doc.sentences])
         evidence[doc_id] = sorted(enumerate(results), key=lambda p: -abs(p[1].signed))
         if v.local_labels != "llm":
-            tk, la = label_document(state["claim"], doc, results, decide_document(results, rule),
+            tk, la = label_document(state["claim"], doc, results,
+                                    document_decision(state["claim"], doc, results, services),
                                     services.llm if v.local_labels == "hybrid" else None,
                                     mode=v.local_labels, conflict_margin=v.sign_conflict_margin,
                                     on_conflict=v.on_conflict)
@@ -511,7 +586,7 @@ def doc_weight(state: InvestigationState, doc_id: str) -> float:
 
 
 def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
-    from tools.verdict import LocalItem, LocalLabel, aspect_consensus, global_verdict
+    from tools.verdict import LocalItem, LocalLabel, aspect_consensus
 
     items = []
     for doc_id, a in (state.get("assessments") or {}).items():
@@ -521,13 +596,7 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
             reputation=float(state["reputation"][doc_id]["score"]),
             trust=float(state["trust"]["scores"].get(doc_id, 0.5)),
         ))
-    v = services.settings.verdict
-    calibration = None
-    if v.confidence_a is not None:
-        from tools.verdict import ConfidenceCalibration
-
-        calibration = ConfidenceCalibration(a=v.confidence_a, b=v.confidence_b)
-    verdict = global_verdict(items, calibration=calibration, pseudo_count=v.confidence_pseudo_count)
+    verdict = _verdict(items, services)
     tree = _tree(state)
     assignments = state.get("assignments") or {}
     stances = state.get("stances") or {}

@@ -1,0 +1,212 @@
+"""Fit the learned abstract-level decision (tools.document_model) on SciFact TRAIN claims.
+
+    python -m evals.train_document_rule            # features (cached), fit, write the model + results
+    python -m evals.train_document_rule --no-write # fit and report only
+
+Rows are (TRAIN claim, abstract) pairs labelled SUPPORT / CONTRADICT / NEI:
+- the claim's gold evidence abstracts, with their label;
+- the abstracts it cites that are not evidence (NEI);
+- hard negatives from the product's own retrieval: the claim's top `--negatives` abstracts in the
+  evidence store that are not gold evidence (NEI) -- on-subject abstracts that do not settle the claim.
+
+The packaged stance model was trained on 85% of the TRAIN claims (evals.train_stance.split_of), so
+its scores on those are over-confident. The model is chosen by claim-grouped cross-validation on the
+held-out 15% of TRAIN claims, over the coverage floor and the regularisation; the fit on all
+TRAIN rows is reported beside it. Nothing here reads SciFact dev or test.
+Writes tools/stance_model/stance_config.json ("document_model") and evals/results/document_rule.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from evals._harness import (
+    RESULTS,
+    SHARED,
+    WORK,
+    code_version,
+    ensure_corpus,
+    services_for,
+    write_json,
+)
+from evals.train_stance import split_of
+
+ROWS = WORK / "document_rows.jsonl"
+CONFIG = Path(__file__).resolve().parent.parent / "tools" / "stance_model" / "stance_config.json"
+FLOORS = (0.0, 0.2, 0.25, 0.34, 0.4, 0.5)
+CS = (0.03, 0.1, 0.3, 1.0, 3.0)
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def build_rows(negatives: int) -> list[dict]:
+    """Features of every (TRAIN claim, abstract) row, cached in evals/work (resumable by claim)."""
+    from tools.document_model import document_evidence
+    from tools.store import SearchFilter
+
+    services = services_for()
+    ensure_corpus(services, SHARED / "scifact" / "corpus.jsonl", "scifact")
+    corpus = {str(d["doc_id"]): d for d in _jsonl(SHARED / "scifact" / "corpus.jsonl")}
+    done = {r["claim_id"] for r in _jsonl(ROWS)} if ROWS.exists() else set()
+    claims = _jsonl(SHARED / "scifact" / "claims_train.jsonl")
+    flt = SearchFilter(corpora=["scifact"])
+    t0 = time.perf_counter()
+    with ROWS.open("a", encoding="utf-8") as fh:
+        for n, c in enumerate(claims):
+            if str(c["id"]) in done:
+                continue
+            labels: dict[str, tuple[str, str]] = {}
+            for did, sets in c["evidence"].items():
+                labels[str(did)] = (sets[0]["label"], "gold")
+            for did in c["cited_doc_ids"]:
+                labels.setdefault(str(did), ("NEI", "cited"))
+            for hit in services.store.search(c["claim"], k=negatives + len(labels), flt=flt, sentences_per_doc=1):
+                if len([d for d, (_, src) in labels.items() if src == "retrieved"]) >= negatives:
+                    break
+                labels.setdefault(hit.document.id, ("NEI", "retrieved"))
+            for did, (label, source) in labels.items():
+                doc = corpus.get(did)
+                if doc is None or not doc["abstract"]:
+                    continue
+                res = services.stance.predict([(c["claim"], s) for s in doc["abstract"]])
+                ev = document_evidence(c["claim"], doc["abstract"], res, title=doc["title"])
+                fh.write(json.dumps({"claim_id": str(c["id"]), "split": split_of(c["claim"]), "doc_id": did,
+                                     "label": label, "source": source, "features": ev.features,
+                                     "coverage_both": ev.coverage_both}) + "\n")
+            if n % 50 == 0:
+                print(f"{n}/{len(claims)} claims ({time.perf_counter() - t0:.0f}s)", flush=True)
+    return _jsonl(ROWS)
+
+
+def _macro_f1(y: list[str], p: list[str]) -> float:
+    from tools.document_model import LABELS
+
+    f1s = []
+    for c in LABELS:
+        tp = sum(1 for a, b in zip(y, p, strict=True) if a == c and b == c)
+        fp = sum(1 for a, b in zip(y, p, strict=True) if a != c and b == c)
+        fn = sum(1 for a, b in zip(y, p, strict=True) if a == c and b != c)
+        f1s.append(0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn))
+    return float(np.mean(f1s))
+
+
+def _matrix(rows: list[dict]) -> tuple[np.ndarray, list[str]]:
+    from tools.document_model import FEATURES
+
+    return np.array([[r["features"][f] for f in FEATURES] for r in rows], dtype=float), [r["label"] for r in rows]
+
+
+def _fit(rows: list[dict], c: float):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    x, y = _matrix(rows)
+    scaler = StandardScaler().fit(x)
+    clf = LogisticRegression(C=c, class_weight="balanced", max_iter=2000).fit(scaler.transform(x), y)
+    return scaler, clf
+
+
+def _predict(scaler, clf, rows: list[dict], floor: float) -> list[str]:
+    x, _ = _matrix(rows)
+    pred = list(clf.predict(scaler.transform(x)))
+    return [("NEI" if r["coverage_both"] < floor - 1e-9 else p) for r, p in zip(rows, pred, strict=True)]
+
+
+def _cv(rows: list[dict], fit_rows_of, c: float, floor: float, folds: int = 5) -> float:
+    """Claim-grouped CV macro-F1 on `rows`; each fold fits on fit_rows_of(held-out claims)."""
+    claims = sorted({r["claim_id"] for r in rows})
+    rng = np.random.default_rng(13)
+    rng.shuffle(claims)
+    fold_of = {cid: i % folds for i, cid in enumerate(claims)}
+    y, p = [], []
+    for k in range(folds):
+        test = [r for r in rows if fold_of[r["claim_id"]] == k]
+        train = fit_rows_of({cid for cid in claims if fold_of[cid] == k})
+        scaler, clf = _fit(train, c)
+        y += [r["label"] for r in test]
+        p += _predict(scaler, clf, test, floor)
+    return _macro_f1(y, p)
+
+
+def threshold_rule_f1(rows: list[dict], rule: dict) -> float:
+    """Macro-F1 of the hand-set threshold rule (max support / refute over sentences) on `rows`."""
+    pred = []
+    for r in rows:
+        ms = r["features"]["support_max"] - rule["support_threshold"]
+        mr = r["features"]["refute_max"] - rule["refute_threshold"]
+        pred.append("NEI" if ms < 0 and mr < 0 else "SUPPORT" if ms >= mr else "CONTRADICT")
+    return _macro_f1([r["label"] for r in rows], pred)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--negatives", type=int, default=4, help="Retrieved non-evidence abstracts per claim.")
+    ap.add_argument("--no-write", action="store_true", help="Report only; leave stance_config.json alone.")
+    ap.add_argument("--out", type=Path, default=RESULTS / "document_rule.json")
+    args = ap.parse_args()
+
+    from tools.document_model import FEATURES, LABELS
+
+    rows = build_rows(args.negatives)
+    held = [r for r in rows if r["split"] != "train"]
+    everything = rows
+    held_claims = {r["claim_id"] for r in held}
+
+    def from_held(test_claims: set[str]) -> list[dict]:
+        return [r for r in held if r["claim_id"] not in test_claims]
+
+    def from_all(test_claims: set[str]) -> list[dict]:
+        return [r for r in everything if r["claim_id"] not in test_claims]
+
+    grid = []
+    for source, fit_rows_of in (("held_out", from_held), ("all_train", from_all)):
+        for c in CS:
+            for floor in FLOORS:
+                grid.append({"fit_on": source, "C": c, "min_coverage": floor,
+                             "cv_macro_f1": round(_cv(held, fit_rows_of, c, floor), 4)})
+                print(grid[-1], flush=True)
+    best = max(grid, key=lambda g: g["cv_macro_f1"])
+    fit_rows = held if best["fit_on"] == "held_out" else everything
+    scaler, clf = _fit(fit_rows, best["C"])
+    order = [list(clf.classes_).index(lab) for lab in LABELS]
+    model = {
+        "features": list(FEATURES),
+        "mean": [round(float(v), 6) for v in scaler.mean_],
+        "scale": [round(float(v), 6) for v in scaler.scale_],
+        "coef": [[round(float(v), 6) for v in clf.coef_[i]] for i in order],
+        "intercept": [round(float(clf.intercept_[i]), 6) for i in order],
+        "min_coverage": best["min_coverage"],
+    }
+    config = json.loads(CONFIG.read_text(encoding="utf-8"))
+    rule = config.get("document", {})
+    gold = [r for r in held if r["source"] == "gold"]
+    out = {
+        "code_version": code_version(),
+        "rows": len(rows), "held_out_rows": len(held), "held_out_claims": len(held_claims),
+        "rows_by_label": {lab: sum(1 for r in rows if r["label"] == lab) for lab in LABELS},
+        "rows_by_source": {s: sum(1 for r in rows if r["source"] == s) for s in ("gold", "cited", "retrieved")},
+        "negatives_per_claim": args.negatives,
+        "chosen": best,
+        "threshold_rule": rule,
+        "threshold_rule_held_out_macro_f1": round(threshold_rule_f1(held, rule), 4),
+        "gold_evidence_kept_by_floor": {str(f): round(sum(1 for r in gold if r["coverage_both"] >= f - 1e-9)
+                                                     / max(1, len(gold)), 4) for f in FLOORS},
+        "grid": grid,
+        "model": model,
+    }
+    write_json(args.out, out)
+    if not args.no_write:
+        config["document_model"] = model
+        CONFIG.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote the document model into {CONFIG}")
+
+
+if __name__ == "__main__":
+    main()
