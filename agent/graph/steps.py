@@ -405,11 +405,13 @@ def _lookup_segments(services: Services, keys: Iterable[str]) -> list[Segment]:
 
 def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
     """Relevance filter, classification down the tree, and stance toward the claim per segment."""
+    from tools.coverage import component_terms
     from tools.hierarchy import cached
     from tools.relevance import classify_segments, relevance_filter
 
     tree = _tree(state)
     h = services.settings.hierarchy
+    terms = component_terms(state["claim"])
     pool: dict[str, Segment] = {}
     for seg in evidence_segments(state, services, state["claim"], k=h.segments_per_node * 5):
         pool.setdefault(seg.key, seg)
@@ -429,7 +431,8 @@ def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
     kept = [pool[k] for k in relevance.kept if k in pool]
     assignments = classify_segments(tree, kept, embedder, min_similarity=h.classify_min_similarity,
                                     min_margin=h.classify_min_margin) if kept else {}
-    results = services.stance.predict([(state["claim"], s.text) for s in kept])
+    results = [on_relation_stance(r, terms, s.embed_text)
+               for s, r in zip(kept, services.stance.predict([(state["claim"], s.text) for s in kept]), strict=True)]
     stances = {s.key: r.model_dump(mode="json") for s, r in zip(kept, results, strict=True)}
     counts = {st.value: sum(1 for r in results if r.label == st) for st in Stance}
     emit("counts", "assess", f"{len(kept)}/{len(segments)} segments relevant; stance {counts}", **counts)
@@ -445,6 +448,18 @@ def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
         "perspectives": perspectives,
         "warnings": warnings,
     }
+
+
+def on_relation_stance(result: StanceResult, terms: Any, text: str) -> StanceResult:
+    """A segment's stance, read as neutral when the segment (with its title) does not cover both
+    ends of the claim's relation: a sentence on the subject alone is not evidence for or against
+    the claim, however the stance model scores it."""
+    from tools.coverage import addresses, coverage
+    from tools.document_model import SENTENCE_MIN_COVERAGE
+
+    if result.label is Stance.NEUTRAL or addresses(coverage(terms, text), SENTENCE_MIN_COVERAGE):
+        return result
+    return result.model_copy(update={"label": Stance.NEUTRAL})
 
 
 def subtree_keys(tree: Any, node_id: str, assignments: dict[str, str]) -> list[str]:
