@@ -620,6 +620,7 @@ def write_card(out: Path = OUT) -> None:
         f"tuned on them): {info['heldout_scifact_train_abstract_macro_f1']:.3f}",
         f"- document rule: {cfg.get('document')}",
     ]
+    lines += _document_model_card(cfg)
     if bench:
         lines += ["", "## Benchmark (`python -m evals.stance`, evaluation data only)", "",
                   "| set | macro-F1 | ECE | n |", "|---|---|---|---|"]
@@ -633,9 +634,46 @@ def write_card(out: Path = OUT) -> None:
     lines += ["", "Limitations: a small model (MiniLM-L6, 22M parameters) trained for a few epochs on CPU.",
               "It separates related from unrelated evidence well, but often confuses support with refute",
               "(direction words such as lower / increases), so support and refute precision and recall",
-              "are low (see per_class in evals/results/stance.json); it is below the 0.70 SciFact",
-              "abstract-level target. The `hf:` backend takes any stronger NLI model you have locally.", ""]
+              "are low (see per_class in evals/results/stance.json). The learned document decision",
+              "compensates in part (claim-component coverage, a direction reader); the sentence model itself",
+              "was not retrained on direction pairs yet. The `hf:` backend takes any stronger NLI model you",
+              "have locally.", ""]
     (out / "MODEL_CARD.md").write_text("\n".join(lines), encoding="utf-8")
+
+
+def _document_model_card(cfg: dict) -> list[str]:
+    """The model card's section on the learned document decision, from evals/results."""
+    model = cfg.get("document_model")
+    if not model:
+        return []
+    rule_path = REPO / "evals" / "results" / "document_rule.json"
+    direction_path = REPO / "evals" / "results" / "direction.json"
+    rule = json.loads(rule_path.read_text()) if rule_path.is_file() else {}
+    direction = json.loads(direction_path.read_text()) if direction_path.is_file() else {}
+    chosen = rule.get("chosen", {})
+    lines = [
+        "", "## Document decision (learned; `python -m evals.train_document_rule`)", "",
+        "Whether an abstract supports, contradicts or says nothing on a claim is decided by a multinomial",
+        f"logistic regression over {len(model['features'])} features (tools/document_model.py): the strongest "
+        "sentence support and refute, over all sentences and over those covering both ends of the claim's "
+        "relation (subject and object, tools/coverage.py), the abstract's coverage of each end, and whether "
+        "the direction a sentence reports (up / down / no difference, tools/direction.py) bears the claim out.",
+        f"An abstract covering either end below {model['min_coverage']} is never evidence.",
+        "",
+        f"- Fitted on SciFact TRAIN only: {rule.get('rows', '?')} (claim, abstract) rows = gold evidence, cited "
+        f"non-evidence and {rule.get('negatives_per_claim', '?')} hard negatives per claim from the product's own "
+        "retrieval; chosen by claim-grouped 5-fold CV on the "
+        f"{rule.get('held_out_claims', '?')} TRAIN claims held out of the stance model's training.",
+        f"- Chosen: fit on {chosen.get('fit_on')}, C={chosen.get('C')}, coverage floor {chosen.get('min_coverage')}: "
+        f"CV macro-F1 {chosen.get('cv_macro_f1')} (the threshold rule on the same rows: "
+        f"{rule.get('threshold_rule_held_out_macro_f1')}).",
+    ]
+    if direction:
+        v = direction.get("validation", {})
+        lines.append(f"- Direction reader on Evidence Inference 2.0 validation findings (MIT): accuracy "
+                     f"{v.get('accuracy')}, {v.get('accuracy_when_committed')} when it commits "
+                     f"({v.get('committed_rate')} of findings); `python -m evals.direction`.")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> None:
