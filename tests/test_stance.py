@@ -350,3 +350,35 @@ def test_packaged_model_probabilities_and_truncation(packaged):
     for r in res:
         assert abs(r.support + r.neutral + r.refute - 1) < 1e-4
     assert 0.2 < packaged.temperature < 10
+
+
+@pytest.mark.parametrize(("evidence", "label"), [
+    ("Aspirin use significantly reduced the risk of colorectal cancer compared with placebo.", "SUPPORT"),
+    ("Aspirin use significantly increased the risk of colorectal cancer compared with placebo.", "CONTRADICT"),
+    ("There was no significant difference in colorectal cancer incidence between aspirin and placebo groups.",
+     "CONTRADICT"),
+])
+def test_packaged_document_decision_reads_direction_of_a_lowering_claim(packaged, evidence, label):
+    claim = "Aspirin lowers the risk of colorectal cancer."
+    d = document_label(claim, [evidence], packaged, title="Aspirin and colorectal cancer: a randomised trial")
+    assert d.learned
+    assert d.label == label
+
+
+@pytest.mark.parametrize(("evidence", "label"), [
+    ("Statin therapy was associated with a higher risk of incident diabetes.", "SUPPORT"),
+    ("Statin therapy was associated with a lower risk of incident diabetes.", "CONTRADICT"),
+])
+def test_packaged_document_decision_reads_direction_of_a_raising_claim(packaged, evidence, label):
+    d = document_label("Statins increase the risk of diabetes.", [evidence], packaged, title="Statins and diabetes")
+    assert d.label == label
+
+
+def test_packaged_document_decision_on_subject_off_relation_is_not_evidence(packaged):
+    # About vitamin D, not about respiratory infection: the case that once made a confident verdict.
+    sentences = ["Vitamin D supplementation was associated with significantly reduced mortality in elderly patients.",
+                 "91.9% of cases had 25OHD serum levels below 30 ng/ml."]
+    d = document_label("Vitamin D supplementation prevents respiratory infections.", sentences, packaged,
+                       title="Vitamin D and mortality")
+    assert d.label == "NEI"
+    assert d.rationale_indices == []
