@@ -8,7 +8,13 @@ import pytest
 from tools.claim_analysis import claim_components
 from tools.coverage import addresses, component_terms, coverage
 from tools.direction import Direction, agreement, claim_direction, sentence_direction
-from tools.document_model import FEATURES, DocumentModel, decide, document_evidence, load_document_model
+from tools.document_model import (
+    FEATURES,
+    DocumentModel,
+    decide,
+    document_evidence,
+    load_document_model,
+)
 from tools.errors import InputError
 from tools.models import Stance, StanceResult
 from tools.stance import decide_document
@@ -169,6 +175,10 @@ def test_on_subject_corpus_ends_insufficient_with_what_was_searched(tmp_path):
     assert result.finished_steps == ["analyse", "gather", "report"]  # no aspects built over off-claim text
     report = result.report
     assert report["verdict"]["weighted"]["label"] == "insufficient evidence"
+    # the confidence is that of the "not evidence" decisions, not the uninformative 0.5
+    state = inv.state(result.thread_id)
+    decisions = list(state["screen"]["confidence"].values())
+    assert report["verdict"]["confidence"] == pytest.approx(sum(decisions) / len(decisions), abs=1e-3)
     assert report["explanation"]["sentences"] == []  # nothing off-topic is cited as a finding
     gap = report["evidence_gap"]
     assert gap["subject"] == "Vitamin D supplementation" and gap["object"] == "bone fractures"

@@ -249,6 +249,7 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
     evidence: list[str] = []
     on_subject: list[str] = []
     labels: dict[str, str] = {}
+    confidence: dict[str, float] = {}
     for doc_id in ranked:
         doc = docs.get(doc_id)
         if doc is None or not doc.sentences:
@@ -256,12 +257,13 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
         results = services.stance.predict([(state["claim"], s) for s in doc.sentences])
         decision = document_decision(state["claim"], doc, results, services)
         labels[doc_id] = decision.label
+        confidence[doc_id] = round(float(decision.confidence), 4)
         if decision.label != "NEI":
             evidence.append(doc_id)
         elif coverage(terms, [doc.title, *doc.sentences]).subject >= 0.5:
             on_subject.append(doc_id)
     return {"checked": len(labels), "evidence": evidence, "on_subject": on_subject, "labels": labels,
-            "subject_terms": terms.subject, "object_terms": terms.object}
+            "confidence": confidence, "subject_terms": terms.subject, "object_terms": terms.object}
 
 
 def _insufficient(state: InvestigationState, services: Services, screen: dict[str, Any]) -> NodeUpdate:
@@ -271,6 +273,12 @@ def _insufficient(state: InvestigationState, services: Services, screen: dict[st
 
     items = [LocalItem(doc_id=d, label=LocalLabel.NO_EVIDENCE) for d in screen["labels"]]
     verdict = _verdict(items, services)
+    # How sure the abstention is: the mean confidence of the "not evidence" decisions it rests on
+    # (the verdict's own feature is the uninformative 0.5 when there is no evidence to weigh).
+    sure = [float(c) for c in screen.get("confidence", {}).values()]
+    if sure:
+        mean = round(sum(sure) / len(sure), 4)
+        verdict = verdict.model_copy(update={"confidence": mean, "confidence_raw": mean})
     msg = (f"none of the {screen['checked']} best-matching documents addresses the claim's relation "
            f"({len(screen['on_subject'])} share its subject only); no verdict beyond 'insufficient evidence'")
     emit("counts", "gather", msg)
