@@ -52,6 +52,14 @@ def test_coverage_needs_both_ends_of_the_relation():
     assert coverage(component_terms("Birth-weight is associated with anemia"), "Birthweight and anaemia").both == 1.0
 
 
+def test_a_claim_the_split_cannot_parse_still_needs_both_halves():
+    # No main verb is recognised ("hover"), so the terms are halved in claim order: an abstract
+    # sharing the numbers and "virus" alone does not cover the claim.
+    terms = component_terms("Estimates from different groups for the R0 of the 2019-nCoV virus hover between 2 and 3.")
+    assert terms.subject == ["r0", "2019", "ncov", "virus"] and terms.object == ["hover", "2", "3"]
+    assert not addresses(coverage(terms, "Group 2 received a virus inhibitor; group 3 placebo."))
+
+
 @pytest.mark.parametrize(("text", "direction"), [
     ("Aspirin significantly increased the incidence of myocardial infarction.", Direction.UP),
     ("Statin therapy lowered LDL cholesterol by 35% compared with placebo.", Direction.DOWN),

@@ -34,6 +34,9 @@ GENERIC_TERMS: frozenset[str] = frozenset(tokenize(
     people person persons individuals individual patients patient subjects humans human adults adult
     population populations general overall certain various several many much often use uses used
     using new novel major key important main specific function functions activity
+    found find finds finding findings report reports reported result results show shows showed shown
+    suggest suggests suggested say says said estimate estimates estimated line study studies evidence
+    data different group groups
     """
 ))
 
@@ -67,12 +70,16 @@ def _specific(text: str) -> list[str]:
 
 def component_terms(claim: str) -> ComponentTerms:
     """Specific terms of the claim's subject and object. A term in both ends (a claim about X and
-    X-related Y) belongs to the subject only. A claim without a recognisable verb has only a subject."""
+    X-related Y) belongs to the subject only. When the split leaves one end empty (no recognisable
+    verb, or a pronoun subject: "This is in line with ..."), the terms are halved in claim order, so
+    a text must still cover the claim's start and its end: one shared topic word is not enough."""
     parts = claim_components(claim)
     subject = _specific(parts.subject)
     obj = [t for t in _specific(parts.object) if t not in subject]
-    if not subject and obj:  # "It is known that ..."-style openings leave everything in the object
-        subject, obj = obj, []
+    if not subject or not obj:
+        terms = subject or obj
+        half = (len(terms) + 1) // 2
+        subject, obj = terms[:half], terms[half:]
     return ComponentTerms(subject=subject, object=obj)
 
 
