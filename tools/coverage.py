@@ -36,7 +36,7 @@ GENERIC_TERMS: frozenset[str] = frozenset(tokenize(
     using new novel major key important main specific function functions activity
     found find finds finding findings report reports reported result results show shows showed shown
     suggest suggests suggested say says said estimate estimates estimated line study studies evidence
-    data different group groups
+    data different group groups least one two most majority minority help helps helped
     """
 ))
 
@@ -65,7 +65,11 @@ class Coverage(BaseModel):
 
 
 def _specific(text: str) -> list[str]:
-    return list(dict.fromkeys(t for t in _terms(text) if t not in GENERIC_TERMS))
+    terms = list(dict.fromkeys(t for t in _terms(text) if t not in GENERIC_TERMS))
+    # A bare number ("19" of COVID-19, "2" of type 2 diabetes) turns up in nearly every abstract:
+    # it names nothing on its own, so it counts only where a component has nothing else.
+    words = [t for t in terms if not t.isdigit()]
+    return words or terms
 
 
 def component_terms(claim: str) -> ComponentTerms:

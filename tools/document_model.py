@@ -53,6 +53,11 @@ class DocumentModel(BaseModel):
     coef: list[list[float]] = Field(description="One row of weights per label (LABELS order).")
     intercept: list[float] = Field(description="One intercept per label (LABELS order).")
     min_coverage: float = Field(0.0, ge=0, le=1, description="Below this coverage of either end: NEI.")
+    min_probability: float = Field(
+        0.0, ge=0, le=1,
+        description="An abstract is evidence only when its SUPPORT or CONTRADICT probability is the highest "
+                    "and reaches this; 0 = the most probable label.",
+    )
 
     def model_post_init(self, _: Any) -> None:
         f = len(self.features)
@@ -132,6 +137,9 @@ def decide(model: DocumentModel, claim: str, sentences: Sequence[str], results: 
     label = max(LABELS, key=lambda lab: probs[lab])
     if label == "NEI":
         return label, probs[label], [], ev
+    if probs[label] < model.min_probability - 1e-9:
+        # A borderline call: the cost of counting off-claim text as evidence is a confident wrong verdict.
+        return "NEI", round(1 - probs[label], 6), [], ev
     col = [r.support if label == "SUPPORT" else r.refute for r in results]
     order = sorted(range(len(col)), key=lambda i: (not ev.on_relation[i], -col[i]))
     best = order[0]
