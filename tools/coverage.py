@@ -37,6 +37,8 @@ GENERIC_TERMS: frozenset[str] = frozenset(tokenize(
     found find finds finding findings report reports reported result results show shows showed shown
     suggest suggests suggested say says said estimate estimates estimated line study studies evidence
     data different group groups least one two most majority minority help helps helped
+    consumption consume consumed intake exposure exposed administration administer administered
+    administering treatment treated therapy therapies
     """
 ))
 
