@@ -144,7 +144,7 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
         doc = docs.get(doc_id)
         if doc is None:
             continue
-        a = (assessments.get(doc_id) or {}).get("assessment") or {}
+        a = (assessments.get(doc_id) or {}).get("assessment") or _screened(state, doc_id)
         tk = (assessments.get(doc_id) or {}).get("takeaway") or {}
         rep = reputation.get(doc_id) or {}
         out.append(DocumentView(
@@ -155,6 +155,17 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
             sign_conflict=bool(a.get("sign_conflict", False)), takeaway=tk.get("text", ""),
         ))
     return out
+
+
+def _screened(state: InvestigationState, doc_id: str) -> dict[str, Any]:
+    """The screen's reading of a document no later step assessed (an investigation that ended at
+    the screen): "No Evidence", and why, so the table does not read as unlabelled."""
+    screen = state.get("screen") or {}
+    if (screen.get("labels") or {}).get(doc_id) != "NEI":
+        return {}
+    why = ("shares the claim's subject but does not report on its relation"
+           if doc_id in (screen.get("on_subject") or []) else "does not address the claim")
+    return {"label": "No Evidence", "explanation": f"Screened after gathering: {why}."}
 
 
 def _trust(state: InvestigationState) -> TrustSummary:
@@ -210,6 +221,12 @@ def _usage(state: InvestigationState, services: Services) -> LLMUsageView:
     )
 
 
+def _lower_first(text: str) -> str:
+    """Sentence-internal form of a claim part: "Vitamin D" -> "vitamin D", acronyms kept ("COVID-19")."""
+    head = text.split(" ", 1)[0]
+    return text if len(head) > 1 and head[:2].isupper() else text[:1].lower() + text[1:]
+
+
 def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> EvidenceGap | None:
     """What was searched and not found, when the verdict is "insufficient evidence" (None otherwise).
     The sentences state facts of the run, so they cite nothing and are not attribution-checked."""
@@ -235,13 +252,14 @@ def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> Evide
     if not meta:
         summary.append(f"No document in {where} matched the claim or its opposite.")
     else:
-        summary.append(f"None of the {read} best-matching of the {len(meta)} documents found in {where} "
-                       f"reports on whether {relation[:1].lower() + relation[1:]}.")
+        found = (f"the {len(meta)} documents found in {where}" if read >= len(meta)
+                 else f"the {read} best-matching of the {len(meta)} documents found in {where}")
+        summary.append(f"None of {found} reports on whether {_lower_first(relation)}.")
     if len(queries) > 1:
         summary.append("Searched for the claim and for its opposite: " + "; ".join(f'"{q}"' for q in queries[:4]) + ".")
     if on_subject:
         titles = [f'"{docs[d].title}"' for d in on_subject[:3] if d in docs and docs[d].title]
-        about = f"{parts.subject}" + (f" but not {parts.object}" if parts.object else "")
+        about = _lower_first(parts.subject) + (f" but not {parts.object}" if parts.object else "")
         summary.append(f"{len(on_subject)} of them are about {about}" + (f", e.g. {', '.join(titles)}" if titles else "")
                        + "; they are not counted as evidence.")
     summary.append("To go further, add a corpus that covers the question (`claimscope ingest PATH --corpus NAME`) "

@@ -217,6 +217,13 @@ class TrustSummary(BaseModel):
     edges: int = Field(0, description="Support / refute relations in the document graph.")
 
 
+def _trust_line(t: TrustSummary) -> str:
+    if t.iterations == 0 and t.edges == 0:
+        return "Trust propagation: not run (no evidence documents to relate)"
+    return (f"Trust propagation: {'converged' if t.converged else 'did not converge'}"
+            f"{' (oscillating)' if t.oscillating else ''} after {t.iterations} iterations, {t.edges} relations")
+
+
 class EvidenceGap(BaseModel):
     """Why a verdict is "insufficient evidence": what was searched, and what was found instead."""
 
@@ -503,8 +510,7 @@ def _md_footer(r: Report) -> list[str]:
     lines += [
         "## Run",
         "",
-        f"- Trust propagation: {'converged' if t.converged else 'did not converge'}"
-        f"{' (oscillating)' if t.oscillating else ''} after {t.iterations} iterations, {t.edges} relations",
+        f"- {_trust_line(t)}",
         f"- LLM: {md_escape(u.model) or '-'}, {u.calls} calls, {u.prompt_tokens} prompt + "
         f"{u.completion_tokens} completion tokens"
         + (f", ${u.cost_usd:.4f}" if u.cost_usd is not None else ""),
@@ -770,8 +776,7 @@ def _html_footer(r: Report) -> list[str]:
         )
     t, u = r.trust, r.usage
     run = [
-        f"Trust propagation: {'converged' if t.converged else 'did not converge'}"
-        f"{' (oscillating)' if t.oscillating else ''} after {t.iterations} iterations, {t.edges} relations",
+        _trust_line(t),
         f"LLM: {_e(u.model) or '-'}, {u.calls} calls, {u.prompt_tokens} prompt + {u.completion_tokens} completion tokens"
         + (f", ${u.cost_usd:.4f}" if u.cost_usd is not None else ""),
     ]

@@ -204,6 +204,9 @@ def test_on_subject_corpus_ends_insufficient_with_what_was_searched(tmp_path):
     assert "reports on whether vitamin D supplementation prevents bone fractures" in text
     assert "not counted as evidence" in text and claim in text  # the searched queries are named
     assert any("addresses the claim's relation" in w for w in report["warnings"])
+    # the documents read are shown with the screen's reading, not as unlabelled rows
+    assert {d["local_label"] for d in report["documents"]} == {"No Evidence"}
+    assert all(d["label_explanation"].startswith("Screened after gathering") for d in report["documents"])
 
     from agent.report import Report, render_html, render_markdown
 
