@@ -658,13 +658,15 @@ def _document_model_card(cfg: dict) -> list[str]:
         "sentence support and refute, over all sentences and over those covering both ends of the claim's "
         "relation (subject and object, tools/coverage.py), the abstract's coverage of each end, and whether "
         "the direction a sentence reports (up / down / no difference, tools/direction.py) bears the claim out.",
-        f"An abstract covering either end below {model['min_coverage']} is never evidence.",
+        f"An abstract covering either end below {model['min_coverage']} is never evidence, nor is one whose "
+        f"SUPPORT / CONTRADICT probability stays below {model.get('min_probability', 0.0)}.",
         "",
         f"- Fitted on SciFact TRAIN only: {rule.get('rows', '?')} (claim, abstract) rows = gold evidence, cited "
         f"non-evidence and {rule.get('negatives_per_claim', '?')} hard negatives per claim from the product's own "
         "retrieval; chosen by claim-grouped 5-fold CV on the "
         f"{rule.get('held_out_claims', '?')} TRAIN claims held out of the stance model's training.",
-        f"- Chosen: fit on {chosen.get('fit_on')}, C={chosen.get('C')}, coverage floor {chosen.get('min_coverage')}: "
+        f"- Chosen: fit on {chosen.get('fit_on')}, C={chosen.get('C')}, coverage floor {chosen.get('min_coverage')}, "
+        f"least evidence probability {chosen.get('min_probability', 0.0)}: "
         f"CV macro-F1 {chosen.get('cv_macro_f1')} (the threshold rule on the same rows: "
         f"{rule.get('threshold_rule_held_out_macro_f1')}).",
     ]
