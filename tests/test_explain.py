@@ -300,8 +300,18 @@ def test_label_document_calls_the_llm_only_for_evidence():
     llm = CannedLLM({"assess": [{"related": True, "takeaway": "No effect on fractures.", "evidence": [2],
                                  "explanation": "They helped.", "label": "Mostly True"}]})
     tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), llm, on_conflict="stance")
-    assert len(llm.calls) == 1 and tk.text == "No effect on fractures."
+    assert len(llm.calls) == 1
     assert la.label is LocalLabel.FALSE and la.sign_conflict and la.mode == "hybrid"
+    # the stance label overruled the LLM's "Mostly True": the takeaway quotes what the label rests on
+    assert tk.mode == "extractive" and tk.sentence_indices == [1] and la.takeaway == doc.sentences[1]
+    agreeing = CannedLLM({"assess": [{"related": True, "takeaway": "No effect on fractures.", "evidence": [2],
+                                      "explanation": "No effect.", "label": "Mostly False"}]})
+    tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), agreeing)
+    assert tk.text == "No effect on fractures." and not la.sign_conflict
+    echo = CannedLLM({"assess": [{"related": True, "takeaway": CLAIM, "evidence": [2],
+                                  "explanation": "No effect.", "label": "Mostly False"}]})
+    tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), echo)
+    assert tk.mode == "extractive" and tk.text == doc.sentences[1]  # a restated claim is no takeaway
     tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), None, mode="stance")
     assert tk.mode == "extractive" and tk.sentence_indices == [1] and la.label is LocalLabel.FALSE
     pruned = CannedLLM({"assess": [{"related": False, "takeaway": "", "evidence": [], "explanation": "",

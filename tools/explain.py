@@ -605,7 +605,14 @@ def label_document(
     tk, la = both
     if la.mode == "stance":  # the LLM call failed; assess_document fell back to a cruder stance label
         return tk, st.model_copy(update={"takeaway": tk.text, "warning": la.warning})
-    return tk, combine_labels(la, st, on_conflict=on_conflict)
+    combined = combine_labels(la, st, on_conflict=on_conflict)
+    # A takeaway must not contradict the label shown beside it: where the stance label overruled
+    # the LLM, or the LLM only restated the claim, the sentences the label rests on are quoted instead.
+    overruled = combined.sign_conflict and combined.label is st.label
+    if overruled or is_claim_echo(tk.text, [claim]):
+        tk = _extractive_takeaway(doc, st.cited_sentences or relevant, None)
+        combined = combined.model_copy(update={"takeaway": tk.text})
+    return tk, combined
 
 
 # ---------------------------------------------------------------------------------------------
