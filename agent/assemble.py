@@ -256,12 +256,15 @@ def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> Evide
                  else f"the {read} best-matching of the {len(meta)} documents found in {where}")
         summary.append(f"None of {found} reports on whether {_lower_first(relation)}.")
     if len(queries) > 1:
-        summary.append("Searched for the claim and for its opposite: " + "; ".join(f'"{q}"' for q in queries[:4]) + ".")
+        quoted = "; ".join(f'"{q.strip().rstrip(".")}"' for q in queries[:4])
+        summary.append(f"Searched for the claim and for its opposite: {quoted}.")
     if on_subject:
         titles = [f'"{docs[d].title}"' for d in on_subject[:3] if d in docs and docs[d].title]
         about = _lower_first(parts.subject) + (f" but not {parts.object}" if parts.object else "")
         summary.append(f"{len(on_subject)} of them are about {about}" + (f", e.g. {', '.join(titles)}" if titles else "")
                        + "; they are not counted as evidence.")
+    elif meta and parts.subject:
+        summary.append(f"None of them is about {_lower_first(parts.subject)}.")
     summary.append("To go further, add a corpus that covers the question (`claimscope ingest PATH --corpus NAME`) "
                    "or search scholarly sources (`--sources local,semantic_scholar`).")
     return EvidenceGap(queries=queries, sources=sources, documents_found=len(meta), documents_read=read,

@@ -253,3 +253,13 @@ def test_a_person_can_add_evidence_after_an_empty_screen(tmp_path):
 
     update = _apply_sources(SourcesDecision(add=["103"]), state, _Services())
     assert update["screen"]["evidence"] == ["103"] and update["status"] == "running"
+
+
+def test_off_subject_corpus_says_nothing_is_about_the_subject(tmp_path):
+    _, result = _run(tmp_path, "Coffee consumption lowers the risk of type 2 diabetes")
+    assert result.status == "no_evidence"
+    gap = result.report["evidence_gap"]
+    assert gap["on_subject"] == []
+    text = " ".join(gap["summary"])
+    assert "None of them is about coffee consumption." in text
+    assert '.".' not in text  # a query's own full stop is not doubled inside the quotes
