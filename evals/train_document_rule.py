@@ -35,6 +35,7 @@ from evals._harness import (
     services_for,
     write_json,
 )
+from evals._metrics import macro_f1
 from evals.train_stance import split_of
 
 ROWS = WORK / "document_rows.jsonl"
@@ -54,11 +55,13 @@ def build_rows(negatives: int) -> list[dict]:
     from tools.document_model import document_evidence
     from tools.store import SearchFilter
 
+    done = {r["claim_id"] for r in _jsonl(ROWS)} if ROWS.exists() else set()
+    claims = _jsonl(SHARED / "scifact" / "claims_train.jsonl")
+    if {str(c["id"]) for c in claims} <= done:
+        return _jsonl(ROWS)  # all cached: no need for the store (another run may hold it)
     services = services_for()
     ensure_corpus(services, SHARED / "scifact" / "corpus.jsonl", "scifact")
     corpus = {str(d["doc_id"]): d for d in _jsonl(SHARED / "scifact" / "corpus.jsonl")}
-    done = {r["claim_id"] for r in _jsonl(ROWS)} if ROWS.exists() else set()
-    claims = _jsonl(SHARED / "scifact" / "claims_train.jsonl")
     flt = SearchFilter(corpora=["scifact"])
     t0 = time.perf_counter()
     with ROWS.open("a", encoding="utf-8") as fh:
@@ -86,18 +89,6 @@ def build_rows(negatives: int) -> list[dict]:
             if n % 50 == 0:
                 print(f"{n}/{len(claims)} claims ({time.perf_counter() - t0:.0f}s)", flush=True)
     return _jsonl(ROWS)
-
-
-def _macro_f1(y: list[str], p: list[str]) -> float:
-    from tools.document_model import LABELS
-
-    f1s = []
-    for c in LABELS:
-        tp = sum(1 for a, b in zip(y, p, strict=True) if a == c and b == c)
-        fp = sum(1 for a, b in zip(y, p, strict=True) if a != c and b == c)
-        fn = sum(1 for a, b in zip(y, p, strict=True) if a == c and b != c)
-        f1s.append(0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn))
-    return float(np.mean(f1s))
 
 
 def _matrix(rows: list[dict]) -> tuple[np.ndarray, list[str]]:
@@ -152,7 +143,7 @@ def threshold_rule_f1(rows: list[dict], rule: dict) -> float:
         ms = r["features"]["support_max"] - rule["support_threshold"]
         mr = r["features"]["refute_max"] - rule["refute_threshold"]
         pred.append("NEI" if ms < 0 and mr < 0 else "SUPPORT" if ms >= mr else "CONTRADICT")
-    return _macro_f1([r["label"] for r in rows], pred)
+    return macro_f1([r["label"] for r in rows], pred, ("SUPPORT", "CONTRADICT", "NEI"))
 
 
 def main() -> None:
@@ -184,7 +175,7 @@ def main() -> None:
                 for least in MIN_PROBABILITIES:
                     p = [_label(r, probs, floor, least) for r, probs in scored]
                     grid.append({"fit_on": source, "C": c, "min_coverage": floor, "min_probability": least,
-                                 "cv_macro_f1": round(_macro_f1(y, p), 4)})
+                                 "cv_macro_f1": round(macro_f1(y, p, LABELS), 4)})
             print(max((g for g in grid if g["fit_on"] == source and g["C"] == c),
                       key=lambda g: g["cv_macro_f1"]), flush=True)
     best = max(grid, key=lambda g: g["cv_macro_f1"])
