@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
@@ -360,6 +360,14 @@ def render_json(report: Report) -> str:
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]{}<>|#!~])")
 
 
+def _with_code(text: str, escape: Callable[[str], str], code: Callable[[str], str]) -> str:
+    """`text` with its backtick spans (commands the product suggests) as code, the rest escaped."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code spans
+        return escape(text)
+    return "".join(code(p) if i % 2 else escape(p) for i, p in enumerate(parts))
+
+
 def md_escape(text: str) -> str:
     """Backslash-escape Markdown (and raw HTML) syntax; collapse newlines so text stays inline."""
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
@@ -406,7 +414,7 @@ def render_markdown(report: Report) -> str:
     lines += ["## Explanation", ""]
     shown = [s for s in r.explanation.sentences if s.status != "dropped"]
     if r.evidence_gap is not None:
-        lines += [f"- {md_escape(t)}" for t in r.evidence_gap.summary]
+        lines += [f"- {_with_code(t, md_escape, lambda c: f'`{c}`')}" for t in r.evidence_gap.summary]
     elif not shown:
         lines.append("No explanation could be attributed to the evidence.")
     for s in shown:
@@ -638,7 +646,8 @@ def render_html(report: Report) -> str:
                 "the stance model did not find them supported by the sentences they cite.</p>"
             )
     elif r.evidence_gap is not None:
-        out.append("<ul>" + "".join(f"<li>{_e(t)}</li>" for t in r.evidence_gap.summary) + "</ul>")
+        out.append("<ul>" + "".join(f"<li>{_with_code(t, _e, lambda c: f'<code>{_e(c)}</code>')}</li>"
+                                    for t in r.evidence_gap.summary) + "</ul>")
     else:
         out.append("<p>No explanation could be attributed to the evidence.</p>")
     if r.explanation.mode == "extractive" and shown:

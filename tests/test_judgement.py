@@ -212,7 +212,13 @@ def test_on_subject_corpus_ends_insufficient_with_what_was_searched(tmp_path):
 
     md = render_markdown(Report.model_validate(report))
     assert "not counted as evidence" in md and "No explanation could be attributed" not in md
-    assert "not counted as evidence" in render_html(Report.model_validate(report))
+    html = render_html(Report.model_validate(report))
+    assert "not counted as evidence" in html and "<code>claimscope ingest PATH --corpus NAME</code>" in html
+    assert "(`claimscope ingest PATH --corpus NAME`)" in md  # a code span, not escaped backticks
+    gap = Report.model_validate(report).evidence_gap
+    hostile = gap.model_copy(update={"summary": ['e.g. "<script>x</script>" and `<b>`']})
+    html = render_html(Report.model_validate(report).model_copy(update={"evidence_gap": hostile}))
+    assert "<script>x" not in html and "<code>&lt;b&gt;</code>" in html
 
 
 def test_same_corpus_with_thresholds_only_would_have_answered(tmp_path):
