@@ -192,10 +192,10 @@ def test_on_subject_corpus_ends_insufficient_with_what_was_searched(tmp_path):
     assert result.finished_steps == ["analyse", "gather", "report"]  # no aspects built over off-claim text
     report = result.report
     assert report["verdict"]["weighted"]["label"] == "insufficient evidence"
-    # the confidence is that of the "not evidence" decisions, not the uninformative 0.5
+    # the confidence is that of the least sure "not evidence" decision, not the uninformative 0.5
     state = inv.state(result.thread_id)
     decisions = list(state["screen"]["confidence"].values())
-    assert report["verdict"]["confidence"] == pytest.approx(sum(decisions) / len(decisions), abs=1e-3)
+    assert report["verdict"]["confidence"] == pytest.approx(min(decisions), abs=1e-3)
     assert report["explanation"]["sentences"] == []  # nothing off-topic is cited as a finding
     gap = report["evidence_gap"]
     assert gap["subject"] == "Vitamin D supplementation" and gap["object"] == "bone fractures"

@@ -273,12 +273,13 @@ def _insufficient(state: InvestigationState, services: Services, screen: dict[st
 
     items = [LocalItem(doc_id=d, label=LocalLabel.NO_EVIDENCE) for d in screen["labels"]]
     verdict = _verdict(items, services)
-    # How sure the abstention is: the mean confidence of the "not evidence" decisions it rests on
-    # (the verdict's own feature is the uninformative 0.5 when there is no evidence to weigh).
+    # How sure the abstention is: it is wrong as soon as one screened document is evidence after
+    # all, so it is as sure as its least sure "not evidence" decision (the verdict's own feature is
+    # the uninformative 0.5 when there is no evidence to weigh).
     sure = [float(c) for c in screen.get("confidence", {}).values()]
     if sure:
-        mean = round(sum(sure) / len(sure), 4)
-        verdict = verdict.model_copy(update={"confidence": mean, "confidence_raw": mean})
+        least = round(min(sure), 4)
+        verdict = verdict.model_copy(update={"confidence": least, "confidence_raw": least})
     msg = (f"none of the {screen['checked']} best-matching documents addresses the claim's relation "
            f"({len(screen['on_subject'])} share its subject only); no verdict beyond 'insufficient evidence'")
     emit("counts", "gather", msg)
