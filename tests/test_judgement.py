@@ -203,6 +203,7 @@ def test_on_subject_corpus_ends_insufficient_with_what_was_searched(tmp_path):
     text = " ".join(gap["summary"])
     assert "reports on whether vitamin D supplementation prevents bone fractures" in text
     assert "not counted as evidence" in text and claim in text  # the searched queries are named
+    assert "about vitamin D supplementation but not bone fractures" in text  # none mentions fractures
     assert any("addresses the claim's relation" in w for w in report["warnings"])
     # the documents read are shown with the screen's reading, not as unlabelled rows
     assert {d["local_label"] for d in report["documents"]} == {"No Evidence"}
