@@ -1,4 +1,4 @@
-"""Measure the global explanation prompt on SciFact TRAIN claims (issue #6), never on dev.
+"""Measure the global explanation prompt on SciFact TRAIN claims, never on dev.
 
     python -m evals.explain_tune [--n 40]
 

@@ -1,4 +1,4 @@
-"""Choose `search.top_k` (documents kept per retrieval query) on SciFact TRAIN claims (issue #5).
+"""Choose `search.top_k` (documents kept per retrieval query) on SciFact TRAIN claims.
 
     python -m evals.gather_top_k --n 100
 
@@ -84,7 +84,7 @@ def main() -> None:
                       "documents_gathered_median": statistics.median(gathered)})
     reaching = next((row["top_k"] for row in table if row["gold_doc_recall"] >= args.target), None)
     # The knee: the first k after which the next step of the grid adds less than `knee` recall per
-    # extra document. Train recall runs above dev's (issue #5), so reaching the target on train is
+    # extra document. Train recall runs above dev's, so reaching the target on train is
     # not enough; past the knee more documents cost little but add almost nothing.
     knee = next((a["top_k"] for a, b in zip(table, table[1:], strict=False)
                  if (b["gold_doc_recall"] - a["gold_doc_recall"]) / (b["top_k"] - a["top_k"]) < args.knee),

@@ -1,4 +1,4 @@
-"""Benchmark of the first half of the investigation (issue #5) on SciFact dev claims.
+"""Benchmark of the first half of the investigation on SciFact dev claims.
 
     python -m evals.hierarchy_scifact --n 30 [--corpus ../shared/data/scifact/corpus.jsonl]
 

@@ -1,4 +1,4 @@
-"""Benchmark of the embedded LLM (issue #3) -> evals/results/llm_local.json.
+"""Benchmark of the embedded LLM -> evals/results/llm_local.json.
 
 Measures, for the embedded model configured in config.yaml (or --embedded-model):
 - cold_start_s: assembling the GGUF from its PyPI parts into an empty cache + loading the server;

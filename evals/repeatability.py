@@ -9,7 +9,7 @@ and compares the runs claim by claim: verdict label and score, every document's 
 aspect tree and the explanation text. Logs: evals/work/repeat_run{N}.jsonl. Any log with the same
 claims (e.g. a verdict_scifact log) can be added with `--compare`.
 The default ids are the four dev claims whose verdict changed between two unseeded runs of
-`evals.verdict_scifact` (session 6): the claims most sensitive to sampling.
+`evals.verdict_scifact` : the claims most sensitive to sampling.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sessions benchmark (issue #7): kill / resume, and concurrent MCP sessions over loopback HTTP.
+"""Sessions benchmark: kill / resume, and concurrent MCP sessions over loopback HTTP.
 
     python -m evals.sessions [--runs 20] [--mcp-sessions 10] [--seed 7]
 

@@ -1,4 +1,4 @@
-"""Open claims without gold labels (issue #6): the FRoSC claims over the SciFact corpus and the
+"""Open claims without gold labels: the FRoSC claims over the SciFact corpus and the
 ClaimSpect vaccine claims over a corpus cut from the 50 vaccine source papers they were written from.
 
     python -m evals.verdict_open --frosc 10 --vaccine 5

@@ -1,4 +1,4 @@
-"""Benchmark of the whole investigation (issue #6) on SciFact dev claims over the SciFact corpus.
+"""Benchmark of the whole investigation on SciFact dev claims over the SciFact corpus.
 
     python -m evals.verdict_scifact --n 50
 

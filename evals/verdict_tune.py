@@ -1,4 +1,4 @@
-"""Choose the verdict's evidence rule on SciFact TRAIN claims (issue #6), never on dev.
+"""Choose the verdict's evidence rule on SciFact TRAIN claims, never on dev.
 
     python -m evals.verdict_tune [--llm 20]
 

@@ -538,7 +538,7 @@ def combine_labels(llm: LocalAssessment, stance: LocalAssessment, *,
     """Hybrid local label: the stance model decides whether the abstract is evidence and which
     way it points; the LLM's label (grade, explanation, citations) is kept when it agrees in sign.
 
-    A small LLM grades almost every related abstract "Mostly True" (issue #6: 88 of 110 on SciFact
+    A small LLM grades almost every related abstract "Mostly True" (88 of 110 on SciFact
     dev), so its sign is not trusted on its own. A disagreement (including the LLM's No Evidence)
     is always flagged as a sign conflict, with both labels named in the warning; `on_conflict`
     says which label stands: the stance model's, the LLM's, or neither (abstain: No Evidence)."""

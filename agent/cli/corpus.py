@@ -1,4 +1,4 @@
-"""`claimscope ingest`, `claimscope corpus list|info|delete` and `claimscope search` (issue #2)."""
+"""`claimscope ingest`, `claimscope corpus list|info|delete` and `claimscope search`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`claimscope llm info` and `claimscope llm check` (issue #3): which model is configured, and does
+"""`claimscope llm info` and `claimscope llm check`: which model is configured, and does
 it start and answer one structured prompt."""
 
 from __future__ import annotations
