@@ -232,7 +232,6 @@ def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> Evide
     The sentences state facts of the run, so they cite nothing and are not attribution-checked."""
     from agent.graph.steps import query_plan
     from tools.claim_analysis import claim_components
-    from tools.coverage import DEFAULT_MIN_COVERAGE, component_terms, coverage
 
     verdict = state.get("verdict")
     if verdict and Verdict.model_validate(verdict).weighted_label is not GlobalLabel.INSUFFICIENT:
@@ -263,9 +262,7 @@ def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> Evide
         titles = [f'"{docs[d].title}"' for d in on_subject[:3] if d in docs and docs[d].title]
         # "but not <object>" only where it is true of every one of them: an abstract may name both
         # ends and still not report on the relation between them.
-        terms = component_terms(state["claim"])
-        lacks_object = all(coverage(terms, [docs[d].title, *docs[d].sentences]).object < DEFAULT_MIN_COVERAGE
-                           for d in on_subject if d in docs)
+        lacks_object = set(on_subject) <= set(screen.get("without_object") or [])
         about = _lower_first(parts.subject) + (f" but not {parts.object}" if parts.object and lacks_object else "")
         summary.append(f"{len(on_subject)} of them are about {about}" + (f", e.g. {', '.join(titles)}" if titles else "")
                        + "; they are not counted as evidence.")

@@ -240,7 +240,7 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
     """Which of the best-ranked gathered documents are evidence on the claim (document_decision),
     and which only share its subject: read before any aspect is built, so that a corpus without
     evidence ends in "insufficient evidence" instead of a verdict over off-claim text."""
-    from tools.coverage import component_terms, coverage
+    from tools.coverage import DEFAULT_MIN_COVERAGE, component_terms, coverage
 
     n = SCREEN_FACTOR * options_of(state).top_documents
     ranked = sorted(found, key=lambda d: -float(found[d].get("score", 0.0)))[:n]
@@ -248,6 +248,7 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
     terms = component_terms(state["claim"])
     evidence: list[str] = []
     on_subject: list[str] = []
+    without_object: list[str] = []  # on the subject, not naming the object at all
     labels: dict[str, str] = {}
     confidence: dict[str, float] = {}
     for doc_id in ranked:
@@ -260,9 +261,14 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
         confidence[doc_id] = round(float(decision.confidence), 4)
         if decision.label != "NEI":
             evidence.append(doc_id)
-        elif coverage(terms, [doc.title, *doc.sentences]).subject >= 0.5:
-            on_subject.append(doc_id)
-    return {"checked": len(labels), "evidence": evidence, "on_subject": on_subject, "labels": labels,
+        else:
+            cov = coverage(terms, [doc.title, *doc.sentences])
+            if cov.subject >= DEFAULT_MIN_COVERAGE - 1e-9:
+                on_subject.append(doc_id)
+                if cov.object < DEFAULT_MIN_COVERAGE - 1e-9:
+                    without_object.append(doc_id)
+    return {"checked": len(labels), "evidence": evidence, "on_subject": on_subject,
+            "without_object": without_object, "labels": labels,
             "confidence": confidence, "subject_terms": terms.subject, "object_terms": terms.object}
 
 
