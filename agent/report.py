@@ -298,6 +298,15 @@ def _fmt_score(x: float | None) -> str:
     return "n/a" if x is None else f"{x:+.2f}"
 
 
+def _node_counts(c: NodeConsensus) -> str:
+    """'+0.50; +3 / =1 / -1' — the score only when it earned a label (an aspect with too little
+    evidence shows its counts, not a '+1.00' from one sentence)."""
+    counts = f"+{c.support} / ={c.neutral} / -{c.oppose}"
+    if c.label is GlobalLabel.INSUFFICIENT:
+        return counts
+    return f"{_fmt_score(c.score)}; {counts}"
+
+
 def _walk(h: Hierarchy) -> Iterable[tuple[HierarchyNode, int]]:
     """Depth-first over the tree from the root (nodes unreachable from it come last, at depth 0)."""
     nodes = h.by_id()
@@ -441,10 +450,7 @@ def render_markdown(report: Report) -> str:
         c = node.consensus
         summary = ""
         if c is not None:
-            summary = (
-                f" {_md_bar(c)} {c.label.value} ({_fmt_score(c.score)}; "
-                f"+{c.support} / ={c.neutral} / -{c.oppose})"
-            )
+            summary = f" {_md_bar(c)} {c.label.value} ({_node_counts(c)})"
         lines.append(f"{indent}- **{md_escape(node.name)}**{summary}")
         if node.description:
             lines.append(f"{indent}  {md_escape(node.description)}")
@@ -731,7 +737,7 @@ def _html_tree(h: Hierarchy, bar: Any, cite: Any) -> list[str]:
         if c is not None:
             head += (
                 f'{bar(c)}<span class="{_slug(c.label)}">{_e(c.label.value)}</span> '
-                f'<span class="small">({_e(_fmt_score(c.score))}; +{c.support} / ={c.neutral} / -{c.oppose})</span>'
+                f'<span class="small">({_e(_node_counts(c))})</span>'
             )
         out.append(f"<li>{head}")
         if node.description:

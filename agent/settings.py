@@ -66,6 +66,11 @@ class LLMSettings(BaseModel):
         "prompt gets the same answer on a rerun; null = a fresh random sample every call. Sent only to "
         "models whose litellm provider accepts a seed.",
     )
+    guard_text: bool = Field(
+        True, description="Check every text field the model writes for repetition, another script, an echo "
+        "of the instructions and run-on length; regenerate a failing answer once at a lower temperature, "
+        "then fall back to the caller's extractive text with a warning.",
+    )
 
 
 class StanceSettings(BaseModel):
@@ -112,6 +117,14 @@ class HierarchySettings(BaseModel):
     classify_min_margin: float = Field(
         0.0, ge=0, le=1, description="...and at least this much more similar than the child's best sibling."
     )
+    aspect_min_similarity: float = Field(
+        0.30, ge=-1, le=1, description="A segment is about an aspect when its cosine with the aspect's query "
+        "vector is at least this (and it addresses the claim).",
+    )
+    min_node_segments: int = Field(
+        2, ge=1, le=20, description="Relevant segments a node needs to be split into sub-aspects, and a "
+        "sub-aspect needs to be kept (fewer: it is rejected as off-claim).",
+    )
 
 
 class TrustSettings(BaseModel):
@@ -130,6 +143,10 @@ class TrustSettings(BaseModel):
 
 
 class VerdictSettings(BaseModel):
+    min_node_evidence: int = Field(
+        2, ge=1, le=20, description="Segments taking a stance (support or oppose) an aspect needs for a "
+        "label; fewer read 'insufficient evidence'.",
+    )
     top_documents: int = Field(5, ge=1, description="Documents given a takeaway and local label.")
     combined_assessment: bool = Field(
         True, description="Takeaway and local label in one LLM call per document (prompts/assess.py)."

@@ -112,6 +112,8 @@ class Perspective(BaseModel):
     n_segments: int = Field(0, description="Segments the summary was written from.")
     mode: Literal["llm", "extractive"] = "llm"
     warning: str | None = None
+    sentences_checked: int = Field(0, description="Sentences of the summary traced to its citations.")
+    sentences_supported: int = Field(0, description="Of those, sentences the citations support.")
 
 
 def perspective_summary(
@@ -1017,6 +1019,46 @@ def check_attribution(
     if summary := _unsupported_summary(out):
         warnings.append(summary)
     return Explanation(sentences=out, mode=explanation.mode, warnings=warnings, checked=True)
+
+
+def check_perspective(
+    perspective: Perspective,
+    segments: Sequence[tuple[str, str]],
+    get_sentence: SentenceLookup,
+    scorer: StanceScorer,
+    *,
+    threshold: float = DEFAULT_ATTRIBUTION_THRESHOLD,
+    min_overlap: float | None = None,
+) -> Perspective:
+    """The attribution check of the global explanation applied to a perspective summary: each of its
+    sentences must be supported by the segments it cites (`get_sentence` resolves their keys).
+    Unsupported sentences are removed; when none is left the best segment of `segments` ((key,
+    text), best first) is quoted instead, with a warning."""
+    if not perspective.summary.strip():
+        return perspective
+    sentences = [ExplanationSentence(text=t, citations=list(perspective.citations))
+                 for t in _summary_sentences(perspective.summary)]
+    checked = check_attribution(Explanation(sentences=sentences, mode=perspective.mode), get_sentence, scorer,
+                                threshold=threshold, min_overlap=min_overlap)
+    kept = [x for x in checked.sentences if x.status == "supported"]
+    counts = {"sentences_checked": len(checked.sentences), "sentences_supported": len(kept)}
+    if kept:
+        cited = _dedupe(k for x in kept for k in x.citations)
+        warning = perspective.warning
+        if len(kept) < len(checked.sentences):
+            warning = (f"{len(checked.sentences) - len(kept)} sentence(s) of the summary were not supported by "
+                       "their citations and were removed")
+        return perspective.model_copy(update={"summary": " ".join(x.text for x in kept), "citations": cited,
+                                              "warning": warning, **counts})
+    if not segments:
+        return perspective.model_copy(update={"summary": "", "citations": [], **counts})
+    quoted = _extractive_perspective(perspective.stance, segments,
+                                     "the perspective summary was not supported by its citations; quoted instead")
+    return quoted.model_copy(update=counts)
+
+
+def _summary_sentences(text: str) -> list[str]:
+    return [t for t in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])", text.strip()) if t.strip()]
 
 
 def _unsupported_summary(sentences: Sequence[ExplanationSentence]) -> str | None:

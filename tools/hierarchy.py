@@ -34,6 +34,7 @@ from prompts import subaspects as subaspects_prompt
 from tools.errors import InputError
 from tools.llm import LLMError, StructuredLLM
 from tools.models import Embedder, Segment
+from tools.text_guard import copied_from, name_problems, tidy_name
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +135,26 @@ class AspectTree(BaseModel):
             added.append(child)
         parent.expanded = True
         return added
+
+    def drop(self, node_id: str) -> None:
+        """Remove a leaf; its later siblings move up one number ('1.3' becomes '1.2')."""
+        node = self.node(node_id)
+        if node.id == ROOT_ID or node.children:
+            raise InputError(f"only a leaf other than the root can be dropped, not {node_id!r}.")
+        parent = self.nodes[node.parent_id or ROOT_ID]
+        position = parent.children.index(node_id)
+        del self.nodes[node_id]
+        parent.children.pop(position)
+        prefix = "" if parent.id == ROOT_ID else parent.id + "."
+        renamed = []
+        for i, child_id in enumerate(parent.children[position:], start=position + 1):
+            child = self.nodes.pop(child_id)
+            if child.children:
+                raise InputError(f"cannot renumber {child_id!r}: it has children.")
+            child.id = f"{prefix}{i}"
+            self.nodes[child.id] = child
+            renamed.append(child.id)
+        parent.children[position:] = renamed
 
     def mark_expanded(self, node_id: str) -> None:
         """Record that a node was tried and will not grow (so the loop can stop)."""
@@ -390,7 +411,8 @@ def propose_aspects(
                     n_keywords=n_keywords,
                 ),
             )
-        drafts = _clean_drafts([(a.name, a.description, a.keywords) for a in out.aspects], exclude=parent)
+        drafts = _clean_drafts([(a.name, a.description, a.keywords) for a in out.aspects], exclude=parent,
+                               sources=segments)
         if drafts:
             return drafts[:k]
         reason = "the LLM proposed no usable aspects"
@@ -513,22 +535,37 @@ def format_excerpts(segments: Sequence[str], *, limit: int = MAX_EXCERPTS, chars
 # helpers
 
 
-def _clean_drafts(items: Sequence[tuple[str, str, Sequence[str]]], exclude: AspectNode | None) -> list[AspectDraft]:
+def _clean_drafts(items: Sequence[tuple[str, str, Sequence[str]]], exclude: AspectNode | None,
+                  sources: Sequence[str] = ()) -> list[AspectDraft]:
+    """Usable drafts: names tidied into phrases (slugs become words), names that are sentences or
+    copies of a source dropped, descriptions copied from a source replaced by a written one."""
     seen = {exclude.name.strip().lower()} if exclude is not None else set()
     drafts = []
-    for name, description, keywords in items:
-        name = _clip(" ".join(name.split()).strip(" .:-"), NAME_CHARS)
+    for raw_name, raw_description, keywords in items:
+        name = _clip(tidy_name(raw_name), NAME_CHARS)
         if not name or name.lower() in seen:
             continue
+        if problems := name_problems(name) or (["is copied from an excerpt"] if copied_from(name, sources) else []):
+            log.info("dropped aspect name %r: %s", name, "; ".join(problems))
+            continue
         seen.add(name.lower())
+        description = " ".join(raw_description.split())
+        if not description or copied_from(description, sources) or copied_from(description, [name], min_words=1):
+            description = written_description(name, exclude)
         drafts.append(
             AspectDraft(
                 name=name,
-                description=_clip(" ".join(description.split()), DESCRIPTION_CHARS),
+                description=_clip(description, DESCRIPTION_CHARS),
                 keywords=_dedupe(k.lower()[:KEYWORD_CHARS].strip() for k in keywords)[:8],
             )
         )
     return drafts
+
+
+def written_description(name: str, parent: AspectNode | None) -> str:
+    """The description given to an aspect whose own was a copied source sentence (or missing)."""
+    within = f" within {parent.name}" if parent is not None and parent.id != ROOT_ID else ""
+    return f"What the studies report on {name}{within}, and how it bears on the claim."
 
 
 _GENERIC = [

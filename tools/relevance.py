@@ -11,6 +11,12 @@ claim")). Where to cut the ordering:
   (absolute cosine, calibrated for all-MiniLM-L6-v2 by evals/relevance_filter.py) and at least
   `top_margin` of the best segment's similarity, within [min_keep, max_keep].
 
+Relevance to one node of the tree (`node_relevance`): a segment is relevant to an aspect when it
+addresses the claim (it, with its document's title, covers both ends of the claim's relation, the
+evidence test of tools.coverage) and its embedding is at least `ASPECT_MIN_SIMILARITY` similar to the
+aspect's query vector. The tree is grown only from such segments: sub-aspects are discovered from the
+parent's relevant segments, and a sub-aspect with too few of its own is rejected.
+
 Classification (after TELEClass-style core-class annotation, simplified): each kept segment walks
 down from the root. At each level it goes to the child whose discriminative ranking kept it (highest
 score if several did); otherwise to the child whose aspect vector it is closest to, provided that
@@ -29,6 +35,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from tools.coverage import ComponentTerms, addresses, coverage
 from tools.errors import InputError
 from tools.hierarchy import ROOT_ID, AspectNode, AspectTree, cached, node_queries
 from tools.models import Embedder, Segment
@@ -44,6 +51,12 @@ TOP_MARGIN = 0.5
 KEYWORD_WEIGHT = 0.5
 CLASSIFY_MIN_SIMILARITY = 0.2
 CLASSIFY_MIN_MARGIN = 0.0
+# Least cosine between a segment and an aspect's query vector for the segment to be about the
+# aspect (the claim-relevance cut MIN_SIMILARITY, for the same embedding model).
+ASPECT_MIN_SIMILARITY = 0.30
+# Least coverage of each end of the claim's relation for a segment to address the claim (the
+# sentence-level cut of the judgement's evidence test).
+SEGMENT_MIN_COVERAGE = 0.5
 
 
 class RelevanceResult(BaseModel):
@@ -158,17 +171,57 @@ def density_cut(ranked_texts: Sequence[str], judge: Judge, *, boundary_density: 
     return int(ratio * n), len(verdicts)
 
 
+def addresses_claim(terms: ComponentTerms, segment: Segment, *, min_coverage: float = SEGMENT_MIN_COVERAGE) -> bool:
+    """Whether the segment (with its title, as embedded) covers both ends of the claim's relation."""
+    return addresses(coverage(terms, segment.embed_text or segment.text), min_coverage)
+
+
+def aspect_vector(node: AspectNode, ancestors: Sequence[AspectNode], embedder: Embedder) -> np.ndarray:
+    """A node's unit query vector: the mean of its query embeddings (see node_queries)."""
+    qv = cached(embedder).encode(node_queries(node, ancestors)).astype(np.float64).mean(axis=0)
+    norm = np.linalg.norm(qv)
+    return qv / norm if norm > 0 else qv
+
+
+class NodeRelevance(BaseModel):
+    """Which of a node's candidate segments are relevant to it, and why the others are not."""
+
+    relevant: list[str] = Field(description="Keys of segments relevant to the claim and the aspect, input order.")
+    on_claim: dict[str, bool] = Field(description="Segment key -> addresses the claim.")
+    similarity: dict[str, float] = Field(description="Segment key -> cosine with the aspect's query vector.")
+
+
+def node_relevance(
+    terms: ComponentTerms,
+    node: AspectNode,
+    ancestors: Sequence[AspectNode],
+    segments: Sequence[Segment],
+    embedder: Embedder,
+    *,
+    min_similarity: float = ASPECT_MIN_SIMILARITY,
+    min_coverage: float = SEGMENT_MIN_COVERAGE,
+) -> NodeRelevance:
+    """The segments relevant to `node`: they address the claim (`terms`) and are about the aspect.
+    For the root (the claim itself) addressing the claim is enough."""
+    unique = list({s.key: s for s in segments}.values())
+    if not unique:
+        return NodeRelevance(relevant=[], on_claim={}, similarity={})
+    on_claim = {s.key: addresses_claim(terms, s, min_coverage=min_coverage) for s in unique}
+    if node.id == ROOT_ID:
+        sims = dict.fromkeys(on_claim, 1.0)
+    else:
+        emb = cached(embedder)
+        vec = aspect_vector(node, ancestors, emb)
+        values = emb.encode([s.text for s in unique]).astype(np.float64) @ vec
+        sims = {s.key: float(v) for s, v in zip(unique, values, strict=True)}
+    relevant = [s.key for s in unique if on_claim[s.key] and sims[s.key] >= min_similarity]
+    return NodeRelevance(relevant=relevant, on_claim=on_claim, similarity=sims)
+
+
 def aspect_vectors(tree: AspectTree, embedder: Embedder) -> dict[str, np.ndarray]:
     """One unit vector per non-root node: the mean of its query embeddings (see node_queries)."""
     emb = cached(embedder)
-    out = {}
-    for node in tree.walk():
-        if node.id == ROOT_ID:
-            continue
-        qv = emb.encode(node_queries(node, tree.ancestors(node.id))).astype(np.float64).mean(axis=0)
-        norm = np.linalg.norm(qv)
-        out[node.id] = qv / norm if norm > 0 else qv
-    return out
+    return {node.id: aspect_vector(node, tree.ancestors(node.id), emb) for node in tree.walk() if node.id != ROOT_ID}
 
 
 def classify_segments(

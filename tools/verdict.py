@@ -160,13 +160,17 @@ def _check_weight(w: float, what: str) -> float:
     return w
 
 
-def aspect_consensus(stances: Sequence[tuple[Stance, float]]) -> Consensus:
+def aspect_consensus(stances: Sequence[tuple[Stance, float]], *, min_evidence: int = 1) -> Consensus:
     """Consensus of one aspect from (stance, weight) pairs, one per segment.
 
     The weight is whatever the caller trusts the segment's source by (reputation x trust, or 1.0
     for an unweighted count). Neutral segments are counted and shown in the ratios but do not move
-    the score (see the module docstring).
+    the score (see the module docstring). With fewer than `min_evidence` segments taking a stance
+    the label is "insufficient evidence" (the score is still reported): one sentence does not make
+    an aspect "generally supported".
     """
+    if min_evidence < 1:
+        raise InputError(f"min_evidence must be at least 1 (got {min_evidence}); fix verdict.min_node_evidence.")
     counts = {Stance.SUPPORT: 0, Stance.NEUTRAL: 0, Stance.REFUTE: 0}
     weights = {Stance.SUPPORT: 0.0, Stance.NEUTRAL: 0.0, Stance.REFUTE: 0.0}
     for stance, w in stances:
@@ -199,7 +203,8 @@ def aspect_consensus(stances: Sequence[tuple[Stance, float]]) -> Consensus:
         raw_ratios=raw,
         weighted_ratios=weighted,
         score=score,
-        label=global_label(score),
+        label=global_label(score) if counts[Stance.SUPPORT] + counts[Stance.REFUTE] >= min_evidence
+        else GlobalLabel.INSUFFICIENT,
     )
 
 

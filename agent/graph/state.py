@@ -35,7 +35,8 @@ def add_floats(old: dict[str, float] | None, new: dict[str, float] | None) -> di
     return out
 
 
-USAGE_FIELDS = ("calls", "attempts", "failures", "prompt_tokens", "completion_tokens", "cost_usd", "seconds")
+USAGE_FIELDS = ("calls", "attempts", "failures", "prompt_tokens", "completion_tokens", "cost_usd", "seconds",
+                "text_fields", "degenerate_fields", "regenerated", "fell_back")
 
 
 def add_usage(old: dict[str, dict[str, float]] | None, new: dict[str, dict[str, float]] | None

@@ -346,8 +346,10 @@ def _segments_for_node(
 
 
 def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate:
-    """One level of ClaimSpect: propose aspects under each frontier node, enrich their keywords from
-    retrieved segments, rank segments discriminatively against the siblings, merge near-duplicates."""
+    """One level of ClaimSpect: propose aspects under each frontier node from its relevant segments,
+    enrich their keywords, rank segments discriminatively against the siblings, keep only the
+    segments relevant to the claim and the aspect, reject sub-aspects left without enough of them."""
+    from tools.coverage import component_terms
     from tools.hierarchy import (
         cached,
         enrich_keywords,
@@ -355,20 +357,30 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
         propose_aspects,
         rank_segments,
     )
+    from tools.relevance import node_relevance
 
     h = services.settings.hierarchy
     # One embedding cache for the step: candidate segments recur across sibling nodes.
     embedder = cached(services.embedder)
     opts = options_of(state)
+    terms = component_terms(state["claim"])
     tree = _tree(state)
     frontier = tree.frontier(opts.depth)
     warnings: list[str] = []
     new_nodes = []
     for parent in frontier:
         if parent.id == "root":
-            context = [s.text for s in evidence_segments(state, services, state["claim"], k=h.segments_per_node)]
+            found = evidence_segments(state, services, state["claim"], k=h.segments_per_node * 2)
+            relevant = set(node_relevance(terms, parent, [], found, embedder).relevant)
+            context = [s.text for s in found if s.key in relevant][: h.segments_per_node]
         else:
+            # The parent's kept segments already passed the relevance test for it.
             context = [seg.text for seg in _lookup_segments(services, parent.segment_keys[: h.segments_per_node])]
+            if len(context) < h.min_node_segments:
+                tree.mark_expanded(parent.id)
+                emit("tree", "grow_hierarchy", f"{parent.name!r} not split: {len(context)} relevant segment(s)",
+                     parent=parent.id)
+                continue
         # propose_aspects never raises: on LLM failure it returns keyword-cluster drafts with a note.
         drafts = propose_aspects(
             state["claim"], services.llm, k=opts.top_k_aspects,
@@ -380,8 +392,6 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
         children = tree.add_children(parent.id, drafts)
         tree.mark_expanded(parent.id)
         new_nodes += children
-        emit("tree", "grow_hierarchy", f"{len(children)} aspect(s) under {parent.name!r}",
-             parent=parent.id, children=[c.name for c in children])
 
     for node in new_nodes:
         candidates = _segments_for_node(state, services, tree, node, k=h.segments_per_node * 3)
@@ -399,10 +409,25 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
                 warnings.append(f"keyword enrichment failed for {node.name!r}: {exc}")
         ranked = rank_segments(
             node, tree.siblings(node.id), tree.ancestors(node.id), list(candidates.values()),
-            embedder, beta=h.beta, gamma=h.gamma, keep=h.segments_per_node,
+            embedder, beta=h.beta, gamma=h.gamma, keep=len(candidates) or 1,
         )
-        node.segment_keys = [k for k, _ in ranked]
-        node.segment_scores = [float(s) for _, s in ranked]
+        relevant = set(node_relevance(terms, node, tree.ancestors(node.id), list(candidates.values()), embedder,
+                                      min_similarity=h.aspect_min_similarity).relevant)
+        kept = [(k, sc) for k, sc in ranked if k in relevant][: h.segments_per_node]
+        node.segment_keys = [k for k, _ in kept]
+        node.segment_scores = [float(sc) for _, sc in kept]
+
+    rejected = [n for n in new_nodes if n.depth >= 2 and len(n.segment_keys) < h.min_node_segments]
+    # Dropped last-first, so the renumbering of later siblings never touches one still to drop.
+    for node in sorted(rejected, key=lambda n: [int(x) for x in n.id.split(".")], reverse=True):
+        tree.drop(node.id)
+    if rejected:
+        warnings.append(f"{len(rejected)} proposed sub-aspect(s) rejected: fewer than {h.min_node_segments} "
+                        f"segments address both the claim and the aspect ({', '.join(repr(n.name) for n in rejected)})")
+    for parent in {n.parent_id for n in new_nodes}:
+        emit("tree", "grow_hierarchy", f"{len(tree.children(parent or 'root'))} aspect(s) under "
+             f"{tree.node(parent or 'root').name!r}", parent=parent,
+             children=[c.name for c in tree.children(parent or "root")])
 
     complete = not tree.frontier(opts.depth)
     emit("tree", "grow_hierarchy", tree.render_text(), nodes=len(tree.nodes) - 1, depth=tree.depth())
@@ -422,7 +447,7 @@ def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
     """Relevance filter, classification down the tree, and stance toward the claim per segment."""
     from tools.coverage import component_terms
     from tools.hierarchy import cached
-    from tools.relevance import classify_segments, relevance_filter
+    from tools.relevance import addresses_claim, classify_segments, relevance_filter
 
     tree = _tree(state)
     h = services.settings.hierarchy
@@ -443,14 +468,15 @@ def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
         state["claim"], segments, embedder, min_similarity=h.relevance_min_similarity,
         top_margin=h.relevance_top_margin, keyword_weight=h.relevance_keyword_weight,
     )
-    kept = [pool[k] for k in relevance.kept if k in pool]
+    # Similar is not enough: a segment enters the tree's consensus only if it addresses the claim.
+    kept = [pool[k] for k in relevance.kept if k in pool and addresses_claim(terms, pool[k])]
     assignments = classify_segments(tree, kept, embedder, min_similarity=h.classify_min_similarity,
                                     min_margin=h.classify_min_margin) if kept else {}
     results = [on_relation_stance(r, terms, s.embed_text)
                for s, r in zip(kept, services.stance.predict([(state["claim"], s.text) for s in kept]), strict=True)]
     stances = {s.key: r.model_dump(mode="json") for s, r in zip(kept, results, strict=True)}
     counts = {st.value: sum(1 for r in results if r.label == st) for st in Stance}
-    emit("counts", "assess", f"{len(kept)}/{len(segments)} segments relevant; stance {counts}", **counts)
+    emit("counts", "assess", f"{len(kept)}/{len(segments)} segments address the claim; stance {counts}", **counts)
 
     perspectives: dict[str, dict[str, Any]] = {}
     warnings: list[str] = []
@@ -494,8 +520,10 @@ def _perspectives(
     assignments: dict[str, str], stances: dict[str, dict[str, Any]],
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """A short grounded summary per stance for each top-level aspect (the most read part)."""
-    from tools.explain import perspective_summary
+    from tools.explain import check_perspective, perspective_summary
 
+    v = services.settings.verdict
+    get = sentence_lookup(state, services)
     text = {s.key: s.text for s in kept}
     out: dict[str, dict[str, Any]] = {}
     warnings: list[str] = []
@@ -505,12 +533,16 @@ def _perspectives(
             chosen = [k for k in keys if stances[k]["label"] == stance.value][:6]
             if not chosen:
                 continue
+            segs = [(k, text[k]) for k in chosen]
             try:
-                p = perspective_summary(state["claim"], node.name, stance, [(k, text[k]) for k in chosen],
-                                        services.llm)
+                p = perspective_summary(state["claim"], node.name, stance, segs, services.llm)
             except LLMError as exc:
                 warnings.append(f"perspective summary failed for {node.name!r}: {exc}")
                 continue
+            p = check_perspective(p, segs, get, services.stance, threshold=v.attribution_threshold,
+                                  min_overlap=v.attribution_overlap)
+            if p.warning:
+                warnings.append(f"perspective on {node.name!r} ({stance.value}): {p.warning}")
             out[f"{node.id}:{stance.value}"] = p.model_dump(mode="json")
     return out, warnings
 
@@ -635,7 +667,8 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
         keys = subtree_keys(tree, node_id, assignments) if node_id != "root" else list(assignments)
         pairs = [(Stance(stances[k]["label"]), doc_weight(state, sentence_index(k)[0] if sentence_index(k) else ""))
                  for k in keys if k in stances]
-        per_node[node_id] = aspect_consensus(pairs).model_dump(mode="json")
+        per_node[node_id] = aspect_consensus(pairs, min_evidence=services.settings.verdict.min_node_evidence
+                                             ).model_dump(mode="json")
     emit("counts", "aggregate", f"verdict: {verdict.weighted_label} (score {_fmt(verdict.weighted_score)})")
     return {"verdict": verdict.model_dump(mode="json"), "node_consensus": per_node}
 

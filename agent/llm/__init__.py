@@ -63,6 +63,7 @@ def build_gateway(settings: Settings) -> LLMGateway:
         "retry_backoff_s": llm.retry_backoff_s,
         "tool_calling": llm.tool_calling,
         "seed": llm.seed,
+        "guard_text": llm.guard_text,
     }
     if llm.model == "embedded":
         spec = get_spec(llm.embedded_model)

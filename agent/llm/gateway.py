@@ -28,6 +28,7 @@ from tenacity import (
 from agent.llm.usage import PromptUsage, Usage, UsageMeter
 from prompts.base import Prompt
 from tools.llm import ActionChoice, LLMError, ToolSpec
+from tools.text_guard import instruction_text, output_problems
 
 # litellm prints a provider banner on some errors; claimscope reports errors itself.
 litellm.suppress_debug_info = True
@@ -145,6 +146,7 @@ class LLMGateway:
         tool_calling: ToolCallingMode = "auto",
         extra_params: dict[str, Any] | None = None,
         seed: int | None = None,
+        guard_text: bool = True,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be >= 1")
@@ -158,6 +160,7 @@ class LLMGateway:
         self.tool_calling = tool_calling
         self._extra = dict(extra_params or {})
         self.seed = seed
+        self.guard_text = guard_text
         self._seed_ok: bool | None = None
         self._meter = UsageMeter()
         self._base_lock = threading.Lock()
@@ -202,7 +205,38 @@ class LLMGateway:
             except ValidationError as exc:
                 raise InvalidOutput(_short_validation_error(exc), content) from exc
 
-        return self._call(prompt.name, messages, params, parse, feedback=True)
+        answer = self._call(prompt.name, messages, params, parse, feedback=True)
+        if not self.guard_text:
+            return answer
+        return self._guarded(prompt, inputs, messages, params, parse, answer)
+
+    def _guarded(self, prompt: Prompt[InT, OutT], inputs: InT, messages: list[dict[str, Any]],
+                 params: dict[str, Any], parse: Callable[[Any], OutT], answer: OutT) -> OutT:
+        """The text guard (tools.text_guard) on a valid answer: one regeneration, at a lower
+        temperature and with what was wrong, when a text field degenerated; LLMError when the second
+        answer fails too, so that the caller's extractive fallback is what the reader gets."""
+        reference = str(getattr(inputs, "claim", "") or "")
+        instructions = instruction_text(prompt.system, prompt.template)
+        problems = output_problems(answer, reference=reference, instructions=instructions)
+        record = PromptUsage(text_fields=_count_strings(answer), degenerate_fields=_count_fields(problems))
+        if not problems:
+            self._meter.record(prompt.name, record)
+            return answer
+        record.regenerated = 1
+        self._meter.record(prompt.name, record)
+        retry = [
+            *messages,
+            {"role": "assistant", "content": answer.model_dump_json()[:2000]},
+            {"role": "user", "content": f"That answer has degenerate text ({'; '.join(problems[:3])}). "
+             f"Write it again: each point once, in the claim's language, in your own words. {_JSON_ONLY}"},
+        ]
+        cooler = {**params, "temperature": min(float(params.get("temperature") or 0.0), 0.1)}
+        second = self._call(prompt.name, retry, cooler, parse, feedback=True)
+        still = output_problems(second, reference=reference, instructions=instructions)
+        if still:
+            self._meter.record(prompt.name, PromptUsage(fell_back=1))
+            raise LLMError(f"{self.model} wrote degenerate text for prompt {prompt.name!r} twice: {'; '.join(still[:3])}")
+        return second
 
     def choose_action(self, system: str, context: str, tools: list[ToolSpec]) -> ActionChoice:
         """Ask the model which tool to run next and with which arguments.
@@ -381,6 +415,17 @@ class LLMGateway:
                 f"the answer was cut at max_tokens={params.get('max_tokens')}; be more concise", message.content
             )
         return message
+
+
+def _count_strings(answer: BaseModel) -> int:
+    from tools.text_guard import string_fields
+
+    return sum(1 for _ in string_fields(answer))
+
+
+def _count_fields(problems: list[str]) -> int:
+    """Distinct fields named by output_problems (each problem starts with its field path)."""
+    return len({p.split(" ", 1)[0] for p in problems})
 
 
 def _cost(response: Any, model: str) -> float | None:

@@ -17,6 +17,10 @@ class PromptUsage(BaseModel):
     completion_tokens: int = 0
     cost_usd: float | None = Field(None, description="Sum over calls litellm could price; None if none could.")
     seconds: float = Field(0.0, description="Wall-clock seconds spent in calls, retries and waits included.")
+    text_fields: int = Field(0, description="Text fields of first answers checked by the text guard.")
+    degenerate_fields: int = Field(0, description="Of those, fields that failed it (repetition, script, echo, length).")
+    regenerated: int = Field(0, description="Answers regenerated because a field failed the guard.")
+    fell_back: int = Field(0, description="Regenerated answers that failed again (the caller's fallback was used).")
 
     def _add(self, other: PromptUsage) -> None:
         self.calls += other.calls
@@ -27,6 +31,10 @@ class PromptUsage(BaseModel):
         if other.cost_usd is not None:
             self.cost_usd = (self.cost_usd or 0.0) + other.cost_usd
         self.seconds += other.seconds
+        self.text_fields += other.text_fields
+        self.degenerate_fields += other.degenerate_fields
+        self.regenerated += other.regenerated
+        self.fell_back += other.fell_back
 
 
 class Usage(PromptUsage):
