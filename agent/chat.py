@@ -301,7 +301,12 @@ class ChatEngine:
         reply = self._finish(run)
         kids = [n for n in (run.report or {}).get("hierarchy", {}).get("nodes", [])
                 if n["id"].startswith(node["id"] + ".")]
-        reply.text = (f"Grew '{node['name']}': " + "; ".join(n["name"] for n in kids) + "\n\n" + reply.text)
+        if kids:
+            head = f"Grew '{node['name']}': " + "; ".join(n["name"] for n in kids)
+        else:
+            head = (f"'{node['name']}' was not split: too few of its segments address both the claim and "
+                    "the aspect (hierarchy.min_node_segments), or every proposed sub-aspect was off-claim.")
+        reply.text = head + "\n\n" + reply.text
         reply.tool = "go_deeper"
         return reply
 

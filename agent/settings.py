@@ -118,8 +118,8 @@ class HierarchySettings(BaseModel):
         0.0, ge=0, le=1, description="...and at least this much more similar than the child's best sibling."
     )
     aspect_min_similarity: float = Field(
-        0.30, ge=-1, le=1, description="A segment is about an aspect when its cosine with the aspect's query "
-        "vector is at least this (and it addresses the claim).",
+        0.30, ge=-1, le=1, description="A segment is about an aspect when its cosine with the aspect's wording "
+        "('name: description') is at least this (and it addresses the claim).",
     )
     min_node_segments: int = Field(
         2, ge=1, le=20, description="Relevant segments a node needs to be split into sub-aspects, and a "
@@ -181,6 +181,11 @@ class VerdictSettings(BaseModel):
     on_conflict: Literal["stance", "llm", "abstain"] = Field(
         "stance", description="hybrid labels: which label stands when the LLM and the stance model disagree "
         "in sign (always flagged): the stance model's, the LLM's, or neither (No Evidence).",
+    )
+    explanation_style: Literal["findings", "summary"] = Field(
+        "findings", description="findings: choose the evidence sentences first, have the LLM restate each one "
+        "(a quote where the restatement fails the attribution check); summary: one LLM call summarises "
+        "the documents' labels and cites the evidence.",
     )
     unsupported_sentences: Literal["flag", "drop"] = Field("flag", description="Unattributed sentences.")
     recite_within_documents: bool = Field(

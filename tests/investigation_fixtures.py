@@ -63,8 +63,15 @@ def investigation_script() -> dict[str, Any]:
             {"text": "Vitamin D supplementation reduced the risk of acute respiratory infection.", "citations": [1]},
             {"text": "Monthly high-dose vitamin D did not reduce infections.", "citations": [2]},
         ]}],
+        "finding": _finding,
         "choose_action": first_offered_step,
     }
+
+
+def _finding(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """A faithful restatement of the sentence shown (what the finding prompt asks for)."""
+    sentence = re.findall(r"^Sentence: (.+)$", str(messages[-1]["content"]), re.M)[-1]
+    return {"finding": f"The study found that {sentence[0].lower()}{sentence[1:]}"}
 
 
 STEP_ORDER = ("analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report")

@@ -50,12 +50,21 @@ def test_exclude_source_recomputes(tmp_path):
 
 
 def test_go_deeper_grows_only_that_aspect(tmp_path):
-    engine = _engine(tmp_path)
+    # one relevant segment is enough to split an aspect of the small fixture corpus
+    engine = _engine(tmp_path, services=make_services(tmp_path, hierarchy={"min_node_segments": 1}))
     engine.handle(CLAIM)
     reply = engine.call("go_deeper", {"aspect": "dosing regimen"})
-    assert reply.tool == "go_deeper"
+    assert reply.tool == "go_deeper" and reply.text.startswith("Grew 'dosing regimen'")
     ids = {n["id"] for n in engine._report()["hierarchy"]["nodes"]}
     assert any(i.startswith("1.") for i in ids) and not any(i.startswith("2.") for i in ids)
+
+
+def test_go_deeper_says_when_an_aspect_has_too_little_to_split(tmp_path):
+    engine = _engine(tmp_path, services=make_services(tmp_path, hierarchy={"min_node_segments": 20}))
+    engine.handle(CLAIM)
+    reply = engine.call("go_deeper", {"aspect": "dosing regimen"})
+    assert reply.text.startswith("'dosing regimen' was not split")
+    assert not any(n["id"].startswith("1.") for n in engine._report()["hierarchy"]["nodes"])
 
 
 def test_session_persists_and_continues(tmp_path):

@@ -778,7 +778,7 @@ def test_an_explanation_that_only_restates_the_claim_falls_back_to_quotes():
 
     claim = "Vitamin supplementation prevents hip fractures in nursing home residents."
     echo = {"explanation": [{"sentences": [{"text": claim, "citations": [1]}]}]}
-    ex = explain_claim(claim, ASSESSMENTS, GET, _explain_services(), llm=CannedLLM(echo))
+    ex = explain_claim(claim, ASSESSMENTS, GET, _explain_services(explanation_style="summary"), llm=CannedLLM(echo))
     assert ex.mode == "extractive" and ex.checked and ex.visible
     assert all(s.text != claim for s in ex.visible)
     assert any("only restated the claim" in w for w in ex.warnings)
@@ -786,6 +786,7 @@ def test_an_explanation_that_only_restates_the_claim_falls_back_to_quotes():
     assert [(s.text, s.status) for s in ex.sentences if s.status == "dropped"] == [(claim, "dropped")]
     assert ex.attribution_pass_rate() < 1.0
     # with the setting at "flag" the restatement stays, flagged as interpretation
-    flagged = explain_claim(claim, ASSESSMENTS, GET, _explain_services(unsupported_claim_echoes="flag"),
+    flagged = explain_claim(claim, ASSESSMENTS, GET, _explain_services(unsupported_claim_echoes="flag",
+                                                                       explanation_style="summary"),
                             llm=CannedLLM(echo))
     assert [(s.text, s.status) for s in flagged.sentences] == [(claim, "interpretation")]

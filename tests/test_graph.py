@@ -240,7 +240,7 @@ def test_explanation_revision_through_the_graph(tmp_path):
     script["revise"] = revise
     for on in (False, True):
         inv = Investigator(make_services(tmp_path / str(on), script=dict(script),
-                                         verdict={"revise_unsupported": on}), persistent=False)
+                                         verdict={"revise_unsupported": on, "explanation_style": "summary"}), persistent=False)
         result = inv.run(CLAIM, _opts())
         assert result.status == "complete", result.warnings
         sentences = result.report["explanation"]["sentences"]

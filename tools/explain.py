@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field
 
 from prompts import assess as assess_prompt
 from prompts import explanation as explanation_prompt
+from prompts import finding as finding_prompt
 from prompts import local_label as local_label_prompt
 from prompts import perspective as perspective_prompt
 from prompts import revise as revise_prompt
@@ -766,6 +767,60 @@ def global_explanation(
         fallback.warnings[:0] = [*warnings, "The LLM explanation had no validly cited sentence; an extractive explanation is shown."]
         return fallback
     return Explanation(sentences=sentences, mode="llm", warnings=warnings)
+
+
+def findings_explanation(
+    claim: str,
+    assessments: Sequence[LocalAssessment],
+    llm: StructuredLLM,
+    *,
+    get_sentence: SentenceLookup,
+    scorer: StanceScorer,
+    titles: Callable[[str], str] | None = None,
+    threshold: float = DEFAULT_ATTRIBUTION_THRESHOLD,
+    min_overlap: float | None = None,
+    max_sentences: int = EXTRACTIVE_SENTENCES,
+    per_document: int = EXTRACTIVE_PER_DOCUMENT,
+) -> Explanation:
+    """The explanation written finding by finding: the evidence is chosen first (the sentences the
+    extractive explanation would quote), then the model restates each one in plain words
+    (prompts/finding.py). A restatement its sentence does not support (the attribution check), or
+    one the model could not write, is replaced by the quote, with a warning; so every sentence a
+    reader sees is traced to the sentence it cites. `titles` maps a document id to its title.
+
+    Run check_attribution on the result like any explanation (quotes pass it by identity)."""
+    chosen = extractive_explanation(claim, assessments, get_sentence, scorer,
+                                    max_sentences=max_sentences, per_document=per_document)
+    if not chosen.sentences:
+        return chosen
+    sentences: list[ExplanationSentence] = []
+    warnings = list(chosen.warnings)
+    quoted = 0
+    for quote in chosen.sentences:
+        key = quote.citations[0]
+        source = get_sentence(key) or quote.text
+        title = titles(parse_key(key)[0]) if titles is not None else ""
+        try:
+            out = llm.run(finding_prompt.PROMPT, finding_prompt.FindingInput(claim=claim, title=clip(title, 200),
+                                                                           sentence=clip(source, 600)))
+            text = clip(out.finding, finding_prompt.FINDING_CHARS)
+        except LLMError as exc:
+            warnings.append(f"A finding could not be written ({exc}); the sentence is quoted.")
+            text = ""
+        if text:
+            one = Explanation(sentences=[ExplanationSentence(text=text, citations=[key])])
+            checked = check_attribution(one, get_sentence, scorer, threshold=threshold, min_overlap=min_overlap)
+            if checked.sentences and checked.sentences[0].status == "supported":
+                sentences.append(checked.sentences[0])
+                continue
+        quoted += 1
+        sentences.append(quote)
+    if quoted and quoted < len(sentences):
+        warnings.append(f"{quoted} of {len(sentences)} findings are quoted: their restatement was not supported "
+                        "by the sentence it cites.")
+    sentences, merged = merge_repeated_sentences(sentences)
+    mode: Literal["llm", "extractive"] = "extractive" if quoted == len(chosen.sentences) else "llm"
+    return Explanation(sentences=sentences, mode=mode, warnings=[*warnings, *merged])
 
 
 def merge_repeated_sentences(

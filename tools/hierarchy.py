@@ -411,8 +411,9 @@ def propose_aspects(
                     n_keywords=n_keywords,
                 ),
             )
+        # Only sub-aspects are written from excerpts, so only they can copy one.
         drafts = _clean_drafts([(a.name, a.description, a.keywords) for a in out.aspects], exclude=parent,
-                               sources=segments)
+                               sources=() if top_level else segments)
         if drafts:
             return drafts[:k]
         reason = "the LLM proposed no usable aspects"

@@ -188,7 +188,7 @@ class NodeRelevance(BaseModel):
 
     relevant: list[str] = Field(description="Keys of segments relevant to the claim and the aspect, input order.")
     on_claim: dict[str, bool] = Field(description="Segment key -> addresses the claim.")
-    similarity: dict[str, float] = Field(description="Segment key -> cosine with the aspect's query vector.")
+    similarity: dict[str, float] = Field(description="Segment key -> cosine with the aspect's wording.")
 
 
 def node_relevance(
@@ -211,7 +211,10 @@ def node_relevance(
         sims = dict.fromkeys(on_claim, 1.0)
     else:
         emb = cached(embedder)
-        vec = aspect_vector(node, ancestors, emb)
+        # The aspect's own wording only: its keyword queries carry the claim as context, which
+        # every on-claim segment matches whatever the aspect.
+        vec = emb.encode([node_queries(node, ancestors)[0]])[0].astype(np.float64)
+        vec = vec / (np.linalg.norm(vec) or 1.0)
         values = emb.encode([s.text for s in unique]).astype(np.float64) @ vec
         sims = {s.key: float(v) for s, v in zip(unique, values, strict=True)}
     relevant = [s.key for s in unique if on_claim[s.key] and sims[s.key] >= min_similarity]

@@ -680,7 +680,8 @@ def local_assessments(state: InvestigationState) -> list[Any]:
 
 
 def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None], services: Services,
-                  llm: Any = None, anti_claim: str | None = None) -> Any:
+                  llm: Any = None, anti_claim: str | None = None,
+                  titles: Callable[[str], str] | None = None) -> Any:
     """Global explanation (LLM, extractive fallback inside), the attribution check of every
     sentence against the sentences it cites, the revision of failing ones when configured, and the
     removal of failing restatements of the claim or `anti_claim` (verdict.unsupported_claim_echoes):
@@ -689,13 +690,18 @@ def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None]
     from tools.explain import (
         check_attribution,
         citable_evidence,
+        findings_explanation,
         global_explanation,
         revise_unsupported,
     )
 
     llm = llm if llm is not None else services.llm
     v = services.settings.verdict
-    expl = global_explanation(claim, local, llm, get_sentence=get, scorer=services.stance)
+    if v.explanation_style == "findings":
+        expl = findings_explanation(claim, local, llm, get_sentence=get, scorer=services.stance, titles=titles,
+                                    threshold=v.attribution_threshold, min_overlap=v.attribution_overlap)
+    else:
+        expl = global_explanation(claim, local, llm, get_sentence=get, scorer=services.stance)
     expl = check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
                              mode=v.unsupported_sentences, min_overlap=v.attribution_overlap,
                              recite_from=citable_evidence(local, get),
@@ -732,8 +738,10 @@ def handle_claim_echoes(expl: Any, claim: str, anti_claim: str | None, local: li
 def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
     """The explain step: explain_claim on the investigation's local labels."""
     anti = (state.get("analysis") or {}).get("anti_claim")
-    expl = explain_claim(state["claim"], local_assessments(state), sentence_lookup(state, services), services,
-                         anti_claim=anti)
+    local = local_assessments(state)
+    docs = load_documents(state, services, [a.doc_id for a in local])
+    expl = explain_claim(state["claim"], local, sentence_lookup(state, services), services,
+                         anti_claim=anti, titles=lambda d: docs[d].title if d in docs else "")
     emit("counts", "explain", f"{len(expl.sentences)} explanation sentences ({expl.mode}); "
          f"attribution pass rate {_fmt(expl.attribution_pass_rate(), percent=True)}")
     return {"explanation": expl.model_dump(mode="json"), "warnings": list(expl.warnings)}
