@@ -6,7 +6,10 @@ Runs each claim with the embedded defaults until the aspect hierarchy is built a
 evals/results/hierarchy_scifact.json: wall time per claim and per step, LLM calls and tokens, nodes
 and depth, sibling uniqueness, top-5 segment relevance per node (stance model: 1 - P(neutral) of
 (aspect, segment)), recall of the gold evidence documents among the gathered ones, and the share of
-documents found only through the anti-claim query.
+documents found only through the anti-claim query; and the analysis rubric of evals.rubric
+(segment relevance, off-claim nodes, copied names, degenerate text before and after fallback,
+attribution of explanations and perspectives). Claims the screen ends at "insufficient evidence"
+build no tree and count only in the time and recall figures.
 """
 
 from __future__ import annotations
@@ -63,10 +66,13 @@ def main() -> None:
     runs = load_runs(log)
     gold = {cid: g for cid, _, g in claims}
 
+    from evals.rubric import summarise_rubric, tree_rubric
+    from evals.verdict_scifact import explanation_figures
     from tools.hierarchy import AspectTree
-    from tools.relevance import sibling_uniqueness
 
-    secs, toks, llm_calls, nodes, depths, uniq, rel, recall, anti_share = [], [], [], [], [], [], [], [], []
+    secs, toks, llm_calls, nodes, depths, rel, recall, anti_share = [], [], [], [], [], [], [], []
+    rubric_rows = []
+    n_sent = n_pass = 0
     per_step: dict[str, list[float]] = {}
     errors = [r.claim_id for r in runs if r.error]
     for r in runs:
@@ -85,12 +91,14 @@ def main() -> None:
             recall.append(sum(1 for d in g if d in docs) / len(g))
         if docs:
             anti_share.append(sum(1 for d in docs.values() if d.get("found_by") == ["anti_claim"]) / len(docs))
+        rubric_rows.append(tree_rubric(st, services))
+        n, _, passed = explanation_figures(st, services)
+        n_sent, n_pass = n_sent + n, n_pass + passed
         if not st.get("tree"):
             continue
         tree = AspectTree.model_validate(st["tree"])
         nodes.append(len(tree.nodes) - 1)
         depths.append(tree.depth())
-        uniq.append(sibling_uniqueness(tree, services.embedder, UNIQUENESS_THRESHOLD))
         rel.append(_segment_relevance(services, tree))
 
     out = {
@@ -106,9 +114,12 @@ def main() -> None:
         "llm_tokens_per_claim_median": median([float(t) for t in toks]),
         "nodes_per_claim_median": median([float(n) for n in nodes]),
         "depth_median": median([float(d) for d in depths]),
-        "sibling_uniqueness": round(statistics.mean(uniq), 4) if uniq else None,
         "sibling_uniqueness_threshold": UNIQUENESS_THRESHOLD,
-        "segment_relevance_top5": round(statistics.mean(rel), 4) if rel else None,
+        # the stance model's 1 - P(neutral) of (aspect, segment), the figure reported before the rubric
+        "segment_relevance_top5_stance": round(statistics.mean(rel), 4) if rel else None,
+        **summarise_rubric(rubric_rows),
+        "explanation_sentences": n_sent,
+        "attribution_pass_rate": round(n_pass / n_sent, 4) if n_sent else None,
         "gold_doc_recall": round(statistics.mean(recall), 4) if recall else None,
         "anticlaim_only_share": round(statistics.mean(anti_share), 4) if anti_share else None,
         "llm": services.settings.llm.model,

@@ -56,7 +56,10 @@ def vaccine_corpus(src: Path, dest: Path) -> Path:
 
 
 def summarise(runs: list[ClaimRun], services) -> dict:
+    from evals.rubric import summarise_rubric, tree_rubric
+
     labels: Counter[str] = Counter()
+    rubric_rows = []
     nodes, secs, attr, first = [], [], [], []
     n_sent = n_exist = n_pass = n_dropped = 0
     for r in runs:
@@ -68,6 +71,7 @@ def summarise(runs: list[ClaimRun], services) -> dict:
         labels[v.get("weighted_label", st.get("status", "?"))] += 1
         tree = st.get("tree") or {}
         nodes.append(max(0, len(tree.get("nodes", {})) - 1))
+        rubric_rows.append(tree_rubric(st, services))
         secs.append(r.seconds)
         n, exist, passed = explanation_figures(st, services)
         n_sent, n_exist, n_pass = n_sent + n, n_exist + exist, n_pass + passed
@@ -89,6 +93,7 @@ def summarise(runs: list[ClaimRun], services) -> dict:
         "attribution_pass_rate_mean": round(statistics.mean(attr), 4) if attr else None,
         "attribution_first_draft_pass_rate_mean": round(statistics.mean(first), 4) if first else None,
         "seconds_per_claim_median": median(secs),
+        "rubric": summarise_rubric(rubric_rows),
     }
 
 
