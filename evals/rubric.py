@@ -6,8 +6,8 @@ for every investigation, and its check against ClaimSpect's human judgements.
 Per investigation (`tree_rubric`, used by evals.hierarchy_scifact and evals.verdict_open):
 
 - segment relevance of a node's top-5 segments: a segment is relevant when it addresses the claim
-  (with its title it covers both ends of the claim's relation: tools.relevance.addresses_claim, the
-  evidence test of the judgement work) and is about the aspect (cosine with the aspect's wording
+  (its own text covers both ends of the claim's relation: tools.relevance.addresses_claim, the
+  evidence test of the judgement work on one sentence) and is about the aspect (cosine with the aspect's wording
   >= tools.relevance.ASPECT_MIN_SIMILARITY). This is the test the tree is grown with, so it is
   checked once against human judges here before its numbers are trusted;
 - off-claim nodes: nodes with segments of which fewer than half address the claim;

@@ -27,8 +27,11 @@ def test_claim_then_follow_ups_cite_stored_sentences(tmp_path):
     first = engine.handle(CLAIM)
     assert first.tool == "report" and first.text.startswith("Verdict:")
 
-    why = engine.call(*keyword_route("why is aspect 1 disputed?"))
+    why = engine.call(*keyword_route("why is aspect 3 disputed?"))
     assert why.tool == "explain_aspect" and _keys_resolve(engine, why.citations)
+    # an aspect no sentence of the corpus addresses says so instead of citing off-claim text
+    empty = engine.call(*keyword_route("why is aspect 1 disputed?"))
+    assert "No evidence sentences were classified" in empty.text and not empty.citations
 
     opp = engine.call(*keyword_route("show the sources that oppose"))
     assert opp.tool == "show_sources" and "102" in opp.text and _keys_resolve(engine, opp.citations)
@@ -53,10 +56,10 @@ def test_go_deeper_grows_only_that_aspect(tmp_path):
     # one relevant segment is enough to split an aspect of the small fixture corpus
     engine = _engine(tmp_path, services=make_services(tmp_path, hierarchy={"min_node_segments": 1}))
     engine.handle(CLAIM)
-    reply = engine.call("go_deeper", {"aspect": "dosing regimen"})
-    assert reply.tool == "go_deeper" and reply.text.startswith("Grew 'dosing regimen'")
+    reply = engine.call("go_deeper", {"aspect": "infection type"})
+    assert reply.tool == "go_deeper" and reply.text.startswith("Grew 'infection type'")
     ids = {n["id"] for n in engine._report()["hierarchy"]["nodes"]}
-    assert any(i.startswith("1.") for i in ids) and not any(i.startswith("2.") for i in ids)
+    assert any(i.startswith("3.") for i in ids) and not any(i.startswith(("1.", "2.")) for i in ids)
 
 
 def test_go_deeper_says_when_an_aspect_has_too_little_to_split(tmp_path):

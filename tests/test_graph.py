@@ -36,7 +36,8 @@ def test_topology_snapshot():
 
 
 def test_full_run_produces_a_cited_report(tmp_path):
-    inv = _investigator(tmp_path)
+    # the fixture corpus is small: one sentence addressing the claim is enough to split an aspect
+    inv = _investigator(tmp_path, hierarchy={"min_node_segments": 1})
     events = []
     result = inv.run(CLAIM, _opts(), on_event=events.append)
     assert result.status == "complete", result.warnings

@@ -172,8 +172,9 @@ def density_cut(ranked_texts: Sequence[str], judge: Judge, *, boundary_density: 
 
 
 def addresses_claim(terms: ComponentTerms, segment: Segment, *, min_coverage: float = SEGMENT_MIN_COVERAGE) -> bool:
-    """Whether the segment (with its title, as embedded) covers both ends of the claim's relation."""
-    return addresses(coverage(terms, segment.embed_text or segment.text), min_coverage)
+    """Whether the segment's own text covers both ends of the claim's relation. Its title is left
+    out: under an on-claim title every sentence would pass, the sample size and the BMI table too."""
+    return addresses(coverage(terms, segment.text), min_coverage)
 
 
 def aspect_vector(node: AspectNode, ancestors: Sequence[AspectNode], embedder: Embedder) -> np.ndarray:
