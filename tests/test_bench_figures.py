@@ -29,3 +29,46 @@ def test_open_summary_separates_shown_rate_from_overall_rate(monkeypatch):
     assert out["attribution_pass_rate"] == 0.6          # 3 of 5, the dropped one a failure
     assert out["dropped_sentences"] == 1
     assert out["attribution_shown_pass_rate"] == 0.75   # 3 of the 4 the reader sees
+
+
+def test_rubric_counts_relevance_offclaim_nodes_copies_and_degenerate_text():
+    from types import SimpleNamespace
+
+    from evals.rubric import summarise_rubric, tree_rubric
+    from tests.fakes import HashEmbedder
+    from tools.hierarchy import ROOT_ID, AspectDraft, AspectTree
+    from tools.models import Segment
+
+    claim = "Vitamin D supplementation prevents respiratory infections."
+    texts = {
+        "a#0": "Vitamin D supplementation reduced respiratory infections in children.",
+        "a#1": "Daily vitamin D supplementation lowered the rate of respiratory infections.",
+        "b#0": "Radius bone mineral density fell in older women.",
+        "b#1": "Fracture markers correlated with bone density at the radius.",
+    }
+    segs = {k: Segment(doc_id=k.split("#")[0], start=int(k[-1]), end=int(k[-1]) + 1, text=t, embed_text=t)
+            for k, t in texts.items()}
+    store = SimpleNamespace(get_segments=lambda keys: [segs[k] for k in keys if k in segs])
+    services = SimpleNamespace(store=store, embedder=HashEmbedder())
+    tree = AspectTree.new(claim)
+    on, off = tree.add_children(ROOT_ID, [
+        AspectDraft(name="vitamin d supplementation", description="Whether taking it cuts how often people catch colds"),
+        AspectDraft(name="bone density", description=texts["b#0"]),  # copied from a source sentence
+    ])
+    tree.set_segments(on.id, [("a#0", 1.0), ("a#1", 0.9)])
+    tree.set_segments(off.id, [("b#0", 1.0), ("b#1", 0.9)])
+    loop = "Doses are too low. Doses are too low."
+    state = {"claim": claim, "tree": tree.model_dump(mode="json"),
+             "report": {"hierarchy": {"nodes": [{"id": "1", "name": "bone density", "description": loop,
+                                                 "perspectives": []}]},
+                        "explanation": {"sentences": [{"text": texts["a#0"], "status": "supported"}]}},
+             "usage": {"aspects": {"text_fields": 10, "degenerate_fields": 1, "regenerated": 1, "fell_back": 0}},
+             "perspectives": {"1:support": {"sentences_checked": 2, "sentences_supported": 1}}}
+    row = tree_rubric(state, services)
+    assert row["nodes"] == 2 and row["offclaim_nodes"] == 1 and row["copied_fields"] == 1
+    out = summarise_rubric([row])
+    assert out["offclaim_node_rate"] == 0.5 and out["sentence_name_rate"] == 0.25
+    assert out["segment_relevance_top5"] is not None and out["segment_relevance_top5"] <= 0.5
+    assert out["degenerate_text_rate_before_fallback"] == 0.1
+    assert out["degenerate_text_rate_after_fallback"] == round(1 / 3, 4)  # the looping description
+    assert out["perspective_attribution_pass_rate"] == 0.5
