@@ -438,7 +438,7 @@ def render_markdown(report: Report) -> str:
     if r.explanation.mode == "extractive" and shown:
         lines += [
             "",
-            "*The LLM could not write this explanation; it is extracted from the evidence.*",
+            "*Quoted from the evidence: no model-written sentence of this explanation was used.*",
         ]
     lines.append("")
 
@@ -658,7 +658,7 @@ def render_html(report: Report) -> str:
         out.append("<p>No explanation could be attributed to the evidence.</p>")
     if r.explanation.mode == "extractive" and shown:
         out.append(
-            '<p class="small">The LLM could not write this explanation; it is extracted from the evidence.</p>'
+            '<p class="small">Quoted from the evidence: no model-written sentence of this explanation was used.</p>'
         )
 
     out.append("<h2>Aspects</h2>")

@@ -100,7 +100,7 @@ class HierarchySettings(BaseModel):
     beta: float = Field(1.0, gt=0, description="Discriminative score numerator weight.")
     gamma: float = Field(1.0, gt=0, description="Discriminative score denominator weight.")
     segments_per_node: int = Field(20, ge=1, description="Ranked segments kept per node.")
-    merge_threshold: float = Field(0.85, ge=0, le=1, description="Sibling similarity above which they merge.")
+    merge_threshold: float = Field(0.8, ge=0, le=1, description="Sibling similarity above which they merge.")
     enrich_leaves: bool = Field(False, description="Enrich keywords of leaf aspects too (one LLM call each).")
     relevance_min_similarity: float = Field(
         0.30, ge=-1, le=1, description="Relevance filter: minimum cosine of a segment to the claim query."

@@ -92,16 +92,25 @@ def tree_rubric(state: dict[str, Any], services: Any) -> dict[str, Any]:
 
 
 def report_texts(state: dict[str, Any]) -> list[str]:
-    """The model-written (or fallback) text fields a reader sees in the report."""
+    """The model-written (or fallback) text fields a reader sees in the report. A quote of a cited
+    sentence is the source's own text, not something the model wrote, and is left out."""
     report = state.get("report") or {}
+
+    def quoted(text: str, citations: list[dict[str, Any]]) -> bool:
+        return any(" ".join(text.split()) == " ".join(str(c.get("text") or "").split()) for c in citations)
+
     texts: list[str] = []
     for node in (report.get("hierarchy") or {}).get("nodes", []):
         if node.get("id") != "root":
             texts += [node.get("name", ""), node.get("description", "")]
-        texts += [p.get("summary", "") for p in node.get("perspectives", [])]
+        texts += [p.get("summary", "") for p in node.get("perspectives", [])
+                  if not quoted(p.get("summary", ""), p.get("citations", []))]
     texts += [s.get("text", "") for s in (report.get("explanation") or {}).get("sentences", [])
-              if s.get("status") != "dropped"]
-    texts += [d.get("takeaway", "") for d in report.get("documents", [])]
+              if s.get("status") != "dropped" and not quoted(s.get("text", ""), s.get("citations", []))]
+    for a in (state.get("assessments") or {}).values():
+        tk = a.get("takeaway") or {}
+        if tk.get("mode") != "extractive":  # an extractive takeaway quotes the abstract
+            texts.append(tk.get("text", ""))
     return [t for t in texts if t and t.strip()]
 
 
