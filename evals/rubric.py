@@ -193,17 +193,7 @@ def segment_quality_agreement(path: Path, services: Any) -> dict[str, Any]:
         items.append({"claim": inst["claim"][:100], "aspect": name, "human": inst["human_result"],
                       "claimspect_llm_judge": inst["llm_result"], "rubric": round(share, 2),
                       "rubric_on_claim_only": round(on_claim, 2)})
-    return {
-        "instances": len(ours),
-        "human_mean": round(statistics.mean(human), 4),
-        "rubric_mean": round(statistics.mean(ours), 4),
-        "claimspect_llm_judge_mean": round(statistics.mean(llm), 4),
-        "rubric_mae_vs_human": round(statistics.mean(abs(a - b) for a, b in zip(ours, human, strict=True)), 4),
-        "llm_judge_mae_vs_human": round(statistics.mean(abs(a - b) for a, b in zip(llm, human, strict=True)), 4),
-        "rubric_pearson_vs_human": _pearson(ours, human),
-        "llm_judge_pearson_vs_human": _pearson(llm, human),
-        "items": items,
-    }
+    return {**_agreement(ours, human, llm), "items": items}
 
 
 def uniqueness_agreement(path: Path, services: Any) -> dict[str, Any]:
@@ -222,18 +212,25 @@ def uniqueness_agreement(path: Path, services: Any) -> dict[str, Any]:
         pairs.append(sibling_uniqueness(tree, services.embedder, UNIQUENESS_THRESHOLD))
         human.append(1 - float(inst["human_result"]) / n)
         llm.append(float(inst["llm_result"]))
+    sibling_pairs = {f"rubric_sibling_pairs_{k.removeprefix('rubric_')}": v
+                     for k, v in _agreement(pairs, human, llm).items() if k.startswith("rubric_")}
+    return {**_agreement(ours, human, llm), **sibling_pairs}
+
+
+def _agreement(ours: list[float], human: list[float], llm: list[float]) -> dict[str, Any]:
+    """Means, mean absolute error and Pearson correlation with the human scores, for the rubric and
+    for ClaimSpect's own LLM judge."""
+    def mae(xs: list[float]) -> float:
+        return round(statistics.mean(abs(a - b) for a, b in zip(xs, human, strict=True)), 4)
+
     return {
         "instances": len(ours),
         "human_mean": round(statistics.mean(human), 4),
         "rubric_mean": round(statistics.mean(ours), 4),
-        "rubric_sibling_pairs_mean": round(statistics.mean(pairs), 4),
         "claimspect_llm_judge_mean": round(statistics.mean(llm), 4),
-        "rubric_mae_vs_human": round(statistics.mean(abs(a - b) for a, b in zip(ours, human, strict=True)), 4),
-        "llm_judge_mae_vs_human": round(statistics.mean(abs(a - b) for a, b in zip(llm, human, strict=True)), 4),
+        "rubric_mae_vs_human": mae(ours),
+        "llm_judge_mae_vs_human": mae(llm),
         "rubric_pearson_vs_human": _pearson(ours, human),
-        "rubric_sibling_pairs_mae_vs_human": round(statistics.mean(abs(a - b) for a, b in zip(pairs, human,
-                                                                                          strict=True)), 4),
-        "rubric_sibling_pairs_pearson_vs_human": _pearson(pairs, human),
         "llm_judge_pearson_vs_human": _pearson(llm, human),
     }
 
