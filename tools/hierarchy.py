@@ -10,6 +10,10 @@ of its own:
    node keeps its ranked segment keys.
 4. `merge_siblings` — near-duplicate sibling proposals are merged before they enter the tree.
 
+Proposed names are tidied into phrases and checked (`tools.text_guard`): a name that reads as a
+finding is dropped, a description copied from an excerpt is replaced by a written one. Which
+segments a node may be grown from and keep is decided by `tools.relevance.node_relevance`.
+
 Discriminative score of segment s for node t with siblings N (DESIGN.md):
     pos(s) = harmonic-weighted mean (weights 1, 1/2, 1/3, ...) of cos(s, q_i), queries from `node_queries`
     neg(s) = 0.5 * mean_{n in N} pos_n(s) + 0.5 * max_{n in N} pos_n(s)
