@@ -61,7 +61,7 @@ def test_output_problems_names_the_field():
 
     out = prompt_for(2).output_model.model_validate({"citations": [1], "summary": LOOP})
     problems = output_problems(out, reference=CLAIM)
-    assert problems and problems[0].startswith("summary repeats the sentence")
+    assert set(problems) == {"summary"} and problems["summary"][0].startswith("repeats the sentence")
 
 
 def test_aspect_names_are_phrases_and_descriptions_are_not_copies():

@@ -40,6 +40,7 @@ from prompts.explanation import LocalExplanation, clip
 from tools.errors import InputError
 from tools.llm import LLMError, StructuredLLM
 from tools.models import Document, DocumentHit, Stance, StanceResult, StanceScorer
+from tools.segmenter import split_sentences
 from tools.sparse import tokenize
 from tools.stance import DocumentLabel
 from tools.verdict import LocalLabel
@@ -1092,7 +1093,7 @@ def check_perspective(
     if not perspective.summary.strip():
         return perspective
     sentences = [ExplanationSentence(text=t, citations=list(perspective.citations))
-                 for t in _summary_sentences(perspective.summary)]
+                 for t in split_sentences(perspective.summary)]
     checked = check_attribution(Explanation(sentences=sentences, mode=perspective.mode), get_sentence, scorer,
                                 threshold=threshold, min_overlap=min_overlap)
     kept = [x for x in checked.sentences if x.status == "supported"]
@@ -1110,10 +1111,6 @@ def check_perspective(
     quoted = _extractive_perspective(perspective.stance, segments,
                                      "the perspective summary was not supported by its citations; quoted instead")
     return quoted.model_copy(update=counts)
-
-
-def _summary_sentences(text: str) -> list[str]:
-    return [t for t in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])", text.strip()) if t.strip()]
 
 
 def _unsupported_summary(sentences: Sequence[ExplanationSentence]) -> str | None:

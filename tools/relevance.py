@@ -202,22 +202,19 @@ def node_relevance(
     min_similarity: float = ASPECT_MIN_SIMILARITY,
     min_coverage: float = SEGMENT_MIN_COVERAGE,
 ) -> NodeRelevance:
-    """The segments relevant to `node`: they address the claim (`terms`) and are about the aspect.
-    For the root (the claim itself) addressing the claim is enough."""
+    """The segments relevant to aspect `node`: they address the claim (`terms`) and are about the
+    aspect."""
     unique = list({s.key: s for s in segments}.values())
     if not unique:
         return NodeRelevance(relevant=[], on_claim={}, similarity={})
     on_claim = {s.key: addresses_claim(terms, s, min_coverage=min_coverage) for s in unique}
-    if node.id == ROOT_ID:
-        sims = dict.fromkeys(on_claim, 1.0)
-    else:
-        emb = cached(embedder)
-        # The aspect's own wording only: its keyword queries carry the claim as context, which
-        # every on-claim segment matches whatever the aspect.
-        vec = emb.encode([node_queries(node, ancestors)[0]])[0].astype(np.float64)
-        vec = vec / (np.linalg.norm(vec) or 1.0)
-        values = emb.encode([s.text for s in unique]).astype(np.float64) @ vec
-        sims = {s.key: float(v) for s, v in zip(unique, values, strict=True)}
+    emb = cached(embedder)
+    # The aspect's own wording only: its keyword queries carry the claim as context, which every
+    # on-claim segment matches whatever the aspect.
+    vec = emb.encode([node_queries(node, ancestors)[0]])[0].astype(np.float64)
+    vec = vec / (np.linalg.norm(vec) or 1.0)
+    values = emb.encode([s.text for s in unique]).astype(np.float64) @ vec
+    sims = {s.key: float(v) for s, v in zip(unique, values, strict=True)}
     relevant = [s.key for s in unique if on_claim[s.key] and sims[s.key] >= min_similarity]
     return NodeRelevance(relevant=relevant, on_claim=on_claim, similarity=sims)
 

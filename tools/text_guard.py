@@ -17,9 +17,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 
 from pydantic import BaseModel
+
+from tools.segmenter import split_sentences
 
 # Scripts that are never mixed into a text unless the claim itself is written in them. Latin
 # (gene names, units) and Greek (alpha, beta, kappa) letters are at home in any scientific text.
@@ -40,7 +42,6 @@ COPIED_OVERLAP = 0.8
 NAME_MAX_WORDS = 8
 
 _WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
 
 
@@ -65,10 +66,6 @@ def foreign_scripts(text: str, reference: str) -> set[str]:
     """Scripts in `text` that `reference` (the claim) does not use and that do not belong in a text
     in the reference's script."""
     return (scripts(text) & _FOREIGN_SCRIPTS) - scripts(reference)
-
-
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
 
 
 def repeated_sentence(text: str) -> str | None:
@@ -154,12 +151,11 @@ def string_fields(value: object, path: str = "") -> Iterator[tuple[str, str]]:
             yield from string_fields(v, f"{path}[{i}]")
 
 
-def output_problems(output: BaseModel, *, reference: str = "", instructions: str = "") -> list[str]:
-    """`text_problems` of every string field of a structured answer, each prefixed by its field."""
-    out = []
-    for path, text in string_fields(output):
-        out += [f"{path} {p}" for p in text_problems(text, reference=reference, instructions=instructions)]
-    return out
+def output_problems(output: BaseModel, *, reference: str = "", instructions: str = "") -> dict[str, list[str]]:
+    """`text_problems` of every string field of a structured answer, by field path (fields without a
+    problem map to an empty list, so the dict also says how many fields were checked)."""
+    return {path: text_problems(text, reference=reference, instructions=instructions)
+            for path, text in string_fields(output)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,16 +203,3 @@ def name_problems(name: str) -> list[str]:
 
 def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def first_sentences(texts: Sequence[str], limit: int) -> str:
-    """Up to `limit` characters of whole sentences from `texts`, in order (an extractive fallback)."""
-    out: list[str] = []
-    size = 0
-    for text in texts:
-        for sentence in split_sentences(text):
-            if size + len(sentence) > limit and out:
-                return " ".join(out)
-            out.append(sentence)
-            size += len(sentence) + 1
-    return " ".join(out)[:limit]

@@ -357,7 +357,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
         propose_aspects,
         rank_segments,
     )
-    from tools.relevance import node_relevance
+    from tools.relevance import addresses_claim, node_relevance
 
     h = services.settings.hierarchy
     # One embedding cache for the step: candidate segments recur across sibling nodes.
@@ -371,8 +371,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     for parent in frontier:
         if parent.id == "root":
             found = evidence_segments(state, services, state["claim"], k=h.segments_per_node * 2)
-            relevant = set(node_relevance(terms, parent, [], found, embedder).relevant)
-            context = [s.text for s in found if s.key in relevant][: h.segments_per_node]
+            context = [s.text for s in found if addresses_claim(terms, s)][: h.segments_per_node]
         else:
             # The parent's kept segments already passed the relevance test for it.
             context = [seg.text for seg in _lookup_segments(services, parent.segment_keys[: h.segments_per_node])]

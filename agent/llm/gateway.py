@@ -217,8 +217,9 @@ class LLMGateway:
         answer fails too, so that the caller's extractive fallback is what the reader gets."""
         reference = str(getattr(inputs, "claim", "") or "")
         instructions = instruction_text(prompt.system, prompt.template)
-        problems = output_problems(answer, reference=reference, instructions=instructions)
-        record = PromptUsage(text_fields=_count_strings(answer), degenerate_fields=_count_fields(problems))
+        fields = output_problems(answer, reference=reference, instructions=instructions)
+        problems = _named(fields)
+        record = PromptUsage(text_fields=len(fields), degenerate_fields=sum(1 for p in fields.values() if p))
         if not problems:
             self._meter.record(prompt.name, record)
             return answer
@@ -232,7 +233,7 @@ class LLMGateway:
         ]
         cooler = {**params, "temperature": min(float(params.get("temperature") or 0.0), 0.1)}
         second = self._call(prompt.name, retry, cooler, parse, feedback=True)
-        still = output_problems(second, reference=reference, instructions=instructions)
+        still = _named(output_problems(second, reference=reference, instructions=instructions))
         if still:
             self._meter.record(prompt.name, PromptUsage(fell_back=1))
             raise LLMError(f"{self.model} wrote degenerate text for prompt {prompt.name!r} twice: {'; '.join(still[:3])}")
@@ -417,15 +418,9 @@ class LLMGateway:
         return message
 
 
-def _count_strings(answer: BaseModel) -> int:
-    from tools.text_guard import string_fields
-
-    return sum(1 for _ in string_fields(answer))
-
-
-def _count_fields(problems: list[str]) -> int:
-    """Distinct fields named by output_problems (each problem starts with its field path)."""
-    return len({p.split(" ", 1)[0] for p in problems})
+def _named(fields: dict[str, list[str]]) -> list[str]:
+    """'field problem' lines from output_problems, for the model and the error message."""
+    return [f"{path} {p}" for path, problems in fields.items() for p in problems]
 
 
 def _cost(response: Any, model: str) -> float | None:
