@@ -73,6 +73,10 @@ class ToolOptions(BaseModel):
         None, description="'fixed' runs the steps in the papers' order; 'llm' lets the model choose the next step."
     )
     perspectives: bool | None = Field(None, description="Summarise each stance per top-level aspect.")
+    claim_kind: Literal["auto", "empirical", "debate"] | None = Field(
+        None, description="How to read the claim: 'empirical' (evidence reports findings on its relation), "
+        "'debate' (evidence argues for or against it, e.g. 'Vaccination must be made compulsory'), or 'auto'.",
+    )
 
     def to_options(self, settings: Settings, **extra: Any) -> InvestigationOptions:
         """The full investigation options: settings' defaults overridden by what was given here."""

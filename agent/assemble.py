@@ -56,6 +56,7 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         anti_claim=analysis.get("anti_claim"),
         sub_claims=list(analysis.get("sub_claims", [])),
         claim_type=str(analysis.get("claim_type", "")),
+        claim_kind=str(analysis.get("claim_kind", "")),
         status=str(state.get("status", "complete")),
         hierarchy=_hierarchy(state, text_of),
         documents=_documents(state, docs, services.settings.trust.rerank_weight),

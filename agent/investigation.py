@@ -59,6 +59,7 @@ def default_options(settings: Settings, **overrides: Any) -> InvestigationOption
         "top_k_aspects": settings.hierarchy.top_k,
         "top_documents": settings.verdict.top_documents,
         "docs_per_query": settings.search.top_k,
+        "claim_kind": settings.stance.claim_kind,
     }
     base.update({k: v for k, v in overrides.items() if v is not None})
     try:

@@ -238,6 +238,11 @@ class EvidenceGap(BaseModel):
     summary: list[str] = Field(default_factory=list, description="The gap in plain sentences, for the reader.")
 
 
+# What a reader of a debate claim's report must know before reading its verdict.
+DEBATE_NOTE = ("a debate claim: the evidence is arguments for or against it, and the verdict weighs the "
+               "arguments found in the sources, not a finding of fact")
+
+
 class Report(BaseModel):
     """Everything an investigation found, in a stable, versioned shape."""
 
@@ -246,6 +251,7 @@ class Report(BaseModel):
     anti_claim: str | None = None
     sub_claims: list[str] = Field(default_factory=list)
     claim_type: str = ""
+    claim_kind: str = Field("", description="empirical or debate: how the evidence was read.")
     status: str = "complete"
     hierarchy: Hierarchy = Field(default_factory=Hierarchy)
     documents: list[DocumentView] = Field(default_factory=list)
@@ -404,6 +410,8 @@ def render_markdown(report: Report) -> str:
         lines.append(f"*Opposite claim searched:* {md_escape(r.anti_claim)}  ")
     if r.claim_type:
         lines.append(f"*Claim type:* {md_escape(r.claim_type)}  ")
+    if r.claim_kind == "debate":
+        lines.append(f"*Read as:* {md_escape(DEBATE_NOTE)}  ")
     if r.sub_claims:
         lines.append("*Sub-claims:* " + "; ".join(md_escape(s) for s in r.sub_claims) + "  ")
     lines.append(f"*Status:* {md_escape(r.status)}")
@@ -617,6 +625,8 @@ def render_html(report: Report) -> str:
         meta.append(f"Opposite claim searched: <em>{_e(r.anti_claim)}</em>")
     if r.claim_type:
         meta.append(f"Claim type: {_e(r.claim_type)}")
+    if r.claim_kind == "debate":
+        meta.append(f"Read as: {_e(DEBATE_NOTE)}")
     if r.sub_claims:
         meta.append("Sub-claims: " + "; ".join(_e(s) for s in r.sub_claims))
     meta.append(f"Status: {_e(r.status)}")

@@ -24,6 +24,7 @@ class Services:
     _embedder: Any = None
     _llm: Any = None
     _stance: Any = None
+    _argument: Any = None
     _scholarly: Any = None
 
     @property
@@ -69,6 +70,15 @@ class Services:
                 llm=self.llm if s.backend == "llm" else None,
             )
         return self._stance
+
+    @property
+    def argument(self) -> StanceScorer:
+        """The argument model that reads debate claims (tools.stance.load_argument_model)."""
+        if self._argument is None:
+            from tools.stance import load_argument_model
+
+            self._argument = load_argument_model(batch_size=self.settings.stance.batch_size)
+        return self._argument
 
     @property
     def scholarly(self) -> ScholarlySearch:

@@ -80,6 +80,19 @@ class StanceSettings(BaseModel):
     )
     batch_size: int = Field(64, ge=1, description="Pairs per batch.")
     max_length: int = Field(256, ge=16, description="Tokens per pair; longer evidence is truncated.")
+    claim_kind: Literal["auto", "empirical", "debate"] = Field(
+        "auto", description="How claims are read when a run does not say: 'auto' detects debate claims (should / "
+        "must / ban ...); 'empirical' = evidence must name both ends of the claim's relation and report a "
+        "finding; 'debate' = evidence is an argument for or against the claim, read by the argument model.",
+    )
+    argument_model: bool = Field(
+        True, description="Read debate claims with the argument model shipped in tools/argument_model (trained on "
+        "PERSPECTRUM); false = read them like empirical claims (stance model and relation test).",
+    )
+    argument_min_relevance: float = Field(
+        0.5, ge=0, le=1, description="Least probability the argument model gives 'for or against' for a text to "
+        "count as an argument on a debate claim.",
+    )
 
 
 class SearchSettings(BaseModel):

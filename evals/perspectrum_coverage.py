@@ -1,4 +1,4 @@
-"""How far the evidence test reaches debate claims: PERSPECTRUM dev perspectives against their claims.
+"""How far the evidence tests reach debate claims: PERSPECTRUM dev perspectives against their claims.
 
     python -m evals.perspectrum_coverage
 
@@ -7,8 +7,10 @@ relation: right for "X lowers the risk of Y" over abstracts, where an abstract a
 evidence. A debate perspective argues from consequences ("Vaccination must be made compulsory" ->
 "Herd immunity protects those who cannot be vaccinated"), so it rarely repeats the claim's words.
 This runner measures, on the 139 PERSPECTRUM dev claims and their gold (support / undermine)
-perspectives, the share that pass the test at sentence level, and the share of claims left with
-at least two passing perspectives (what an aspect needs to be kept). No model is run.
+perspectives, the share that pass the relation test at sentence level, and the share of claims left
+with at least two passing perspectives (what an aspect needs to be kept); then the same for the
+argument test that debate claims use (tools.relevance.ArgumentTest, the argument model), with the
+share of other claims' perspectives (a random one per gold perspective) it wrongly passes.
 
 Writes evals/results/perspectrum_coverage.json.
 """
@@ -27,8 +29,15 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=SHARED / "perspectrum")
     ap.add_argument("--out", type=Path, default=RESULTS / "perspectrum_coverage.json")
     args = ap.parse_args()
+    import random
+
     from tools.coverage import addresses, component_terms, coverage
-    from tools.relevance import SEGMENT_MIN_COVERAGE
+    from tools.relevance import SEGMENT_MIN_COVERAGE, ArgumentTest
+    from tools.stance import load_argument_model
+
+    scorer = load_argument_model()
+    rng = random.Random(3)
+    arg_total = arg_pass = arg_claims_ok = other_total = other_pass = 0
 
     pool = {p["pId"]: p["text"] for p in json.loads((args.data / "perspective_pool_v1.0.json").read_text())}
     claims = json.loads((args.data / "perspectrum_with_answers_v1.0.json").read_text())
@@ -54,6 +63,17 @@ def main() -> None:
                 counts[0] += 1
                 counts[1] += ok
         claims_ok += passing >= 2
+        gold = [pool[pid] for p in c["perspectives"] for pid in p["pids"] if pid in pool]
+        own = {pid for p in c["perspectives"] for pid in p["pids"]}
+        others = [pool[pid] for pid in rng.sample(sorted(pool), len(gold) * 2) if pid not in own][: len(gold)]
+        test = ArgumentTest(c["text"], scorer)
+        ok = test.addresses(gold)
+        arg_total += len(ok)
+        arg_pass += sum(ok)
+        arg_claims_ok += sum(ok) >= 2
+        wrong = test.addresses(others)
+        other_total += len(wrong)
+        other_pass += sum(wrong)
     write_json(args.out, {
         "split": "dev",
         "claims": len(dev),
@@ -63,6 +83,12 @@ def main() -> None:
         "claims_with_two_passing_perspectives": round(claims_ok / len(dev), 4),
         "cover_both_ends_rate_by_stance": {k: round(v[1] / v[0], 4) for k, v in sorted(by_stance.items())},
         "min_coverage": SEGMENT_MIN_COVERAGE,
+        "argument_test": {
+            "gold_pass_rate": round(arg_pass / arg_total, 4),
+            "claims_with_two_passing_perspectives": round(arg_claims_ok / len(dev), 4),
+            "other_claims_perspectives_pass_rate": round(other_pass / other_total, 4),
+            "min_relevance": test.min_relevance,
+        },
     })
 
 

@@ -6,8 +6,9 @@ for every investigation, and its check against ClaimSpect's human judgements.
 Per investigation (`tree_rubric`, used by evals.hierarchy_scifact and evals.verdict_open):
 
 - segment relevance of a node's top-5 segments: a segment is relevant when it addresses the claim
-  (its own text covers both ends of the claim's relation: tools.relevance.addresses_claim, the
-  evidence test of the judgement work on one sentence) and is about the aspect (cosine with the aspect's wording
+  (the claim's evidence test, tools.relevance: for an empirical claim its own text covers both ends
+  of the claim's relation; for a debate claim the argument model reads it as for or against) and is
+  about the aspect (cosine with the aspect's wording
   >= tools.relevance.ASPECT_MIN_SIMILARITY). This is the test the tree is grown with, so it is
   checked once against human judges here before its numbers are trusted;
 - off-claim nodes: nodes with segments of which fewer than half address the claim;
@@ -43,7 +44,7 @@ OFF_CLAIM_SHARE = 0.5
 
 def tree_rubric(state: dict[str, Any], services: Any) -> dict[str, Any]:
     """The rubric's counts for one investigation's state (empty counts when it built no tree)."""
-    from tools.coverage import component_terms
+    from agent.graph.steps import claim_reading
     from tools.hierarchy import AspectTree
     from tools.relevance import node_relevance, sibling_uniqueness
     from tools.text_guard import copied_from, text_problems
@@ -54,7 +55,7 @@ def tree_rubric(state: dict[str, Any], services: Any) -> dict[str, Any]:
     claim = state.get("claim", "")
     if state.get("tree"):
         tree = AspectTree.model_validate(state["tree"])
-        terms = component_terms(claim)
+        _, test = claim_reading(state, services)  # type: ignore[arg-type]
         keys = {k for n in tree.walk() for k in n.segment_keys[:TOP_SEGMENTS]}
         segs = {s.key: s for s in services.store.get_segments(sorted(keys))} if keys else {}
         for node in tree.walk():
@@ -71,7 +72,7 @@ def tree_rubric(state: dict[str, Any], services: Any) -> dict[str, Any]:
             if not top:
                 continue
             out["nodes_with_segments"] += 1
-            rel = node_relevance(terms, node, tree.ancestors(node.id), top, services.embedder)
+            rel = node_relevance(test, node, tree.ancestors(node.id), top, services.embedder)
             out["relevance"].append(len(rel.relevant) / len(top))
             out["offclaim_nodes"] += sum(rel.on_claim.values()) / len(top) < OFF_CLAIM_SHARE
         out["uniqueness"] = sibling_uniqueness(tree, services.embedder, UNIQUENESS_THRESHOLD)
@@ -171,10 +172,9 @@ def _pearson(xs: list[float], ys: list[float]) -> float | None:
 
 
 def segment_quality_agreement(path: Path, services: Any) -> dict[str, Any]:
-    from tools.coverage import component_terms
     from tools.hierarchy import AspectNode, AspectTree
     from tools.models import Segment
-    from tools.relevance import node_relevance
+    from tools.relevance import RelationTest, node_relevance
 
     data = json.loads(path.read_text())
     ours, human, llm, items = [], [], [], []
@@ -184,7 +184,7 @@ def segment_quality_agreement(path: Path, services: Any) -> dict[str, Any]:
         node = AspectNode(id="1", name=name.replace("_", " "), description=description, depth=1, parent_id="root")
         texts = [_segment_text(s) for s in inst["segments"]]
         segs = [Segment(doc_id=f"h{i}", start=0, end=1, text=t, embed_text=t) for i, t in enumerate(texts)]
-        rel = node_relevance(component_terms(inst["claim"]), node, [tree.nodes["root"]], segs, services.embedder)
+        rel = node_relevance(RelationTest(inst["claim"]), node, [tree.nodes["root"]], segs, services.embedder)
         share = len(rel.relevant) / len(segs)
         on_claim = sum(rel.on_claim.values()) / len(segs)
         ours.append(share)

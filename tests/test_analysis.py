@@ -201,8 +201,7 @@ def test_report_shows_counts_not_a_score_for_an_aspect_without_enough_evidence()
 def test_an_off_claim_subaspect_is_rejected_and_kept_segments_address_the_claim(tmp_path):
     from agent.graph.state import InvestigationOptions
     from agent.investigation import Investigator
-    from tools.coverage import component_terms
-    from tools.relevance import addresses_claim
+    from tools.relevance import RelationTest, addresses_claim
 
     script = investigation_script()
     script["aspects"] = [{"aspects": [
@@ -224,12 +223,12 @@ def test_an_off_claim_subaspect_is_rejected_and_kept_segments_address_the_claim(
     assert "radius bone density" not in nodes
     assert any("rejected" in w and "radius bone density" in w for w in result.report["warnings"])
     state = inv.state(result.thread_id)
-    terms = component_terms(CLAIM)
+    test = RelationTest(CLAIM)
     tree = AspectTree.model_validate(state["tree"])
     keys = [k for n in tree.walk() for k in n.segment_keys]
     assert keys
     for seg in services.store.get_segments(keys):
-        assert addresses_claim(terms, seg), seg.text
+        assert addresses_claim(test, seg), seg.text
     # the explanation was written finding by finding, every sentence traced to what it cites
     expl = result.report["explanation"]
     assert expl["sentences"] and all(s["status"] == "supported" for s in expl["sentences"])

@@ -37,6 +37,58 @@ MIN_ANTI_CLAIM_OVERLAP = 0.4
 SUB_CLAIM_PREFIX = decompose_prompt.PREFIX
 
 
+# ------------------------------------------------------------------------------------- claim kind
+
+
+class ClaimKind(StrEnum):
+    """What kind of evidence a claim calls for.
+
+    EMPIRICAL claims state a relation that studies measure ("Coffee lowers the risk of type 2
+    diabetes"): evidence names both ends of the relation (tools.coverage) and reports a finding.
+    DEBATE claims say what ought to be done or how something should be judged ("Vaccination must
+    be made compulsory"): they are argued from consequences and values, so evidence is an argument
+    that bears on the claim without repeating it (tools.argument)."""
+
+    EMPIRICAL = "empirical"
+    DEBATE = "debate"
+
+
+# Obligation, permission and recommendation: what a policy or value claim asserts.
+_NORMATIVE = re.compile(
+    r"\b(should|shouldn't|ought|must|mustn't|shall|needs? to|has to|have to|deserves?|obligation|"
+    r"(is|are|was|were|would be|be) (not )?(morally |ethically |really |actually )?(justified|unjustified|justifiable|"
+    r"unjustifiable|immoral|moral|unethical|ethical|fair|unfair|wrong|acceptable|unacceptable|desirable|"
+    r"undesirable|legitimate|illegitimate|a scam|a waste|a violation|tantamount|"
+    r"a (good|bad) idea|(a )?good for|(a )?bad for|a force for|better than|worse than|a human right|a right|"
+    r"worth)|right to|better off|it is (good|bad|wrong|right|crucial|essential|important) to)\b",
+    re.IGNORECASE,
+)
+# Base-form verbs that open a proposal ("Ban sunbeds", "Make all museums free of charge").
+_PROPOSAL_VERBS = frozenset(
+    """abolish adopt allow ban build cap close cut end enforce expand fund give grant impose institute introduce
+    keep legalise legalize let limit lower make nationalise nationalize outlaw permit place privatise privatize
+    prohibit protect provide put raise regulate reinstate remove replace require restrict scrap stop subsidise
+    subsidize tax throw treat abandon boycott bring create establish extend increase leave reduce reform
+    return withdraw""".split()
+)
+# A proposal verb followed by one of these is a noun ("Increase of p62 ...", "Return to work ...").
+_NOUN_AFTER = frozenset("of in on at to is was are were for with by".split())
+
+
+def detect_claim_kind(claim: str) -> ClaimKind:
+    """DEBATE for a normative claim (an obligation or permission modal, a moral or value verdict,
+    or a sentence opening with a proposal verb such as "Ban ..."), EMPIRICAL otherwise. Checked
+    on PERSPECTRUM and SciFact TRAIN claims by `python -m evals.claim_kind`."""
+    text = " ".join(claim.split())
+    if _NORMATIVE.search(text):
+        return ClaimKind.DEBATE
+    words = _WORD.findall(text)
+    if (len(words) > 1 and words[0].lower() in _PROPOSAL_VERBS and words[0][0].isupper()
+            and words[1].lower() not in _NOUN_AFTER):
+        return ClaimKind.DEBATE
+    return ClaimKind.EMPIRICAL
+
+
 class ClaimType(StrEnum):
     """How a claim is built; anything but SIMPLE is decomposed into sub-claims."""
 
@@ -51,6 +103,9 @@ class ClaimAnalysis(BaseModel):
 
     claim: str = Field(description="The claim, whitespace-normalised.")
     claim_type: ClaimType
+    claim_kind: ClaimKind = Field(
+        ClaimKind.EMPIRICAL, description="empirical (evidence reports a finding on the claim's relation) or "
+        "debate (evidence argues for or against it); detected unless the caller chose.")
     sub_claims: list[str] = Field(description="Existence sub-claims; [claim] for a simple claim.")
     anti_claim: str = Field(description="The claim's opposite, queried alongside the claim.")
     anti_claim_source: Literal["llm", "rule"]
@@ -688,8 +743,9 @@ def anti_claim(claim: str, llm: StructuredLLM | None) -> tuple[str, Literal["llm
 # --------------------------------------------------------------------------------------- analysis
 
 
-def analyse_claim(claim: str, llm: StructuredLLM | None) -> ClaimAnalysis:
-    """Validate the claim, detect its type, decompose it, write its anti-claim, list the queries.
+def analyse_claim(claim: str, llm: StructuredLLM | None, *, kind: ClaimKind | None = None) -> ClaimAnalysis:
+    """Validate the claim, detect its type and kind (unless `kind` is given), decompose it, write its
+    anti-claim, list the queries.
 
     Raises InputError for an empty, too short or too long claim; LLM failures become rule-based
     fallbacks recorded in `warnings`.
@@ -706,6 +762,7 @@ def analyse_claim(claim: str, llm: StructuredLLM | None) -> ClaimAnalysis:
     return ClaimAnalysis(
         claim=text,
         claim_type=claim_type,
+        claim_kind=kind or detect_claim_kind(text),
         sub_claims=subs,
         anti_claim=anti,
         anti_claim_source=source,

@@ -11,10 +11,19 @@ claim")). Where to cut the ordering:
   (absolute cosine, calibrated for all-MiniLM-L6-v2 by evals/relevance_filter.py) and at least
   `top_margin` of the best segment's similarity, within [min_keep, max_keep].
 
+Whether a text addresses the claim at all is the claim's evidence test (`evidence_test`), chosen by
+the claim's kind (tools.claim_analysis.ClaimKind):
+
+- empirical claims: `RelationTest`, the text itself covers both ends of the claim's relation
+  (tools.coverage); a sentence about the subject alone is not evidence;
+- debate claims: `ArgumentTest`, the argument model (trained on PERSPECTRUM TRAIN) reads the text as
+  arguing for or against the claim with at least `min_relevance` probability. An argument rarely
+  repeats the claim's words ("herd immunity protects those who cannot be vaccinated" for
+  "vaccination must be made compulsory"), so the lexical test would reject nearly all of them.
+
 Relevance to one node of the tree (`node_relevance`): a segment is relevant to an aspect when it
-addresses the claim (it, with its document's title, covers both ends of the claim's relation, the
-evidence test of tools.coverage) and its embedding is at least `ASPECT_MIN_SIMILARITY` similar to the
-aspect's query vector. The tree is grown only from such segments: sub-aspects are discovered from the
+addresses the claim (the evidence test) and its embedding is at least `ASPECT_MIN_SIMILARITY`
+similar to the aspect's query vector. The tree is grown only from such segments: sub-aspects are discovered from the
 parent's relevant segments, and a sub-aspect with too few of its own is rejected.
 
 Classification (after TELEClass-style core-class annotation, simplified): each kept segment walks
@@ -30,15 +39,16 @@ import logging
 import math
 from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from tools.coverage import ComponentTerms, addresses, coverage
+from tools.claim_analysis import ClaimKind
+from tools.coverage import ComponentTerms, addresses, component_terms, coverage
 from tools.errors import InputError
 from tools.hierarchy import ROOT_ID, AspectNode, AspectTree, cached, node_queries
-from tools.models import Embedder, Segment
+from tools.models import Embedder, Segment, StanceScorer
 
 log = logging.getLogger(__name__)
 
@@ -171,10 +181,70 @@ def density_cut(ranked_texts: Sequence[str], judge: Judge, *, boundary_density: 
     return int(ratio * n), len(verdicts)
 
 
-def addresses_claim(terms: ComponentTerms, segment: Segment, *, min_coverage: float = SEGMENT_MIN_COVERAGE) -> bool:
-    """Whether the segment's own text covers both ends of the claim's relation. Its title is left
-    out: under an on-claim title every sentence would pass, the sample size and the BMI table too."""
-    return addresses(coverage(terms, segment.text), min_coverage)
+# Least probability the argument model gives "for or against" (1 - neutral) for a text to argue on
+# a debate claim (evals/results/argument_model.json reports the gold recall and unrelated share at it).
+ARGUMENT_MIN_RELEVANCE = 0.5
+
+
+class EvidenceTest(Protocol):
+    """Whether texts address the claim at all (before any stance is read)."""
+
+    kind: ClaimKind
+
+    def addresses(self, texts: Sequence[str]) -> list[bool]:
+        """One verdict per text, in order."""
+        ...
+
+
+class RelationTest:
+    """Empirical claims: the text covers both ends of the claim's relation (tools.coverage). A
+    segment's title is left out: under an on-claim title every sentence would pass, the sample
+    size and the BMI table too."""
+
+    kind = ClaimKind.EMPIRICAL
+
+    def __init__(self, claim: str, *, min_coverage: float = SEGMENT_MIN_COVERAGE,
+                 terms: ComponentTerms | None = None) -> None:
+        self.terms = terms or component_terms(claim)
+        self.min_coverage = min_coverage
+
+    def addresses(self, texts: Sequence[str]) -> list[bool]:
+        return [addresses(coverage(self.terms, t), self.min_coverage) for t in texts]
+
+
+class ArgumentTest:
+    """Debate claims: the argument model reads the text as for or against the claim (1 - neutral)
+    with at least `min_relevance` probability."""
+
+    kind = ClaimKind.DEBATE
+
+    def __init__(self, claim: str, scorer: StanceScorer, *, min_relevance: float = ARGUMENT_MIN_RELEVANCE) -> None:
+        if not 0 <= min_relevance <= 1:
+            raise InputError(f"min_relevance must be in [0, 1] (got {min_relevance}).")
+        self.claim = claim
+        self.scorer = scorer
+        self.min_relevance = min_relevance
+
+    def relevance(self, texts: Sequence[str]) -> list[float]:
+        """Probability that each text argues for or against the claim."""
+        return [1.0 - r.neutral for r in self.scorer.predict([(self.claim, t) for t in texts])] if texts else []
+
+    def addresses(self, texts: Sequence[str]) -> list[bool]:
+        return [p >= self.min_relevance - 1e-9 for p in self.relevance(texts)]
+
+
+def evidence_test(claim: str, kind: ClaimKind, *, argument_scorer: StanceScorer | None = None,
+                  min_relevance: float = ARGUMENT_MIN_RELEVANCE) -> EvidenceTest:
+    """The evidence test for a claim of `kind` (a debate claim without an argument scorer falls back
+    to the relation test)."""
+    if kind == ClaimKind.DEBATE and argument_scorer is not None:
+        return ArgumentTest(claim, argument_scorer, min_relevance=min_relevance)
+    return RelationTest(claim)
+
+
+def addresses_claim(test: EvidenceTest, segment: Segment) -> bool:
+    """Whether the segment's own text addresses the claim (`test`)."""
+    return test.addresses([segment.text])[0]
 
 
 def aspect_vector(node: AspectNode, ancestors: Sequence[AspectNode], embedder: Embedder) -> np.ndarray:
@@ -193,21 +263,20 @@ class NodeRelevance(BaseModel):
 
 
 def node_relevance(
-    terms: ComponentTerms,
+    test: EvidenceTest,
     node: AspectNode,
     ancestors: Sequence[AspectNode],
     segments: Sequence[Segment],
     embedder: Embedder,
     *,
     min_similarity: float = ASPECT_MIN_SIMILARITY,
-    min_coverage: float = SEGMENT_MIN_COVERAGE,
 ) -> NodeRelevance:
-    """The segments relevant to aspect `node`: they address the claim (`terms`) and are about the
+    """The segments relevant to aspect `node`: they address the claim (`test`) and are about the
     aspect."""
     unique = list({s.key: s for s in segments}.values())
     if not unique:
         return NodeRelevance(relevant=[], on_claim={}, similarity={})
-    on_claim = {s.key: addresses_claim(terms, s, min_coverage=min_coverage) for s in unique}
+    on_claim = dict(zip((s.key for s in unique), test.addresses([s.text for s in unique]), strict=True))
     emb = cached(embedder)
     # The aspect's own wording only: its keyword queries carry the claim as context, which every
     # on-claim segment matches whatever the aspect.

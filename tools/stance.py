@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PACKAGED_DIR = Path(__file__).resolve().parent / "stance_model"
+# The argument model: the same kind of cross-encoder, trained on PERSPECTRUM debate claims by
+# `python -m evals.train_argument` (support / argues past the claim / undermine).
+ARGUMENT_DIR = Path(__file__).resolve().parent / "argument_model"
 REBUILD_HINT = "Rebuild it from the repository root with `python -m evals.train_stance`."
 # Column order of every probability / logit array in this module.
 ORDER: tuple[Stance, Stance, Stance] = (Stance.SUPPORT, Stance.NEUTRAL, Stance.REFUTE)
@@ -295,6 +298,12 @@ def load_stance(backend: str = "packaged", *, label_map: dict[str, str] | None =
             raise InputError("stance backend 'llm' needs an LLM; pass llm=... or choose stance.backend 'packaged'.")
         return LLMStanceModel(llm, **kw)
     raise InputError(f"unknown stance backend {backend!r}; use 'packaged', 'hf:<model name or path>' or 'llm'.")
+
+
+def load_argument_model(*, batch_size: int = 64, max_length: int = 128, threads: int = 0,
+                        model_dir: Path | None = None) -> StanceModel:
+    """The argument model for debate claims (ARGUMENT_DIR): neutral means "argues past the claim"."""
+    return OnnxStanceModel(model_dir or ARGUMENT_DIR, batch_size=batch_size, max_length=max_length, threads=threads)
 
 
 # ------------------------------------------------------------------------- document-level labels

@@ -56,6 +56,9 @@ def investigate(
     stop_after: Annotated[str | None, typer.Option(help="'hierarchy': stop once the aspect tree is built.")] = None,
     guided: Annotated[bool, typer.Option("--guided", help="Pause for your review at each review point.")] = False,
     no_perspectives: Annotated[bool, typer.Option("--no-perspectives", help="Skip per-aspect stance summaries.")] = False,
+    claim_kind: Annotated[str | None, typer.Option(
+        "--claim-kind", help="auto, empirical (findings on the claim's relation) or debate (arguments for / against)."
+    )] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="Report format: md, json or html.")] = "md",
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (else print it).")] = None,
     session: Annotated[str | None, typer.Option(help="Session id: resume it if it exists, else start it under this id.")] = None,
@@ -69,6 +72,8 @@ def investigate(
         raise InputError(f"--format must be md, json or html, not {fmt!r}.")
     if planner not in ("fixed", "llm"):
         raise InputError(f"--planner must be 'fixed' or 'llm', not {planner!r}.")
+    if claim_kind is not None and claim_kind not in ("auto", "empirical", "debate"):
+        raise InputError(f"--claim-kind must be auto, empirical or debate, not {claim_kind!r}.")
     corpora = list(corpus or [])
     inv = Investigator()
     if ingest is not None:
@@ -82,6 +87,7 @@ def investigate(
         inv.services.settings, corpora=corpora, sources=src, depth=depth, top_k_aspects=aspects,
         top_documents=top_docs, year_min=year_min, year_max=year_max, planner=planner,
         perspectives=False if no_perspectives else None, stop_after=stop_after, guided=guided or None,
+        claim_kind=claim_kind,
     )
     handler = None if quiet else _print_event
     if session and inv.state(session):

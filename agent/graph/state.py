@@ -79,6 +79,10 @@ class InvestigationOptions(BaseModel):
     planner: PlannerMode = Field("fixed", description="'fixed' policy or 'llm' chooses the next step.")
     perspectives: bool = Field(True, description="Summarise each stance per top-level aspect (LLM).")
     guided: bool = Field(False, description="Pause for a person's review at each review point.")
+    claim_kind: Literal["auto", "empirical", "debate"] = Field(
+        "auto", description="How the claim is read: detected, empirical (findings on its relation) or debate "
+        "(arguments for or against it).",
+    )
     stop_after: Literal["hierarchy"] | None = Field(
         None, description="'hierarchy': report once the aspect hierarchy is built (no stance/verdict)."
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
@@ -19,7 +19,10 @@ from agent.graph.events import emit
 from agent.graph.state import InvestigationOptions, InvestigationState
 from agent.services import Services
 from tools.llm import LLMError
-from tools.models import Document, Segment, SourceKind, Stance, StanceResult
+from tools.models import Document, Segment, SourceKind, Stance, StanceResult, StanceScorer
+
+if TYPE_CHECKING:
+    from tools.relevance import EvidenceTest
 
 NodeUpdate = dict[str, Any]
 
@@ -112,6 +115,22 @@ def load_documents(state: InvestigationState, services: Services, doc_ids: Itera
     return out
 
 
+def claim_reading(state: InvestigationState, services: Services) -> tuple[StanceScorer, EvidenceTest]:
+    """How this claim is read, by its kind: the scorer of a text's stance toward the claim and the
+    evidence test (tools.relevance). Debate claims use the argument model, unless
+    stance.argument_model is off; empirical claims the stance model and the relation test."""
+    from tools.claim_analysis import ClaimKind
+    from tools.relevance import evidence_test
+
+    kind = ClaimKind((state.get("analysis") or {}).get("claim_kind", ClaimKind.EMPIRICAL))
+    st = services.settings.stance
+    if kind == ClaimKind.DEBATE and st.argument_model:
+        scorer = services.argument
+        return scorer, evidence_test(state["claim"], kind, argument_scorer=scorer,
+                                     min_relevance=st.argument_min_relevance)
+    return services.stance, evidence_test(state["claim"], ClaimKind.EMPIRICAL)
+
+
 def sentence_lookup(state: InvestigationState, services: Services) -> Callable[[str], str | None]:
     """key 'doc#i' -> sentence text, only for documents of this investigation (so a citation
     outside the evidence cannot resolve)."""
@@ -138,11 +157,12 @@ def sentence_lookup(state: InvestigationState, services: Services) -> Callable[[
 
 
 def _analyse(state: InvestigationState, services: Services) -> NodeUpdate:
-    from tools.claim_analysis import analyse_claim
+    from tools.claim_analysis import ClaimKind, analyse_claim
 
-    analysis = analyse_claim(state["claim"], services.llm)
-    emit("counts", "analyse", f"claim type {analysis.claim_type}; {len(analysis.sub_claims)} sub-claim(s)",
-         anti_claim=analysis.anti_claim)
+    chosen = options_of(state).claim_kind
+    analysis = analyse_claim(state["claim"], services.llm, kind=None if chosen == "auto" else ClaimKind(chosen))
+    emit("counts", "analyse", f"claim type {analysis.claim_type}, read as {analysis.claim_kind}; "
+         f"{len(analysis.sub_claims)} sub-claim(s)", anti_claim=analysis.anti_claim, claim_kind=analysis.claim_kind)
     return {"analysis": analysis.model_dump(mode="json"), "warnings": list(analysis.warnings)}
 
 
@@ -222,11 +242,16 @@ def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
 SCREEN_FACTOR = 3
 
 
-def document_decision(claim: str, doc: Document, results: list[StanceResult], services: Services) -> Any:
+def document_decision(claim: str, doc: Document, results: list[StanceResult], services: Services,
+                      scorer: StanceScorer | None = None) -> Any:
     """Whether `doc` is evidence on `claim` and which way (tools.stance.DocumentLabel): the learned
-    decision shipped with the stance model, or the configured thresholds (verdict.document_decision)."""
+    decision shipped with the stance model, or the configured thresholds (verdict.document_decision).
+    `results` read by another scorer (the argument model of a debate claim) are decided by that
+    scorer's own thresholds."""
     from tools.stance import decide_document, document_model_of, document_rule
 
+    if scorer is not None and scorer is not services.stance:
+        return decide_document(results, document_rule(scorer))
     v = services.settings.verdict
     model = document_model_of(services.stance) if v.document_decision == "learned" else None
     rule = {**document_rule(services.stance),
@@ -246,6 +271,7 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
     ranked = sorted(found, key=lambda d: -float(found[d].get("score", 0.0)))[:n]
     docs = load_documents(state, services, ranked)
     terms = component_terms(state["claim"])
+    scorer, test = claim_reading(state, services)
     evidence: list[str] = []
     on_subject: list[str] = []
     without_object: list[str] = []  # on the subject, not naming the object at all
@@ -255,19 +281,19 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
         doc = docs.get(doc_id)
         if doc is None or not doc.sentences:
             continue
-        results = services.stance.predict([(state["claim"], s) for s in doc.sentences])
-        decision = document_decision(state["claim"], doc, results, services)
+        results = scorer.predict([(state["claim"], s) for s in doc.sentences])
+        decision = document_decision(state["claim"], doc, results, services, scorer=scorer)
         labels[doc_id] = decision.label
         confidence[doc_id] = round(float(decision.confidence), 4)
         if decision.label != "NEI":
             evidence.append(doc_id)
-        else:
+        elif test.kind == "empirical":
             cov = coverage(terms, [doc.title, *doc.sentences])
             if cov.subject >= DEFAULT_MIN_COVERAGE - 1e-9:
                 on_subject.append(doc_id)
                 if cov.object < DEFAULT_MIN_COVERAGE - 1e-9:
                     without_object.append(doc_id)
-    return {"checked": len(labels), "evidence": evidence, "on_subject": on_subject,
+    return {"checked": len(labels), "evidence": evidence, "on_subject": on_subject, "claim_kind": str(test.kind),
             "without_object": without_object, "labels": labels,
             "confidence": confidence, "subject_terms": terms.subject, "object_terms": terms.object}
 
@@ -286,8 +312,12 @@ def _insufficient(state: InvestigationState, services: Services, screen: dict[st
     if sure:
         least = round(min(sure), 4)
         verdict = verdict.model_copy(update={"confidence": least, "confidence_raw": least})
-    msg = (f"none of the {screen['checked']} best-matching documents addresses the claim's relation "
-           f"({len(screen['on_subject'])} share its subject only); no verdict beyond 'insufficient evidence'")
+    if screen.get("claim_kind") == "debate":
+        msg = (f"none of the {screen['checked']} best-matching documents argues for or against the claim; "
+               "no verdict beyond 'insufficient evidence'")
+    else:
+        msg = (f"none of the {screen['checked']} best-matching documents addresses the claim's relation "
+               f"({len(screen['on_subject'])} share its subject only); no verdict beyond 'insufficient evidence'")
     emit("counts", "gather", msg)
     return {"status": "no_evidence", "verdict": verdict.model_dump(mode="json"), "warnings": [msg]}
 
@@ -349,7 +379,6 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     """One level of ClaimSpect: propose aspects under each frontier node from its relevant segments,
     enrich their keywords, rank segments discriminatively against the siblings, keep only the
     segments relevant to the claim and the aspect, reject sub-aspects left without enough of them."""
-    from tools.coverage import component_terms
     from tools.hierarchy import (
         cached,
         enrich_keywords,
@@ -357,13 +386,13 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
         propose_aspects,
         rank_segments,
     )
-    from tools.relevance import addresses_claim, node_relevance
+    from tools.relevance import node_relevance
 
     h = services.settings.hierarchy
     # One embedding cache for the step: candidate segments recur across sibling nodes.
     embedder = cached(services.embedder)
     opts = options_of(state)
-    terms = component_terms(state["claim"])
+    _, test = claim_reading(state, services)
     tree = _tree(state)
     frontier = tree.frontier(opts.depth)
     warnings: list[str] = []
@@ -371,7 +400,8 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     for parent in frontier:
         if parent.id == "root":
             found = evidence_segments(state, services, state["claim"], k=h.segments_per_node * 2)
-            context = [s.text for s in found if addresses_claim(terms, s)][: h.segments_per_node]
+            on_claim = test.addresses([s.text for s in found])
+            context = [s.text for s, ok in zip(found, on_claim, strict=True) if ok][: h.segments_per_node]
         else:
             # The parent's kept segments already passed the relevance test for it.
             context = [seg.text for seg in _lookup_segments(services, parent.segment_keys[: h.segments_per_node])]
@@ -410,7 +440,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
             node, tree.siblings(node.id), tree.ancestors(node.id), list(candidates.values()),
             embedder, beta=h.beta, gamma=h.gamma, keep=len(candidates) or 1,
         )
-        relevant = set(node_relevance(terms, node, tree.ancestors(node.id), list(candidates.values()), embedder,
+        relevant = set(node_relevance(test, node, tree.ancestors(node.id), list(candidates.values()), embedder,
                                       min_similarity=h.aspect_min_similarity).relevant)
         kept = [(k, sc) for k, sc in ranked if k in relevant][: h.segments_per_node]
         node.segment_keys = [k for k, _ in kept]
@@ -444,13 +474,12 @@ def _lookup_segments(services: Services, keys: Iterable[str]) -> list[Segment]:
 
 def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
     """Relevance filter, classification down the tree, and stance toward the claim per segment."""
-    from tools.coverage import component_terms
     from tools.hierarchy import cached
-    from tools.relevance import addresses_claim, classify_segments, relevance_filter
+    from tools.relevance import classify_segments, relevance_filter
 
     tree = _tree(state)
     h = services.settings.hierarchy
-    terms = component_terms(state["claim"])
+    scorer, test = claim_reading(state, services)
     pool: dict[str, Segment] = {}
     for seg in evidence_segments(state, services, state["claim"], k=h.segments_per_node * 5):
         pool.setdefault(seg.key, seg)
@@ -468,11 +497,12 @@ def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
         top_margin=h.relevance_top_margin, keyword_weight=h.relevance_keyword_weight,
     )
     # Similar is not enough: a segment enters the tree's consensus only if it addresses the claim.
-    kept = [pool[k] for k in relevance.kept if k in pool and addresses_claim(terms, pool[k])]
+    similar = [pool[k] for k in relevance.kept if k in pool]
+    kept = [s for s, ok in zip(similar, test.addresses([s.text for s in similar]), strict=True) if ok]
     assignments = classify_segments(tree, kept, embedder, min_similarity=h.classify_min_similarity,
                                     min_margin=h.classify_min_margin) if kept else {}
-    results = [on_relation_stance(r, terms, s.embed_text)
-               for s, r in zip(kept, services.stance.predict([(state["claim"], s.text) for s in kept]), strict=True)]
+    results = [on_relation_stance(r, test, s.embed_text)
+               for s, r in zip(kept, scorer.predict([(state["claim"], s.text) for s in kept]), strict=True)]
     stances = {s.key: r.model_dump(mode="json") for s, r in zip(kept, results, strict=True)}
     counts = {st.value: sum(1 for r in results if r.label == st) for st in Stance}
     emit("counts", "assess", f"{len(kept)}/{len(segments)} segments address the claim; stance {counts}", **counts)
@@ -490,14 +520,11 @@ def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
     }
 
 
-def on_relation_stance(result: StanceResult, terms: Any, text: str) -> StanceResult:
-    """A segment's stance, read as neutral when the segment (with its title) does not cover both
-    ends of the claim's relation: a sentence on the subject alone is not evidence for or against
-    the claim, however the stance model scores it."""
-    from tools.coverage import addresses, coverage
-    from tools.document_model import SENTENCE_MIN_COVERAGE
-
-    if result.label is Stance.NEUTRAL or addresses(coverage(terms, text), SENTENCE_MIN_COVERAGE):
+def on_relation_stance(result: StanceResult, test: EvidenceTest, text: str) -> StanceResult:
+    """A segment's stance, read as neutral when the segment (with its title) does not address the
+    claim (`test`): a sentence on the subject alone is not evidence for or against the claim,
+    however the stance model scores it."""
+    if result.label is Stance.NEUTRAL or test.addresses([text])[0]:
         return result
     return result.model_copy(update={"label": Stance.NEUTRAL})
 
@@ -569,6 +596,7 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     screened = set((state.get("screen") or {}).get("evidence", []))
     ranked = sorted(meta, key=lambda d: (d not in screened, -float(meta[d].get("score", 0.0))))[: opts.top_documents]
     docs = load_documents(state, services, ranked)
+    scorer, _ = claim_reading(state, services)
     warnings: list[str] = []
     assessments: dict[str, dict[str, Any]] = {}
     evidence: dict[str, list[tuple[int, StanceResult]]] = {}
@@ -579,11 +607,11 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
             continue
         if not doc.sentences:
             continue
-        results = services.stance.predict([(state["claim"], s) for s in doc.sentences])
+        results = scorer.predict([(state["claim"], s) for s in doc.sentences])
         evidence[doc_id] = sorted(enumerate(results), key=lambda p: -abs(p[1].signed))
         if v.local_labels != "llm":
             tk, la = label_document(state["claim"], doc, results,
-                                    document_decision(state["claim"], doc, results, services),
+                                    document_decision(state["claim"], doc, results, services, scorer=scorer),
                                     services.llm if v.local_labels == "hybrid" else None,
                                     mode=v.local_labels, conflict_margin=v.sign_conflict_margin,
                                     on_conflict=v.on_conflict)
@@ -680,12 +708,13 @@ def local_assessments(state: InvestigationState) -> list[Any]:
 
 def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None], services: Services,
                   llm: Any = None, anti_claim: str | None = None,
-                  titles: Callable[[str], str] | None = None) -> Any:
+                  titles: Callable[[str], str] | None = None, arguments: StanceScorer | None = None) -> Any:
     """Global explanation (LLM, extractive fallback inside), the attribution check of every
     sentence against the sentences it cites, the revision of failing ones when configured, and the
     removal of failing restatements of the claim or `anti_claim` (verdict.unsupported_claim_echoes):
     the explain step on these local labels (`llm` defaults to the services' model; the explanation
-    benchmark passes a memo of it)."""
+    benchmark passes a memo of it). With `arguments` (the argument model of a debate claim) the
+    strongest arguments are quoted instead."""
     from tools.explain import (
         check_attribution,
         citable_evidence,
@@ -696,6 +725,14 @@ def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None]
 
     llm = llm if llm is not None else services.llm
     v = services.settings.verdict
+    if arguments is not None:
+        # A debate claim's evidence is arguments, each one sentence a reader weighs as written:
+        # restating it ("The study found that ...") would only misname it, so they are quoted.
+        from tools.explain import extractive_explanation
+
+        expl = extractive_explanation(claim, local, get, arguments)
+        return check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
+                                 mode=v.unsupported_sentences, min_overlap=v.attribution_overlap)
     if v.explanation_style == "findings":
         expl = findings_explanation(claim, local, llm, get_sentence=get, scorer=services.stance, titles=titles,
                                     threshold=v.attribution_threshold, min_overlap=v.attribution_overlap)
@@ -739,8 +776,10 @@ def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
     anti = (state.get("analysis") or {}).get("anti_claim")
     local = local_assessments(state)
     docs = load_documents(state, services, [a.doc_id for a in local])
+    scorer, test = claim_reading(state, services)
     expl = explain_claim(state["claim"], local, sentence_lookup(state, services), services,
-                         anti_claim=anti, titles=lambda d: docs[d].title if d in docs else "")
+                         anti_claim=anti, titles=lambda d: docs[d].title if d in docs else "",
+                         arguments=scorer if test.kind == "debate" and scorer is not services.stance else None)
     emit("counts", "explain", f"{len(expl.sentences)} explanation sentences ({expl.mode}); "
          f"attribution pass rate {_fmt(expl.attribution_pass_rate(), percent=True)}")
     return {"explanation": expl.model_dump(mode="json"), "warnings": list(expl.warnings)}
