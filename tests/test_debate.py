@@ -139,10 +139,15 @@ def test_a_debate_claim_is_investigated_from_its_arguments(tmp_path) -> None:
     assert labels.get("d1") == "support" and labels.get("d4") == "refute"
     assert {"d6", "d7", "d8"}.isdisjoint(labels)
     assert "a debate claim" in render(report, "md")
-    # the explanation quotes the arguments themselves, each citing itself
+    # the explanation quotes the arguments themselves, each citing itself and saying its side
     texts = {json.loads(line)["text"] for line in DEBATE_CORPUS.read_text().splitlines()}
     sentences = report["explanation"]["sentences"]
-    assert sentences and all(s["text"] in texts and s["status"] == "supported" for s in sentences)
+    assert sentences and all(s["status"] == "supported" for s in sentences)
+    for s in sentences:
+        side, _, quote = s["text"].partition(": ")
+        assert side in ("For the claim", "Against the claim") and quote in texts, s["text"]
+        assert (side == "For the claim") == (ARGUMENTS[next(w for w in ARGUMENTS if w in quote.lower())]
+                                             is Stance.SUPPORT)
 
 
 def test_without_the_argument_model_a_debate_claim_finds_no_evidence(tmp_path) -> None:

@@ -507,10 +507,12 @@ def stance_only_label(
 
 # How a stance-mode local explanation opens; global_explanation drops summary sentences that copy it.
 STANCE_FRAMING = "The stance model reads this abstract as evidence that"
+# The same for the argument model of a debate claim: its texts are arguments, not abstracts.
+ARGUMENT_FRAMING = "The argument model reads this text as an argument"
 
 
 def stance_assessment(doc: Document, decision: DocumentLabel, *, takeaway: str = "",
-                      max_cited: int = 3) -> LocalAssessment:
+                      max_cited: int = 3, arguments: bool = False) -> LocalAssessment:
     """The local label the stance model's document decision (tools.stance.decide_document) gives:
     No Evidence for NEI, else the grade nearest to +-confidence (a document just past its threshold
     is "Somewhat", a near-certain one "True"/"False"), citing its rationale sentences."""
@@ -525,9 +527,11 @@ def stance_assessment(doc: Document, decision: DocumentLabel, *, takeaway: str =
     cited = [i for i in decision.rationale_indices if 0 <= i < len(doc.sentences)][:max_cited]
     verb = "supports" if sign > 0 else "contradicts"
     lead = f' The strongest: "{doc.sentences[cited[0]]}"' if cited else ""
+    framing = (f"{ARGUMENT_FRAMING} {'for' if sign > 0 else 'against'}" if arguments
+               else f"{STANCE_FRAMING} {verb}")
     return LocalAssessment(
         doc_id=doc.id, label=label, score=label.score,
-        explanation=clip(f"{STANCE_FRAMING} {verb} the claim "
+        explanation=clip(f"{framing} the claim "
                          f"(p={decision.confidence:.2f}).{lead}", local_label_prompt.EXPLANATION_CHARS),
         cited_sentences=cited, evidence_score=round(decision.support - decision.refute, 6),
         mode="stance", takeaway=takeaway,
@@ -577,6 +581,7 @@ def label_document(
     mode: Literal["hybrid", "stance"] = "hybrid",
     conflict_margin: float = DEFAULT_CONFLICT_MARGIN,
     on_conflict: ConflictPolicy = "stance",
+    arguments: bool = False,
 ) -> tuple[Takeaway | None, LocalAssessment]:
     """Takeaway and local label of one document when the stance model decides what is evidence.
 
@@ -586,12 +591,13 @@ def label_document(
     the stance label and its rationale sentences quoted as the takeaway; in "hybrid" mode the LLM
     reads it (assess_document) and combine_labels settles the label (`on_conflict`). When the LLM finds the abstract
     unrelated, it is No Evidence (Tan et al. prune such documents); when the LLM fails, the stance
-    label stands with the failure in its warning.
+    label stands with the failure in its warning. `arguments`: the results come from the argument
+    model of a debate claim, and the label's explanation says so.
     """
     if len(stance_results) != len(doc.sentences):
         raise InputError(f"label_document needs one stance result per sentence of {doc.id!r} "
                          f"({len(doc.sentences)}), got {len(stance_results)}.")
-    st = stance_assessment(doc, decision)
+    st = stance_assessment(doc, decision, arguments=arguments)
     if decision.label == "NEI":
         return None, st
     strongest = sorted(range(len(stance_results)), key=lambda i: -abs(stance_results[i].signed))
@@ -734,7 +740,7 @@ def global_explanation(
             label=a.label.value,
             # The stance model's framing says nothing about the sources and the model copied it
             # into summaries; its label and evidence numbers carry what it knows.
-            explanation="" if a.explanation.startswith(STANCE_FRAMING) else a.explanation,
+            explanation="" if a.explanation.startswith((STANCE_FRAMING, ARGUMENT_FRAMING)) else a.explanation,
             evidence=[position[k] for k in a.keys if k in position],
         )
         for a in used
@@ -854,7 +860,7 @@ def copied_text_reason(text: str) -> str | None:
     norm = _norm(text)
     if norm in _example_sentences():
         return "copied from the prompt's example"
-    if _norm(STANCE_FRAMING) in norm:
+    if _norm(STANCE_FRAMING) in norm or _norm(ARGUMENT_FRAMING) in norm:
         return "about the stance model, not the sources"
     return None
 
@@ -967,11 +973,34 @@ def _term_overlap(text: str, cited: Sequence[str], min_terms: int) -> float:
     return len(words & source) / len(words)
 
 
+# How a quoted argument of a debate claim is introduced ("Against the claim: <quote>").
+SIDE_LABELS = {True: "For the claim: ", False: "Against the claim: "}
+_SIDE = re.compile(r"^(?:for|against) the claim:\s*", re.IGNORECASE)
+
+
 def factual_part(text: str) -> str:
-    """`text` without a leading "The abstract states that" and a trailing judgement about the
-    claim: the part of an explanation sentence that its citations can support."""
-    core = _JUDGEMENT.sub("", _PREAMBLE.sub("", text.strip())).strip()
+    """`text` without a leading "The abstract states that" (or a quoted argument's "For the claim:")
+    and a trailing judgement about the claim: the part of an explanation sentence that its
+    citations can support."""
+    core = _JUDGEMENT.sub("", _PREAMBLE.sub("", _SIDE.sub("", text.strip()))).strip()
     return core or text.strip()
+
+
+def sided_quotes(explanation: Explanation, assessments: Sequence[LocalAssessment]) -> Explanation:
+    """A debate claim's quoted arguments, each introduced by the side its document's label takes
+    ("For the claim: ...", "Against the claim: ..."), those for the claim first: a reader cannot
+    tell from an argument alone which way it cuts."""
+    sign = {a.doc_id: a.score for a in assessments}
+    sided: list[tuple[bool, ExplanationSentence]] = []
+    for sentence in explanation.sentences:
+        doc = parse_key(sentence.citations[0])[0] if sentence.citations else ""
+        score = sign.get(doc, 0.0)
+        if not score:
+            sided.append((True, sentence))
+            continue
+        sided.append((score > 0, sentence.model_copy(update={"text": SIDE_LABELS[score > 0] + sentence.text})))
+    ordered = [s for side, s in sided if side] + [s for side, s in sided if not side]
+    return explanation.model_copy(update={"sentences": ordered})
 
 
 def _norm(text: str) -> str:
@@ -1029,7 +1058,7 @@ def check_attribution(
             else:
                 cites.append((k, text))
         resolved.append(cites)
-        if not cites or any(_norm(t) == _norm(s.text) for _, t in cites):
+        if not cites or any(_norm(t) == _norm(_SIDE.sub("", s.text.strip())) for _, t in cites):
             continue
         core = factual_part(s.text)
         for _, t in cites:
@@ -1043,7 +1072,7 @@ def check_attribution(
         support[owner] = max(support[owner], float(res.support))
     out: list[ExplanationSentence] = []
     for n, (s, cites) in enumerate(zip(explanation.sentences, resolved, strict=True)):
-        if cites and any(_norm(t) == _norm(s.text) for _, t in cites):
+        if cites and any(_norm(t) == _norm(_SIDE.sub("", s.text.strip())) for _, t in cites):
             support[n] = 1.0
         restated = (bool(cites) and min_overlap is not None and support[n] < threshold
                     and lexical_support(factual_part(s.text), [t for _, t in cites]) >= min_overlap)

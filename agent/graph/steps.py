@@ -596,7 +596,8 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     screened = set((state.get("screen") or {}).get("evidence", []))
     ranked = sorted(meta, key=lambda d: (d not in screened, -float(meta[d].get("score", 0.0))))[: opts.top_documents]
     docs = load_documents(state, services, ranked)
-    scorer, _ = claim_reading(state, services)
+    scorer, test = claim_reading(state, services)
+    arguments = test.kind == "debate" and scorer is not services.stance
     warnings: list[str] = []
     assessments: dict[str, dict[str, Any]] = {}
     evidence: dict[str, list[tuple[int, StanceResult]]] = {}
@@ -614,7 +615,7 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
                                     document_decision(state["claim"], doc, results, services, scorer=scorer),
                                     services.llm if v.local_labels == "hybrid" else None,
                                     mode=v.local_labels, conflict_margin=v.sign_conflict_margin,
-                                    on_conflict=v.on_conflict)
+                                    on_conflict=v.on_conflict, arguments=arguments)
         elif v.combined_assessment:
             both = assess_document(state["claim"], doc, evidence[doc_id], services.llm,
                                    conflict_margin=v.sign_conflict_margin)
@@ -728,9 +729,9 @@ def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None]
     if arguments is not None:
         # A debate claim's evidence is arguments, each one sentence a reader weighs as written:
         # restating it ("The study found that ...") would only misname it, so they are quoted.
-        from tools.explain import extractive_explanation
+        from tools.explain import extractive_explanation, sided_quotes
 
-        expl = extractive_explanation(claim, local, get, arguments)
+        expl = sided_quotes(extractive_explanation(claim, local, get, arguments), local)
         return check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
                                  mode=v.unsupported_sentences, min_overlap=v.attribution_overlap)
     if v.explanation_style == "findings":
