@@ -60,9 +60,12 @@ from evals.train_stance import (
     _batches,
     _bucket,
     export_fp32,
+    freeze,
     log,
     macro_f1,
     negate,
+    optimiser,
+    optimiser_step,
     quantize_dynamic_int8,
 )
 
@@ -206,22 +209,13 @@ def train(args: argparse.Namespace, data: dict[str, list[Example]]) -> None:
     model = AutoModelForSequenceClassification.from_pretrained(
         base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={v: k for k, v in enumerate(LABELS)})
     _, log_probs = _factorised(torch)
-    if not args.train_embeddings:
-        for p in model.bert.embeddings.parameters():
-            p.requires_grad = False
-    n_layers = len(model.bert.encoder.layer)
-    for layer in model.bert.encoder.layer[: n_layers - args.train_layers]:
-        for p in layer.parameters():
-            p.requires_grad = False
+    freeze(model, args.train_layers, embeddings=not args.train_embeddings)
     # Side-only epochs first (the claim's own arguments, side loss alone): learnt jointly from the
     # start, the side stays weaker than the relevance (dev side accuracy ~0.69).
     gold_ex = [e for e in train_ex if e[2] != NEU]
     schedule = [gold_ex] * args.side_epochs + [train_ex] * args.epochs
     total = sum(math.ceil(len(ex) / args.batch_size) for ex in schedule)
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
-    warm = int(0.06 * total)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / max(1, warm)) * max(0.0, (total - s) / max(1, total - warm)))
+    opt, sched = optimiser(model, args.lr, total)
     sel_batches = _batches(data["select"], tok, 64, args.max_length, rng, shuffle=False)
     best, step, t0 = -1.0, 0, time.time()
     for epoch, epoch_ex in enumerate(schedule):
@@ -238,11 +232,7 @@ def train(args: argparse.Namespace, data: dict[str, list[Example]]) -> None:
             if relevant.any():
                 side = (labels[relevant] == REF).long()
                 loss = loss + args.side_weight * torch.nn.functional.cross_entropy(z[relevant][:, 1:], side)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad()
+            optimiser_step(loss, model, opt, sched)
             step += 1
             run += loss.item()
             if (bi + 1) % args.log_every == 0:

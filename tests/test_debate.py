@@ -175,3 +175,15 @@ def test_the_packaged_argument_model_reads_arguments_offline() -> None:
         (sunbeds, "Tanning beds greatly raise the risk of melanoma in young people."),
     ])
     assert [r.label for r in got] == [Stance.SUPPORT, Stance.REFUTE, Stance.NEUTRAL, Stance.SUPPORT]
+
+
+def test_claim_kind_is_an_option_of_the_api_and_the_settings(tmp_path) -> None:
+    from pydantic import ValidationError
+
+    from agent.api import ToolOptions
+    from tests.investigation_fixtures import make_settings
+
+    assert ToolOptions(claim_kind="debate").to_options(make_settings(tmp_path)).claim_kind == "debate"
+    assert ToolOptions().to_options(make_settings(tmp_path, stance={"claim_kind": "empirical"})).claim_kind == "empirical"
+    with pytest.raises(ValidationError):
+        ToolOptions(claim_kind="opinion")
