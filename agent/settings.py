@@ -191,6 +191,10 @@ class VerdictSettings(BaseModel):
         2, ge=1, description="Independent evidence documents a 'generally supported / refuted' verdict needs; "
         "with fewer the label is at most 'leaning'.",
     )
+    debate_strong_labels: bool = Field(
+        False, description="Allow 'generally supported / refuted' for debate claims; false = at most 'leaning': "
+        "the argument model reads an argument's side right about 7 times in 10 (PERSPECTRUM dev).",
+    )
     on_conflict: Literal["stance", "llm", "abstain"] = Field(
         "stance", description="hybrid labels: which label stands when the LLM and the stance model disagree "
         "in sign (always flagged): the stance model's, the LLM's, or neither (No Evidence).",

@@ -13,7 +13,7 @@ from tests.investigation_fixtures import CLAIM, make_services
 from tools.errors import InputError
 
 OPTION_FIELDS = {"corpora", "sources", "depth", "top_k_aspects", "top_documents", "year_min", "year_max",
-                 "planner", "perspectives"}
+                 "planner", "perspectives", "claim_kind"}
 
 
 def _by_name(schemas):

@@ -49,7 +49,7 @@ def test_rubric_counts_relevance_offclaim_nodes_copies_and_degenerate_text():
     segs = {k: Segment(doc_id=k.split("#")[0], start=int(k[-1]), end=int(k[-1]) + 1, text=t, embed_text=t)
             for k, t in texts.items()}
     store = SimpleNamespace(get_segments=lambda keys: [segs[k] for k in keys if k in segs])
-    services = SimpleNamespace(store=store, embedder=HashEmbedder())
+    services = SimpleNamespace(store=store, embedder=HashEmbedder(), stance=None)
     tree = AspectTree.new(claim)
     on, off = tree.add_children(ROOT_ID, [
         AspectDraft(name="vitamin d supplementation", description="Whether taking it cuts how often people catch colds"),

@@ -187,3 +187,17 @@ def test_claim_kind_is_an_option_of_the_api_and_the_settings(tmp_path) -> None:
     assert ToolOptions().to_options(make_settings(tmp_path, stance={"claim_kind": "empirical"})).claim_kind == "empirical"
     with pytest.raises(ValidationError):
         ToolOptions(claim_kind="opinion")
+
+
+def test_a_debate_verdict_reads_at_most_leaning(tmp_path) -> None:
+    from agent.graph.steps import _verdict
+    from agent.services import Services
+    from tests.investigation_fixtures import make_settings
+    from tools.verdict import LocalItem, LocalLabel
+
+    items = [LocalItem(doc_id=f"d{i}", label=LocalLabel.TRUE) for i in range(5)]
+    services = Services(make_settings(tmp_path))
+    assert _verdict(items, services).weighted_label == "generally supported"
+    assert _verdict(items, services, debate=True).weighted_label == "leaning supported"
+    strong = Services(make_settings(tmp_path, verdict={"debate_strong_labels": True}))
+    assert _verdict(items, strong, debate=True).weighted_label == "generally supported"

@@ -123,11 +123,10 @@ def claim_reading(state: InvestigationState, services: Services) -> tuple[Stance
     from tools.relevance import evidence_test
 
     kind = ClaimKind((state.get("analysis") or {}).get("claim_kind", ClaimKind.EMPIRICAL))
-    st = services.settings.stance
-    if kind == ClaimKind.DEBATE and st.argument_model:
+    if kind == ClaimKind.DEBATE and services.settings.stance.argument_model:
         scorer = services.argument
         return scorer, evidence_test(state["claim"], kind, argument_scorer=scorer,
-                                     min_relevance=st.argument_min_relevance)
+                                     min_relevance=services.settings.stance.argument_min_relevance)
     return services.stance, evidence_test(state["claim"], ClaimKind.EMPIRICAL)
 
 
@@ -322,14 +321,17 @@ def _insufficient(state: InvestigationState, services: Services, screen: dict[st
     return {"status": "no_evidence", "verdict": verdict.model_dump(mode="json"), "warnings": [msg]}
 
 
-def _verdict(items: list[Any], services: Services) -> Any:
+def _verdict(items: list[Any], services: Services, *, debate: bool = False) -> Any:
     from tools.verdict import ConfidenceCalibration, global_verdict
 
     v = services.settings.verdict
     calibration = (ConfidenceCalibration(a=v.confidence_a, b=v.confidence_b) if v.confidence_a is not None
                    else None)
+    # A debate claim's verdict counts arguments whose side is read right ~7 times in 10: at most
+    # "leaning" unless configured otherwise (no number of arguments reaches this many documents).
+    least = v.min_documents_generally if not debate or v.debate_strong_labels else 10**9
     return global_verdict(items, calibration=calibration, pseudo_count=v.confidence_pseudo_count,
-                          min_documents_generally=v.min_documents_generally)
+                          min_documents_generally=least)
 
 
 def _filter_by_sub_claims(
@@ -686,7 +688,8 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
             reputation=float(state["reputation"][doc_id]["score"]),
             trust=float(state["trust"]["scores"].get(doc_id, 0.5)),
         ))
-    verdict = _verdict(items, services)
+    debate = (state.get("analysis") or {}).get("claim_kind") == "debate" and services.settings.stance.argument_model
+    verdict = _verdict(items, services, debate=debate)
     tree = _tree(state)
     assignments = state.get("assignments") or {}
     stances = state.get("stances") or {}
