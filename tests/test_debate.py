@@ -201,3 +201,8 @@ def test_a_debate_verdict_reads_at_most_leaning(tmp_path) -> None:
     assert _verdict(items, services, debate=True).weighted_label == "leaning supported"
     strong = Services(make_settings(tmp_path, verdict={"debate_strong_labels": True}))
     assert _verdict(items, strong, debate=True).weighted_label == "generally supported"
+    from tools.verdict import aspect_consensus
+
+    four = [(Stance.SUPPORT, 1.0)] * 4
+    assert aspect_consensus(four).label == "generally supported"
+    assert aspect_consensus(four, strong_labels=False).label == "leaning supported"

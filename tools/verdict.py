@@ -160,14 +160,16 @@ def _check_weight(w: float, what: str) -> float:
     return w
 
 
-def aspect_consensus(stances: Sequence[tuple[Stance, float]], *, min_evidence: int = 1) -> Consensus:
+def aspect_consensus(stances: Sequence[tuple[Stance, float]], *, min_evidence: int = 1,
+                     strong_labels: bool = True) -> Consensus:
     """Consensus of one aspect from (stance, weight) pairs, one per segment.
 
     The weight is whatever the caller trusts the segment's source by (reputation x trust, or 1.0
     for an unweighted count). Neutral segments are counted and shown in the ratios but do not move
     the score (see the module docstring). With fewer than `min_evidence` segments taking a stance
     the label is "insufficient evidence" (the score is still reported): one sentence does not make
-    an aspect "generally supported".
+    an aspect "generally supported". Without `strong_labels` (a debate claim, whose sides are read
+    less surely) the label is at most "leaning".
     """
     if min_evidence < 1:
         raise InputError(f"min_evidence must be at least 1 (got {min_evidence}); fix verdict.min_node_evidence.")
@@ -203,8 +205,8 @@ def aspect_consensus(stances: Sequence[tuple[Stance, float]], *, min_evidence: i
         raw_ratios=raw,
         weighted_ratios=weighted,
         score=score,
-        label=global_label(score) if counts[Stance.SUPPORT] + counts[Stance.REFUTE] >= min_evidence
-        else GlobalLabel.INSUFFICIENT,
+        label=graded_label(score, 1 if strong_labels else 0)
+        if counts[Stance.SUPPORT] + counts[Stance.REFUTE] >= min_evidence else GlobalLabel.INSUFFICIENT,
     )
 
 

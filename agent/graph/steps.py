@@ -698,7 +698,8 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
         keys = subtree_keys(tree, node_id, assignments) if node_id != "root" else list(assignments)
         pairs = [(Stance(stances[k]["label"]), doc_weight(state, sentence_index(k)[0] if sentence_index(k) else ""))
                  for k in keys if k in stances]
-        per_node[node_id] = aspect_consensus(pairs, min_evidence=services.settings.verdict.min_node_evidence
+        per_node[node_id] = aspect_consensus(pairs, min_evidence=services.settings.verdict.min_node_evidence,
+                                             strong_labels=not debate or services.settings.verdict.debate_strong_labels,
                                              ).model_dump(mode="json")
     emit("counts", "aggregate", f"verdict: {verdict.weighted_label} (score {_fmt(verdict.weighted_score)})")
     return {"verdict": verdict.model_dump(mode="json"), "node_consensus": per_node}
