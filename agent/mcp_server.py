@@ -45,7 +45,7 @@ WaitSeconds = Annotated[float, Field(
                               "notifications meanwhile; 0 returns at once.")]
 Decision = Annotated[dict[str, Any] | Literal["accept"], Field(
     description="'accept', or an object whose fields depend on the review point (see the pending review's "
-                "'actions'): claim {anti_claim, sub_claims, extra_queries}; sources {exclude, add}; hierarchy "
+                "'actions'): claim {anti_claim, sub_claims, extra_queries, claim_kind}; sources {exclude, add}; hierarchy "
                 "{edits: [{op, node_id, into, parent_id, name, description}]}; verdict {accept, note}.")]
 
 INSTRUCTIONS = (

@@ -206,3 +206,20 @@ def test_a_debate_verdict_reads_at_most_leaning(tmp_path) -> None:
     four = [(Stance.SUPPORT, 1.0)] * 4
     assert aspect_consensus(four).label == "generally supported"
     assert aspect_consensus(four, strong_labels=False).label == "leaning supported"
+
+
+def test_a_reviewer_can_correct_the_claim_kind(tmp_path) -> None:
+    """Guided review of the claim: the person says the claim is a debate claim; its arguments are found."""
+    from agent.graph.state import InvestigationOptions
+    from agent.investigation import Investigator
+
+    inv = Investigator(_debate_services(tmp_path), persistent=True)
+    opts = InvestigationOptions(corpora=["debate"], sources=["local"], depth=1, top_documents=5, guided=True,
+                                claim_kind="empirical")
+    r = inv.run(DEBATE_CLAIM, opts, thread_id="kind")
+    assert r.pending["point"] == "claim" and r.pending["summary"]["claim_kind"] == "empirical"
+    r = inv.answer("kind", {"claim_kind": "debate"})
+    while r.pending:
+        r = inv.answer("kind", "accept")
+    assert r.status == "complete" and r.report["claim_kind"] == "debate"
+    assert "claim read as debate" in r.report["decisions"][0]["choice"]

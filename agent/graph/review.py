@@ -33,6 +33,8 @@ class ClaimDecision(BaseModel):
     anti_claim: str | None = Field(None, max_length=500, description="Replacement anti-claim.")
     sub_claims: list[str] | None = Field(None, max_length=10, description="Replacement sub-claims.")
     extra_queries: list[str] = Field(default_factory=list, max_length=10, description="More search queries.")
+    claim_kind: Literal["empirical", "debate"] | None = Field(
+        None, description="Read the claim as empirical (findings on its relation) or debate (arguments for / against).")
 
 
 class SourcesDecision(BaseModel):
@@ -98,7 +100,7 @@ def parse_decision(point: str, raw: Any) -> BaseModel:
 def _summary(point: str, state: InvestigationState) -> dict[str, Any]:
     if point == "claim":
         a = state.get("analysis") or {}
-        return {"claim_type": a.get("claim_type"), "anti_claim": a.get("anti_claim"),
+        return {"claim_type": a.get("claim_type"), "claim_kind": a.get("claim_kind"), "anti_claim": a.get("anti_claim"),
                 "sub_claims": a.get("sub_claims", []), "queries": a.get("queries", [])}
     if point == "sources":
         docs = state.get("documents") or {}
@@ -111,7 +113,7 @@ def _summary(point: str, state: InvestigationState) -> dict[str, Any]:
 
 
 ACTIONS = {
-    "claim": "accept ({}), or edit: {anti_claim, sub_claims, extra_queries}",
+    "claim": "accept ({}), or edit: {anti_claim, sub_claims, extra_queries, claim_kind: empirical|debate}",
     "sources": "accept ({}), or {exclude: [doc ids], add: [doc ids or DOIs]}",
     "hierarchy": "accept ({}), or {edits: [{op: rename|merge|delete|add, node_id, into, parent_id, name, description}]}",
     "verdict": "accept ({}), or {accept: false, note: '...'}",
@@ -151,6 +153,9 @@ def _apply(point: str, d: BaseModel, state: InvestigationState, services: Servic
         if d.extra_queries:
             a["queries"] = [*a.get("queries", []), *d.extra_queries]
             applied.append(f"{len(d.extra_queries)} queries added")
+        if d.claim_kind and d.claim_kind != a.get("claim_kind"):
+            a["claim_kind"] = d.claim_kind
+            applied.append(f"claim read as {d.claim_kind}")
         return {"analysis": a, "_applied": applied}
     if isinstance(d, SourcesDecision):
         return _apply_sources(d, state, services)
