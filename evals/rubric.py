@@ -98,7 +98,14 @@ def report_texts(state: dict[str, Any]) -> list[str]:
     report = state.get("report") or {}
 
     def quoted(text: str, citations: list[dict[str, Any]]) -> bool:
-        return any(" ".join(text.split()) == " ".join(str(c.get("text") or "").split()) for c in citations)
+        # A quote clipped to the field's length ends in "…" and starts its sentence.
+        t = " ".join(text.split())
+        clipped = t[:-1].rstrip() if t.endswith("…") else ""
+        for c in citations:
+            source = " ".join(str(c.get("text") or "").split())
+            if t == source or (clipped and source.startswith(clipped)):
+                return True
+        return False
 
     texts: list[str] = []
     for node in (report.get("hierarchy") or {}).get("nodes", []):

@@ -72,3 +72,15 @@ def test_rubric_counts_relevance_offclaim_nodes_copies_and_degenerate_text():
     assert out["degenerate_text_rate_before_fallback"] == 0.1
     assert out["degenerate_text_rate_after_fallback"] == round(1 / 3, 4)  # the looping description
     assert out["perspective_attribution_pass_rate"] == 0.5
+
+
+def test_rubric_leaves_out_quotes_clipped_to_the_field_length():
+    from evals.rubric import report_texts
+
+    source = "The proportion of women in the trial group was 51% greater than the proportion of women in the control group."
+    clipped = source[:60] + "…"
+    state = {"report": {"hierarchy": {"nodes": [{"id": "1", "name": "n", "description": "d", "perspectives": [
+        {"summary": clipped, "citations": [{"doc_id": "a", "sentence": 0, "text": source}]},
+        {"summary": "Doses are too low…", "citations": [{"doc_id": "a", "sentence": 0, "text": source}]},
+    ]}]}}}
+    assert report_texts(state) == ["n", "d", "Doses are too low…"]
