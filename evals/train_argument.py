@@ -162,7 +162,7 @@ def build_data(seed: int, *, negation_share: float = 0.0, hard_share: float = 0.
     return out
 
 
-def _factorised(torch_module):
+def _factorised():
     """The shipped head, as a module over a 3-output encoder: log P(support), log P(past the claim),
     log P(undermine), where P(for or against) = sigmoid(r) and the side = softmax(s, u). Relevance
     and side are learnt apart (the side only on the claim's own arguments), so the many unrelated
@@ -208,7 +208,7 @@ def train(args: argparse.Namespace, data: dict[str, list[Example]]) -> None:
     # Raw outputs: relevance logit, support logit, undermine logit (see _factorised).
     model = AutoModelForSequenceClassification.from_pretrained(
         base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={v: k for k, v in enumerate(LABELS)})
-    _, log_probs = _factorised(torch)
+    _, log_probs = _factorised()
     freeze(model, args.train_layers, embeddings=not args.train_embeddings)
     # Side-only epochs first (the claim's own arguments, side loss alone): learnt jointly from the
     # start, the side stays weaker than the relevance (dev side accuracy ~0.69).
@@ -268,13 +268,12 @@ def train(args: argparse.Namespace, data: dict[str, list[Example]]) -> None:
 
 
 def export() -> None:
-    import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     ckpt = WORK / "best"
     if not (ckpt / "config.json").is_file():
         sys.exit("no checkpoint in evals/work/argument/best; run `python -m evals.train_argument --phase train` first")
-    factorised, _ = _factorised(torch)
+    factorised, _ = _factorised()
     model = factorised(AutoModelForSequenceClassification.from_pretrained(ckpt)).eval()
     tok = AutoTokenizer.from_pretrained(ckpt)
     fp32 = WORK / "model_fp32.onnx"

@@ -205,7 +205,7 @@ def aspect_consensus(stances: Sequence[tuple[Stance, float]], *, min_evidence: i
         raw_ratios=raw,
         weighted_ratios=weighted,
         score=score,
-        label=graded_label(score, 1 if strong_labels else 0)
+        label=graded_label(score, 1, strong=strong_labels)
         if counts[Stance.SUPPORT] + counts[Stance.REFUTE] >= min_evidence else GlobalLabel.INSUFFICIENT,
     )
 
@@ -288,12 +288,14 @@ def raw_confidence(
     return float(min(1.0, max(0.0, coverage * strength)))
 
 
-def graded_label(score: float | None, n_documents: int, min_documents_generally: int = 1) -> GlobalLabel:
-    """global_label(score), with the strength the amount of evidence allows: a "generally" label
-    needs `min_documents_generally` evidence documents and reads "leaning" with fewer (one abstract
-    is one study, however clear)."""
+def graded_label(score: float | None, n_documents: int, min_documents_generally: int = 1, *,
+                 strong: bool = True) -> GlobalLabel:
+    """global_label(score), with the strength the evidence allows: a "generally" label needs
+    `min_documents_generally` evidence documents and reads "leaning" with fewer (one abstract is
+    one study, however clear), and always without `strong` (evidence read less surely, such as a
+    debate claim's arguments)."""
     label = global_label(score)
-    if n_documents < min_documents_generally:
+    if n_documents < min_documents_generally or not strong:
         if label is GlobalLabel.GENERALLY_SUPPORTED:
             return GlobalLabel.LEANING_SUPPORTED
         if label is GlobalLabel.GENERALLY_REFUTED:
@@ -307,13 +309,15 @@ def global_verdict(
     calibration: ConfidenceCalibration | None = None,
     pseudo_count: float = DEFAULT_CONFIDENCE_PSEUDO_COUNT,
     min_documents_generally: int = 1,
+    strong_labels: bool = True,
 ) -> Verdict:
     """Weighted (reputation x trust) and unweighted mean of the local scores, with their labels.
 
     "No Evidence" documents are excluded from both means (module docstring). If every evidence
     document has weight 0 (e.g. all retracted) the weighted score is None -> INSUFFICIENT, while
     the unweighted score still reports what they said. A "generally" label needs
-    `min_documents_generally` evidence documents (graded_label).
+    `min_documents_generally` evidence documents, and is never given without `strong_labels`
+    (graded_label).
     """
     if min_documents_generally < 1:
         raise InputError(f"min_documents_generally must be >= 1, got {min_documents_generally}.")
@@ -338,8 +342,8 @@ def global_verdict(
     return Verdict(
         weighted_score=weighted,
         unweighted_score=unweighted,
-        weighted_label=graded_label(weighted, n_weighted, min_documents_generally),
-        unweighted_label=graded_label(unweighted, n_e, min_documents_generally),
+        weighted_label=graded_label(weighted, n_weighted, min_documents_generally, strong=strong_labels),
+        unweighted_label=graded_label(unweighted, n_e, min_documents_generally, strong=strong_labels),
         confidence=conf,
         confidence_raw=raw,
         agreement=min(1.0, agreement),

@@ -122,12 +122,16 @@ def claim_reading(state: InvestigationState, services: Services) -> tuple[Stance
     from tools.claim_analysis import ClaimKind
     from tools.relevance import evidence_test
 
-    kind = ClaimKind((state.get("analysis") or {}).get("claim_kind", ClaimKind.EMPIRICAL))
-    if kind == ClaimKind.DEBATE and services.settings.stance.argument_model:
+    if reads_as_debate(state, services):
         scorer = services.argument
-        return scorer, evidence_test(state["claim"], kind, argument_scorer=scorer,
+        return scorer, evidence_test(state["claim"], ClaimKind.DEBATE, argument_scorer=scorer,
                                      min_relevance=services.settings.stance.argument_min_relevance)
     return services.stance, evidence_test(state["claim"], ClaimKind.EMPIRICAL)
+
+
+def reads_as_debate(state: InvestigationState, services: Services) -> bool:
+    """Whether the claim is read as a debate claim: its kind is debate and the argument model is on."""
+    return (state.get("analysis") or {}).get("claim_kind") == "debate" and services.settings.stance.argument_model
 
 
 def sentence_lookup(state: InvestigationState, services: Services) -> Callable[[str], str | None]:
@@ -328,10 +332,10 @@ def _verdict(items: list[Any], services: Services, *, debate: bool = False) -> A
     calibration = (ConfidenceCalibration(a=v.confidence_a, b=v.confidence_b) if v.confidence_a is not None
                    else None)
     # A debate claim's verdict counts arguments whose side is read right ~7 times in 10: at most
-    # "leaning" unless configured otherwise (no number of arguments reaches this many documents).
-    least = v.min_documents_generally if not debate or v.debate_strong_labels else 10**9
+    # "leaning" unless configured otherwise.
     return global_verdict(items, calibration=calibration, pseudo_count=v.confidence_pseudo_count,
-                          min_documents_generally=least)
+                          min_documents_generally=v.min_documents_generally,
+                          strong_labels=not debate or v.debate_strong_labels)
 
 
 def _filter_by_sub_claims(
@@ -503,8 +507,8 @@ def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
     kept = [s for s, ok in zip(similar, test.addresses([s.text for s in similar]), strict=True) if ok]
     assignments = classify_segments(tree, kept, embedder, min_similarity=h.classify_min_similarity,
                                     min_margin=h.classify_min_margin) if kept else {}
-    results = [on_relation_stance(r, test, s.embed_text)
-               for s, r in zip(kept, scorer.predict([(state["claim"], s.text) for s in kept]), strict=True)]
+    # Every kept segment passed the evidence test, so its stance is read as the scorer gives it.
+    results = scorer.predict([(state["claim"], s.text) for s in kept])
     stances = {s.key: r.model_dump(mode="json") for s, r in zip(kept, results, strict=True)}
     counts = {st.value: sum(1 for r in results if r.label == st) for st in Stance}
     emit("counts", "assess", f"{len(kept)}/{len(segments)} segments address the claim; stance {counts}", **counts)
@@ -520,15 +524,6 @@ def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
         "perspectives": perspectives,
         "warnings": warnings,
     }
-
-
-def on_relation_stance(result: StanceResult, test: EvidenceTest, text: str) -> StanceResult:
-    """A segment's stance, read as neutral when the segment (with its title) does not address the
-    claim (`test`): a sentence on the subject alone is not evidence for or against the claim,
-    however the stance model scores it."""
-    if result.label is Stance.NEUTRAL or test.addresses([text])[0]:
-        return result
-    return result.model_copy(update={"label": Stance.NEUTRAL})
 
 
 def subtree_keys(tree: Any, node_id: str, assignments: dict[str, str]) -> list[str]:
@@ -598,8 +593,8 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     screened = set((state.get("screen") or {}).get("evidence", []))
     ranked = sorted(meta, key=lambda d: (d not in screened, -float(meta[d].get("score", 0.0))))[: opts.top_documents]
     docs = load_documents(state, services, ranked)
-    scorer, test = claim_reading(state, services)
-    arguments = test.kind == "debate" and scorer is not services.stance
+    scorer, _ = claim_reading(state, services)
+    arguments = reads_as_debate(state, services)
     warnings: list[str] = []
     assessments: dict[str, dict[str, Any]] = {}
     evidence: dict[str, list[tuple[int, StanceResult]]] = {}
@@ -688,7 +683,7 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
             reputation=float(state["reputation"][doc_id]["score"]),
             trust=float(state["trust"]["scores"].get(doc_id, 0.5)),
         ))
-    debate = (state.get("analysis") or {}).get("claim_kind") == "debate" and services.settings.stance.argument_model
+    debate = reads_as_debate(state, services)
     verdict = _verdict(items, services, debate=debate)
     tree = _tree(state)
     assignments = state.get("assignments") or {}
@@ -781,10 +776,9 @@ def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
     anti = (state.get("analysis") or {}).get("anti_claim")
     local = local_assessments(state)
     docs = load_documents(state, services, [a.doc_id for a in local])
-    scorer, test = claim_reading(state, services)
     expl = explain_claim(state["claim"], local, sentence_lookup(state, services), services,
                          anti_claim=anti, titles=lambda d: docs[d].title if d in docs else "",
-                         arguments=scorer if test.kind == "debate" and scorer is not services.stance else None)
+                         arguments=services.argument if reads_as_debate(state, services) else None)
     emit("counts", "explain", f"{len(expl.sentences)} explanation sentences ({expl.mode}); "
          f"attribution pass rate {_fmt(expl.attribution_pass_rate(), percent=True)}")
     return {"explanation": expl.model_dump(mode="json"), "warnings": list(expl.warnings)}
