@@ -1,6 +1,6 @@
 """claimscope's public Python API, and the tool definitions other assistants use.
 
-    from agent.api import investigate, search_evidence, tool_schemas, langchain_tools
+    from claimscope.agent.api import investigate, search_evidence, tool_schemas, langchain_tools
 
     report = investigate("Vitamin D supplementation prevents colds", corpora=["scifact"])
     print(report.verdict.weighted.label)
@@ -18,14 +18,20 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from agent.graph.events import ProgressEvent
-from agent.graph.state import InvestigationOptions
-from agent.investigation import Investigator, RunResult, ainvestigate, default_options, investigate
-from agent.report import Report, render
-from agent.runs import RunEvent, RunManager, SessionInfo
-from agent.services import Services
-from agent.settings import Settings, get_settings, load_settings
-from tools.errors import ClaimscopeError, InputError
+from claimscope.agent.graph.events import ProgressEvent
+from claimscope.agent.graph.state import InvestigationOptions
+from claimscope.agent.investigation import (
+    Investigator,
+    RunResult,
+    ainvestigate,
+    default_options,
+    investigate,
+)
+from claimscope.agent.report import Report, render
+from claimscope.agent.runs import RunEvent, RunManager, SessionInfo
+from claimscope.agent.services import Services
+from claimscope.agent.settings import Settings, get_settings, load_settings
+from claimscope.tools.errors import ClaimscopeError, InputError
 
 if TYPE_CHECKING:
     from langchain_core.tools import StructuredTool
@@ -160,7 +166,7 @@ def validate_args(model: type[BaseModel], raw: Any) -> Any:
 
 def search_evidence(query: str, corpus: str, k: int = 10, *, services: Services | None = None) -> list[EvidenceHit]:
     """The best documents of a local corpus for `query`, with their best-matching sentences."""
-    from tools.store import SearchFilter
+    from claimscope.tools.store import SearchFilter
 
     args = validate_args(SearchArgs, {"query": query, "corpus": corpus, "k": k})
     services = services or Services(get_settings())

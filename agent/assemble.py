@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from agent.graph.state import InvestigationState
-from agent.graph.steps import load_documents, sentence_index
-from agent.report import (
+from claimscope.agent.graph.state import InvestigationState
+from claimscope.agent.graph.steps import load_documents, sentence_index
+from claimscope.agent.report import (
     Citation,
     Decision,
     DocumentView,
@@ -25,9 +25,9 @@ from agent.report import (
     SourceUsed,
     TrustSummary,
 )
-from agent.services import Services
-from tools.models import Document, Stance
-from tools.verdict import GlobalLabel, Verdict
+from claimscope.agent.services import Services
+from claimscope.tools.models import Document, Stance
+from claimscope.tools.verdict import GlobalLabel, Verdict
 
 TOP_SEGMENTS_PER_NODE = 5
 
@@ -132,7 +132,7 @@ def _hierarchy(state: InvestigationState, text_of: Any) -> Hierarchy:
 
 def _documents(state: InvestigationState, docs: dict[str, Document], weight: float) -> list[DocumentView]:
     """The assessed documents, re-ranked by retrieval score combined with trust."""
-    from tools.trust import rerank
+    from claimscope.tools.trust import rerank
 
     assessments = state.get("assessments") or {}
     reputation = state.get("reputation") or {}
@@ -231,8 +231,8 @@ def _lower_first(text: str) -> str:
 def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> EvidenceGap | None:
     """What was searched and not found, when the verdict is "insufficient evidence" (None otherwise).
     The sentences state facts of the run, so they cite nothing and are not attribution-checked."""
-    from agent.graph.steps import query_plan
-    from tools.claim_analysis import claim_components
+    from claimscope.agent.graph.steps import query_plan
+    from claimscope.tools.claim_analysis import claim_components
 
     verdict = state.get("verdict")
     if verdict and Verdict.model_validate(verdict).weighted_label is not GlobalLabel.INSUFFICIENT:

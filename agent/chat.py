@@ -23,10 +23,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent.graph.events import ProgressEvent
-from agent.investigation import Investigator, RunResult, default_options
-from tools.errors import InputError
-from tools.llm import LLMError, ToolSpec
+from claimscope.agent.graph.events import ProgressEvent
+from claimscope.agent.investigation import Investigator, RunResult, default_options
+from claimscope.tools.errors import InputError
+from claimscope.tools.llm import LLMError, ToolSpec
 
 ROUTER_SYSTEM = (
     "You route a user's follow-up question about a finished fact-check to one tool. "
@@ -261,7 +261,7 @@ class ChatEngine:
         if want is None:
             raise InputError("stance must be support, oppose or neutral.")
         docs = self._report().get("documents", [])
-        from tools.verdict import LocalLabel
+        from claimscope.tools.verdict import LocalLabel
 
         chosen = []
         for d in docs:
@@ -348,7 +348,7 @@ class ChatEngine:
 
     def ask_evidence(self, question: str) -> ChatReply:
         """The evidence sentences closest to the question among this investigation's documents."""
-        from agent.graph.steps import evidence_segments
+        from claimscope.agent.graph.steps import evidence_segments
 
         state = self._state()
         if not state:

@@ -2,7 +2,7 @@
 
 This is the Python API behind the CLI, the chat and the MCP server:
 
-    from agent.investigation import investigate
+    from claimscope.agent.investigation import investigate
     report = investigate("Vitamin D prevents respiratory infections", corpora=["scifact"])
 """
 
@@ -19,12 +19,12 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.graph.build import build_graph
-from agent.graph.events import ProgressEvent
-from agent.graph.state import InvestigationOptions
-from agent.services import Services
-from agent.settings import Settings, get_settings
-from tools.errors import InputError
+from claimscope.agent.graph.build import build_graph
+from claimscope.agent.graph.events import ProgressEvent
+from claimscope.agent.graph.state import InvestigationOptions
+from claimscope.agent.services import Services
+from claimscope.agent.settings import Settings, get_settings
+from claimscope.tools.errors import InputError
 
 EventHandler = Callable[[ProgressEvent], None]
 
@@ -147,7 +147,7 @@ class Investigator:
         """Give a paused guided session the person's decision and run on to the next pause or the end."""
         from langgraph.types import Command
 
-        from agent.graph.review import parse_decision
+        from claimscope.agent.graph.review import parse_decision
 
         intr = self._interrupt(thread_id)
         if intr is None:
@@ -165,7 +165,7 @@ class Investigator:
         Used by follow-ups such as "ignore source D and recompute" (changes={"documents": {D: None}},
         step="assess") or "go deeper on aspect X" (step="grow_hierarchy" with the node re-opened).
         """
-        from agent.graph.planner import STEP_NAMES
+        from claimscope.agent.graph.planner import STEP_NAMES
 
         if step not in STEP_NAMES:
             raise InputError(f"unknown step {step!r}; steps are {', '.join(STEP_NAMES)}.")
@@ -198,7 +198,7 @@ class Investigator:
 
 def investigate(claim: str, *, services: Services | None = None, **options: Any):  # noqa: ANN201
     """Run a whole investigation and return its Report (agent.report.Report)."""
-    from agent.report import Report
+    from claimscope.agent.report import Report
 
     inv = Investigator(services)
     result = inv.run(claim, default_options(inv.services.settings, **options))

@@ -26,7 +26,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
-from agent.api import (
+from claimscope.agent.api import (
     SEARCH_DESCRIPTION,
     ClaimParam,
     CorpusParam,
@@ -36,8 +36,8 @@ from agent.api import (
     describe_validation_error,
     search_evidence,
 )
-from agent.runs import RunEvent, RunManager, SessionInfo
-from tools.errors import ClaimscopeError, InputError
+from claimscope.agent.runs import RunEvent, RunManager, SessionInfo
+from claimscope.tools.errors import ClaimscopeError, InputError
 
 SessionId = Annotated[str, Field(min_length=1, max_length=64, description="Id returned by start_investigation.")]
 WaitSeconds = Annotated[float, Field(
@@ -184,7 +184,7 @@ def build_server(manager: RunManager | None = None, *, name: str = "claimscope")
         session_id: SessionId,
         format: Annotated[Literal["md", "json", "html"], Field(description="Report format.")] = "md",
     ) -> str:
-        from agent.report import render
+        from claimscope.agent.report import render
 
         def report() -> str:
             info = runs.status(session_id)

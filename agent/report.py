@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from tools.errors import InputError
-from tools.models import Stance
-from tools.verdict import Consensus, GlobalLabel, LocalLabel, Verdict
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import Stance
+from claimscope.tools.verdict import Consensus, GlobalLabel, LocalLabel, Verdict
 
 SCHEMA_VERSION = "1"
 

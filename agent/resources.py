@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import threading
 
-from agent.settings import Settings
-from tools.embeddings import Embedder, load_embedder
-from tools.store import EvidenceStore
+from claimscope.agent.settings import Settings
+from claimscope.tools.embeddings import Embedder, load_embedder
+from claimscope.tools.store import EvidenceStore
 
 _STORES: dict[tuple[object, ...], EvidenceStore] = {}
 _LOCK = threading.Lock()

@@ -30,10 +30,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent.graph.events import ProgressEvent
-from agent.graph.state import InvestigationOptions
-from agent.investigation import Investigator, RunResult
-from tools.errors import ClaimscopeError, InputError
+from claimscope.agent.graph.events import ProgressEvent
+from claimscope.agent.graph.state import InvestigationOptions
+from claimscope.agent.investigation import Investigator, RunResult
+from claimscope.tools.errors import ClaimscopeError, InputError
 
 SessionStatus = Literal[
     "queued", "running", "paused", "complete", "no_evidence", "budget_exhausted", "failed",
@@ -236,7 +236,7 @@ class RunManager:
         """Give a paused guided session its review decision and continue it in the background.
 
         The decision is validated here, so a bad one is refused before anything runs."""
-        from agent.graph.review import parse_decision
+        from claimscope.agent.graph.review import parse_decision
 
         sid = self._existing(session_id)
         self._refuse_if_active(sid)
@@ -406,7 +406,7 @@ class RunManager:
     # ----------------------------------------------------------------------------------- internals
 
     def _default_options(self) -> InvestigationOptions:
-        from agent.investigation import default_options
+        from claimscope.agent.investigation import default_options
 
         return default_options(self.investigator.services.settings)
 

@@ -8,13 +8,13 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent.settings import Settings, get_settings
+from claimscope.agent.settings import Settings, get_settings
 
 if TYPE_CHECKING:
-    from tools.llm import StructuredLLM
-    from tools.models import Embedder, StanceScorer
-    from tools.scholarly import ScholarlySearch
-    from tools.store import EvidenceStore
+    from claimscope.tools.llm import StructuredLLM
+    from claimscope.tools.models import Embedder, StanceScorer
+    from claimscope.tools.scholarly import ScholarlySearch
+    from claimscope.tools.store import EvidenceStore
 
 
 @dataclass
@@ -30,7 +30,7 @@ class Services:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            from agent.resources import get_embedder
+            from claimscope.agent.resources import get_embedder
 
             self._embedder = get_embedder(self.settings)
         return self._embedder
@@ -38,7 +38,7 @@ class Services:
     @property
     def store(self) -> EvidenceStore:
         if self._store is None:
-            from agent.resources import get_store
+            from claimscope.agent.resources import get_store
 
             self._store = get_store(self.settings)
         return self._store
@@ -46,7 +46,7 @@ class Services:
     @property
     def llm(self) -> StructuredLLM:
         if self._llm is None:
-            from agent.llm import get_llm
+            from claimscope.agent.llm import get_llm
 
             self._llm = get_llm(self.settings)
         return self._llm
@@ -59,7 +59,7 @@ class Services:
     @property
     def stance(self) -> StanceScorer:
         if self._stance is None:
-            from tools.stance import load_stance
+            from claimscope.tools.stance import load_stance
 
             s = self.settings.stance
             self._stance = load_stance(
@@ -75,7 +75,7 @@ class Services:
     def argument(self) -> StanceScorer:
         """The argument model that reads debate claims (tools.stance.load_argument_model)."""
         if self._argument is None:
-            from tools.stance import load_argument_model
+            from claimscope.tools.stance import load_argument_model
 
             self._argument = load_argument_model(batch_size=self.settings.stance.batch_size)
         return self._argument
@@ -83,7 +83,7 @@ class Services:
     @property
     def scholarly(self) -> ScholarlySearch:
         if self._scholarly is None:
-            from tools.scholarly import ScholarlySearch
+            from claimscope.tools.scholarly import ScholarlySearch
 
             s = self.settings.search
             self._scholarly = ScholarlySearch(

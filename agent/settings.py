@@ -264,9 +264,10 @@ def config_path() -> Path | None:
         if not p.is_file():
             raise ConfigError(f"CLAIMSCOPE_CONFIG points at {p}, which is not a file.")
         return p
-    here = Path(__file__).resolve().parent
-    # cwd first; then the copy packaged into the wheel; then the repository root (editable install).
-    for p in (Path.cwd() / "config.yaml", here / "config.yaml", here.parent / "config.yaml"):
+    # cwd first; then the packaged defaults: claimscope/config.yaml in a wheel, the repository's
+    # config.yaml in an editable install (both sit one level above this package).
+    packaged = Path(__file__).resolve().parent.parent / "config.yaml"
+    for p in (Path.cwd() / "config.yaml", packaged):
         if p.is_file():
             return p
     return None

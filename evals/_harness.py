@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent.graph.state import InvestigationOptions
-from agent.investigation import Investigator
-from agent.services import Services
-from agent.settings import load_settings
+from claimscope.agent.graph.state import InvestigationOptions
+from claimscope.agent.investigation import Investigator
+from claimscope.agent.services import Services
+from claimscope.agent.settings import load_settings
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data"
@@ -55,7 +55,7 @@ def services_for(work: Path = WORK, **overrides: Any) -> Services:
 def ensure_corpus(services: Services, path: Path, name: str) -> None:
     """Ingest `path` as corpus `name`. Ingest is idempotent, so an interrupted ingest is completed
     and a complete one costs only the duplicate check."""
-    from tools.ingest import read_path
+    from claimscope.tools.ingest import read_path
 
     t0 = time.perf_counter()
     stats = services.store.add_documents(read_path(path).documents, corpus=name)

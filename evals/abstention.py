@@ -22,7 +22,7 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from agent.graph.state import InvestigationOptions
+from claimscope.agent.graph.state import InvestigationOptions
 from evals._harness import (
     RESULTS,
     SHARED,

@@ -27,7 +27,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=RESULTS / "claim_kind.json")
     args = ap.parse_args()
-    from tools.claim_analysis import ClaimKind, detect_claim_kind
+    from claimscope.tools.claim_analysis import ClaimKind, detect_claim_kind
 
     persp = json.loads((SHARED / "perspectrum" / "perspectrum_with_answers_v1.0.json").read_text())
     split = json.loads((SHARED / "perspectrum" / "dataset_split_v1.0.json").read_text())

@@ -34,7 +34,7 @@ def load(split: str) -> list[tuple[str, str]]:
 
 
 def score(rows: list[tuple[str, str]]) -> dict:
-    from tools.direction import sentence_direction
+    from claimscope.tools.direction import sentence_direction
 
     pred = [sentence_direction(t).value for t, _ in rows]
     gold = [g for _, g in rows]

@@ -21,8 +21,8 @@ from evals._harness import WORK, load_runs, services_for
 
 
 def main(argv: list[str] | None = None) -> None:
-    from agent.graph.steps import handle_claim_echoes, local_assessments, sentence_lookup
-    from tools.explain import Explanation, merge_repeated_sentences
+    from claimscope.agent.graph.steps import handle_claim_echoes, local_assessments, sentence_lookup
+    from claimscope.tools.explain import Explanation, merge_repeated_sentences
 
     names = argv if argv is not None else sys.argv[1:]
     if not names:

@@ -34,7 +34,7 @@ OUT = RESULTS / "explain_tune.json"
 
 def explain_and_check(claim: str, local: list[Any], get: Any, services: Any, llm: Any) -> dict[str, Any]:
     """The graph's explain step on these local labels, as a record for the results file."""
-    from agent.graph.steps import explain_claim
+    from claimscope.agent.graph.steps import explain_claim
 
     expl = explain_claim(claim, local, get, services, llm)
     return {"mode": expl.mode, "removed": [w for w in expl.warnings if w.startswith("Removed a sentence")],
@@ -45,9 +45,9 @@ def explain_and_check(claim: str, local: list[Any], get: Any, services: Any, llm
 def train_claims(services: Any, entries: list[dict], docs: dict[str, Any], n: int, llm: Any) -> tuple[list[dict], int]:
     """Explanations of the first `n` cached train claims with something to explain, and how many
     cached documents were skipped because the corpus file segments them differently."""
-    from tools.explain import label_document, sentence_lookup
-    from tools.stance import decide_document
-    from tools.verdict import LocalLabel
+    from claimscope.tools.explain import label_document, sentence_lookup
+    from claimscope.tools.stance import decide_document
+    from claimscope.tools.verdict import LocalLabel
 
     v = services.settings.verdict
     rule = {"support_threshold": v.support_threshold, "refute_threshold": v.refute_threshold}
@@ -78,8 +78,8 @@ def train_claims(services: Any, entries: list[dict], docs: dict[str, Any], n: in
 def log_claims(services: Any, log: Path, docs: dict[str, Any], n: int, llm: Any) -> list[dict]:
     """The explain step replayed on the local labels stored in an investigation log (the
     benchmark runs' evals/work/*.jsonl): what the current prompt writes for the same inputs."""
+    from claimscope.tools.explain import LocalAssessment, sentence_lookup
     from evals._harness import load_runs
-    from tools.explain import LocalAssessment, sentence_lookup
 
     claims = []
     t0 = time.perf_counter()
@@ -133,8 +133,8 @@ def main() -> None:
         raise SystemExit(f"{args.from_log} not found: give a log written by evals.verdict_scifact or evals.verdict_open.")
     if args.n < 1:
         raise SystemExit("--n must be at least 1.")
-    from prompts import explanation as explanation_prompt
-    from tools.ingest import read_path
+    from claimscope.prompts import explanation as explanation_prompt
+    from claimscope.tools.ingest import read_path
 
     docs = {d.id: d for d in read_path(args.corpus).documents}
     services = services_for()

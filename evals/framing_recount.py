@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import sys
 
+from claimscope.tools.explain import copied_text_reason
 from evals._harness import WORK, load_runs
-from tools.explain import copied_text_reason
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -19,7 +19,7 @@ import random
 import statistics
 from pathlib import Path
 
-from agent.graph.state import InvestigationOptions
+from claimscope.agent.graph.state import InvestigationOptions
 from evals._harness import (
     RESULTS,
     WORK,
@@ -66,9 +66,9 @@ def main() -> None:
     runs = load_runs(log)
     gold = {cid: g for cid, _, g in claims}
 
+    from claimscope.tools.hierarchy import AspectTree
     from evals.rubric import summarise_rubric, tree_rubric
     from evals.verdict_scifact import explanation_figures
-    from tools.hierarchy import AspectTree
 
     secs, toks, llm_calls, nodes, depths, rel, recall, anti_share = [], [], [], [], [], [], [], []
     rubric_rows = []

@@ -25,8 +25,8 @@ from typing import Any
 
 import httpx
 
-from agent.llm import LLMError, discover_prompts, embedded_server, get_llm
-from agent.settings import load_settings
+from claimscope.agent.llm import LLMError, discover_prompts, embedded_server, get_llm
+from claimscope.agent.settings import load_settings
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CLAIMS = REPO.parent / "shared" / "data" / "scifact" / "claims_train.jsonl"

@@ -31,9 +31,9 @@ def main() -> None:
     args = ap.parse_args()
     import random
 
-    from tools.coverage import addresses, component_terms, coverage
-    from tools.relevance import SEGMENT_MIN_COVERAGE, ArgumentTest
-    from tools.stance import load_argument_model
+    from claimscope.tools.coverage import addresses, component_terms, coverage
+    from claimscope.tools.relevance import SEGMENT_MIN_COVERAGE, ArgumentTest
+    from claimscope.tools.stance import load_argument_model
 
     scorer = load_argument_model()
     rng = random.Random(3)

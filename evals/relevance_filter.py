@@ -28,9 +28,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np
 
-from tools.hierarchy import CachedEmbedder
-from tools.models import Segment
-from tools.relevance import (
+from claimscope.tools.hierarchy import CachedEmbedder
+from claimscope.tools.models import Segment
+from claimscope.tools.relevance import (
     MIN_SIMILARITY,
     TOP_MARGIN,
     claim_query_vector,
@@ -249,8 +249,12 @@ def classification_part(emb: DiskCachedEmbedder) -> dict:
     of segments in its example hierarchy. Not human gold: a consistency check of the defaults."""
     import ast
 
-    from tools.hierarchy import AspectDraft, AspectTree
-    from tools.relevance import CLASSIFY_MIN_MARGIN, CLASSIFY_MIN_SIMILARITY, classify_segments
+    from claimscope.tools.hierarchy import AspectDraft, AspectTree
+    from claimscope.tools.relevance import (
+        CLASSIFY_MIN_MARGIN,
+        CLASSIFY_MIN_SIMILARITY,
+        classify_segments,
+    )
 
     h = json.loads((SHARED / "claimspect" / "example_output" / "hierarchy.json").read_text())
 
@@ -320,7 +324,7 @@ def classification_part(emb: DiskCachedEmbedder) -> dict:
 
 
 def main() -> None:
-    from tools.embeddings import load_embedder
+    from claimscope.tools.embeddings import load_embedder
 
     base = load_embedder()
     t0 = time.perf_counter()

@@ -27,7 +27,7 @@ DEFAULT_IDS = "1140,1359,362,380"
 
 def run_once(ids: list[str], log: Path, claims_path: Path, corpus: Path) -> None:
     """One run of the claims in this process (called in a fresh subprocess by main)."""
-    from agent.graph.state import InvestigationOptions
+    from claimscope.agent.graph.state import InvestigationOptions
     from evals._harness import ensure_corpus, run_claims, services_for, start_log
 
     rows = {str(json.loads(x)["id"]): json.loads(x)["claim"]
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     missing = [str(p) for p in logs if not p.is_file()]
     if missing:
         raise SystemExit(f"run logs not found: {', '.join(missing)}")
-    from agent.settings import load_settings
+    from claimscope.agent.settings import load_settings
 
     # With --compare the logs come from earlier runs, whose code this process cannot know.
     code = {"compared_at": code_version()} if args.compare else {"code": code_version()}

@@ -36,13 +36,13 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import numpy as np
 from scipy import sparse as sp
 
-from agent.settings import get_settings
-from tools.embeddings import load_embedder
-from tools.errors import InputError
-from tools.ingest import read_path
-from tools.models import Document
-from tools.sparse import term_id, tokenize
-from tools.store import EvidenceStore
+from claimscope.agent.settings import get_settings
+from claimscope.tools.embeddings import load_embedder
+from claimscope.tools.errors import InputError
+from claimscope.tools.ingest import read_path
+from claimscope.tools.models import Document
+from claimscope.tools.sparse import term_id, tokenize
+from claimscope.tools.store import EvidenceStore
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data" / "scifact"

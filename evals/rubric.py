@@ -44,10 +44,10 @@ OFF_CLAIM_SHARE = 0.5
 
 def tree_rubric(state: dict[str, Any], services: Any) -> dict[str, Any]:
     """The rubric's counts for one investigation's state (empty counts when it built no tree)."""
-    from agent.graph.steps import claim_reading
-    from tools.hierarchy import AspectTree
-    from tools.relevance import node_relevance, sibling_uniqueness
-    from tools.text_guard import copied_from, text_problems
+    from claimscope.agent.graph.steps import claim_reading
+    from claimscope.tools.hierarchy import AspectTree
+    from claimscope.tools.relevance import node_relevance, sibling_uniqueness
+    from claimscope.tools.text_guard import copied_from, text_problems
 
     out: dict[str, Any] = {"nodes": 0, "nodes_with_segments": 0, "relevance": [], "offclaim_nodes": 0,
                            "copied_fields": 0, "name_fields": 0, "uniqueness": None,
@@ -179,9 +179,9 @@ def _pearson(xs: list[float], ys: list[float]) -> float | None:
 
 
 def segment_quality_agreement(path: Path, services: Any) -> dict[str, Any]:
-    from tools.hierarchy import AspectNode, AspectTree
-    from tools.models import Segment
-    from tools.relevance import RelationTest, node_relevance
+    from claimscope.tools.hierarchy import AspectNode, AspectTree
+    from claimscope.tools.models import Segment
+    from claimscope.tools.relevance import RelationTest, node_relevance
 
     data = json.loads(path.read_text())
     ours, human, llm, items = [], [], [], []
@@ -208,7 +208,7 @@ def uniqueness_agreement(path: Path, services: Any) -> dict[str, Any]:
     whole taxonomy; uniqueness = 1 - that count / nodes. The rubric's node-level count: nodes whose
     "name: description" is >= 0.8 similar to another node's. Its sibling-pair uniqueness (what the
     benchmarks report) is given beside it."""
-    from tools.relevance import sibling_uniqueness
+    from claimscope.tools.relevance import sibling_uniqueness
 
     data = json.loads(path.read_text())
     ours, pairs, human, llm = [], [], [], []
@@ -252,7 +252,7 @@ def _overlapping_nodes(tree: Any, embedder: Any) -> int:
 
 def _taxonomy_tree(claim: str, text: str) -> Any:
     """ClaimSpect's indented taxonomy print ("  - name (description)") as an AspectTree."""
-    from tools.hierarchy import ROOT_ID, AspectDraft, AspectTree
+    from claimscope.tools.hierarchy import ROOT_ID, AspectDraft, AspectTree
 
     tree = AspectTree.new(claim)
     stack: list[tuple[int, str]] = [(-1, ROOT_ID)]

@@ -68,13 +68,13 @@ def _services(work: Path) -> Any:
 
 
 def _investigator(work: Path) -> Any:
-    from agent.investigation import Investigator
+    from claimscope.agent.investigation import Investigator
 
     return Investigator(_services(work), persistent=True)
 
 
 def _options(spec: dict[str, Any]) -> Any:
-    from agent.graph.state import InvestigationOptions
+    from claimscope.agent.graph.state import InvestigationOptions
 
     return InvestigationOptions(**spec["options"])
 
@@ -145,9 +145,9 @@ def child_prepare(work: Path) -> None:
 
 
 def child_serve(port: int, work: Path, workers: int) -> None:
-    from agent.investigation import Investigator
-    from agent.mcp_server import build_server
-    from agent.runs import RunManager
+    from claimscope.agent.investigation import Investigator
+    from claimscope.agent.mcp_server import build_server
+    from claimscope.agent.runs import RunManager
 
     manager = RunManager(Investigator(_services(work), persistent=True), max_workers=workers)
     server = build_server(manager)

@@ -83,7 +83,7 @@ def _pairs_eval(scorer, pairs: list[tuple[str, str]], gold: list[str]) -> dict:
 
 
 def scifact_dev(scorer) -> tuple[dict, dict]:
-    from tools.stance import document_label
+    from claimscope.tools.stance import document_label
 
     corpus = {d["doc_id"]: d for d in _jsonl(DATA / "scifact" / "corpus.jsonl")}
     pairs, gold, docs = [], [], []
@@ -116,7 +116,7 @@ def negation_probe(scorer, per_doc: int = 2, seed: int = 0) -> dict:
       the claim is negated (a model that reads the claim flips them all)."""
     import random
 
-    from tools.claim_analysis import negate_claim
+    from claimscope.tools.claim_analysis import negate_claim
 
     rng = random.Random(seed)
     corpus = {d["doc_id"]: d for d in _jsonl(DATA / "scifact" / "corpus.jsonl")}
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if not DATA.is_dir():
         sys.exit(f"shared data not found at {DATA}; set CLAIMSCOPE_SHARED_DATA")
-    from tools.stance import load_stance
+    from claimscope.tools.stance import load_stance
 
     scorer = load_stance(args.backend, batch_size=args.batch_size, max_length=args.max_length, threads=args.threads,
                          model_dir=args.model_dir)

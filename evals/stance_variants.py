@@ -44,8 +44,8 @@ def heldout_sentence_pairs() -> tuple[list[tuple[str, str]], list[str], int]:
 
 
 def variant(name: str, folder: Path, heldout: tuple[list[tuple[str, str]], list[str], int]) -> dict:
+    from claimscope.tools.stance import load_stance
     from evals.train_stance import _stage_flags
-    from tools.stance import load_stance
 
     info = json.loads((folder / "train_info.json").read_text())
     scorer = load_stance("packaged", model_dir=folder)

@@ -107,7 +107,7 @@ def build_data(seed: int, *, negation_share: float = 0.0, hard_share: float = 0.
                easy_share: float = 0.5) -> dict[str, list[Example]]:
     """Examples per split (train, select, dev). Unrelated examples number (hard_share + easy_share)
     times the gold perspectives of each claim."""
-    from tools.embeddings import load_embedder
+    from claimscope.tools.embeddings import load_embedder
 
     claims, split, pool = _load()
     rng = random.Random(seed)
@@ -292,7 +292,7 @@ def export() -> None:
 
 
 def calibrate(data: dict[str, list[Example]]) -> None:
-    from tools.stance import fit_temperature, load_stance
+    from claimscope.tools.stance import fit_temperature, load_stance
 
     scorer = load_stance("packaged", model_dir=OUT, calibrated=False)
     sel = data["select"]
@@ -335,7 +335,7 @@ def _auc(pos: list[float], neg: list[float]) -> float:
 
 def evaluate(data: dict[str, list[Example]]) -> dict:
     """Dev figures of the shipped model, and of the packaged stance model on the same pairs."""
-    from tools.stance import load_stance
+    from claimscope.tools.stance import load_stance
 
     out: dict = {"split": "PERSPECTRUM dev (never trained or tuned on)", "pairs": len(data["dev"]),
                  "by_source": dict(Counter(e[3] for e in data["dev"]))}

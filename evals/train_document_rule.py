@@ -52,8 +52,8 @@ def _jsonl(path: Path) -> list[dict]:
 
 def build_rows(negatives: int) -> list[dict]:
     """Features of every (TRAIN claim, abstract) row, cached in evals/work (resumable by claim)."""
-    from tools.document_model import document_evidence
-    from tools.store import SearchFilter
+    from claimscope.tools.document_model import document_evidence
+    from claimscope.tools.store import SearchFilter
 
     done = {r["claim_id"] for r in _jsonl(ROWS)} if ROWS.exists() else set()
     claims = _jsonl(SHARED / "scifact" / "claims_train.jsonl")
@@ -92,7 +92,7 @@ def build_rows(negatives: int) -> list[dict]:
 
 
 def _matrix(rows: list[dict]) -> tuple[np.ndarray, list[str]]:
-    from tools.document_model import FEATURES
+    from claimscope.tools.document_model import FEATURES
 
     return np.array([[r["features"][f] for f in FEATURES] for r in rows], dtype=float), [r["label"] for r in rows]
 
@@ -153,7 +153,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=RESULTS / "document_rule.json")
     args = ap.parse_args()
 
-    from tools.document_model import FEATURES, LABELS
+    from claimscope.tools.document_model import FEATURES, LABELS
 
     rows = build_rows(args.negatives)
     held = [r for r in rows if r["split"] != "train"]

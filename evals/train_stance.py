@@ -135,7 +135,7 @@ def negation_pairs(examples: list[Example], share: float, rng: random.Random) ->
     The negation is tools.claim_analysis.negate_claim ("does not reduce"), not `negate` above: a
     direction swap ("reduces" -> "increases") is not the logical opposite, so evidence refuting
     the claim need not support the swapped one."""
-    from tools.claim_analysis import negate_claim
+    from claimscope.tools.claim_analysis import negate_claim
 
     return _flipped_pairs(examples, share, rng, negate_claim, "neg_aug")
 
@@ -551,7 +551,7 @@ def quantize_static_int8(fp32: Path, dest: Path, tok, args: argparse.Namespace) 
 
 
 def calibrate(args: argparse.Namespace) -> None:
-    from tools.stance import fit_temperature, load_stance, tune_document_thresholds
+    from claimscope.tools.stance import fit_temperature, load_stance, tune_document_thresholds
 
     out = args.out_dir
     data, doc_items = build_data(args.seed)

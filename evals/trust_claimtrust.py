@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.trust import DocEdge, normalise_edges, propagate_trust
+from claimscope.tools.trust import DocEdge, normalise_edges, propagate_trust
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "claimtrust"
 OUT = Path(__file__).resolve().parent / "results" / "trust_claimtrust.json"

@@ -34,7 +34,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from agent.graph.state import InvestigationOptions
+from claimscope.agent.graph.state import InvestigationOptions
 from evals._harness import (
     RESULTS,
     SHARED,
@@ -192,7 +192,7 @@ def main() -> None:
         "claim_kind_option": args.claim_kind, "seed": args.seed,
         "load_average_at_end": round(__import__("os").getloadavg()[0], 2)}
     write_json(args.out, out)
-    from agent.report import render
+    from claimscope.agent.report import render
 
     folder = RESULTS / "debate_claims" / label
     folder.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from agent.graph.state import InvestigationOptions
+from claimscope.agent.graph.state import InvestigationOptions
 from evals._harness import (
     RESULTS,
     SHARED,
@@ -39,7 +39,7 @@ CHUNK_SENTENCES = 8
 def vaccine_corpus(src: Path, dest: Path) -> Path:
     """The 50 papers (one per line, PDF-extracted text) cut into passages of CHUNK_SENTENCES sentences,
     each a document of its own, in the generic JSONL format (id, title, text)."""
-    from tools.segmenter import split_sentences
+    from claimscope.tools.segmenter import split_sentences
 
     if dest.exists():
         return dest
@@ -98,7 +98,7 @@ def summarise(runs: list[ClaimRun], services) -> dict:
 
 
 def save_reports(runs: list[ClaimRun], folder: Path) -> None:
-    from agent.report import render
+    from claimscope.agent.report import render
 
     folder.mkdir(parents=True, exist_ok=True)
     for r in runs:

@@ -14,7 +14,7 @@ import json
 import random
 from pathlib import Path
 
-from agent.graph.state import InvestigationOptions
+from claimscope.agent.graph.state import InvestigationOptions
 from evals._harness import (
     RESULTS,
     WORK,
@@ -58,7 +58,7 @@ def sample(path: Path, n: int, seed: int) -> list[dict]:
 def explanation_figures(state: dict, services) -> tuple[int, int, int]:
     """(sentences, sentences whose citations all exist, sentences that pass attribution, revised
     ones included)."""
-    from agent.graph.steps import sentence_lookup
+    from claimscope.agent.graph.steps import sentence_lookup
 
     sentences = (state.get("explanation") or {}).get("sentences", [])
     get = sentence_lookup(state, services)
@@ -83,8 +83,13 @@ def recheck_attribution(state: dict, services) -> tuple[int, int]:
     """(sentences, passing) when the run's stored explanation is checked again with the current
     attribution check and settings: a diagnostic for a check changed after the run, not the run's
     own figure."""
-    from agent.graph.steps import local_assessments, sentence_lookup
-    from tools.explain import Explanation, ExplanationSentence, check_attribution, citable_evidence
+    from claimscope.agent.graph.steps import local_assessments, sentence_lookup
+    from claimscope.tools.explain import (
+        Explanation,
+        ExplanationSentence,
+        check_attribution,
+        citable_evidence,
+    )
 
     stored = state.get("explanation") or {}
     sentences = [ExplanationSentence(text=s["text"], citations=s.get("citations", []))
@@ -105,7 +110,7 @@ def main() -> None:
     ap = scifact_args(__doc__.split("\n\n")[0], n=50, seed=7, out=RESULTS / "verdict_scifact.json")
     args = ap.parse_args()
 
-    from tools.verdict import Verdict, to_scifact_label
+    from claimscope.tools.verdict import Verdict, to_scifact_label
 
     services = services_for()
     ensure_corpus(services, args.corpus, "scifact")

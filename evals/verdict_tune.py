@@ -49,7 +49,7 @@ def held_out_claims(path: Path) -> list[dict]:
 
 def collect(services: Any, rows: list[dict], k: int) -> list[dict]:
     """Per claim: gold label and the top-k documents with every sentence's stance."""
-    from tools.store import SearchFilter
+    from claimscope.tools.store import SearchFilter
 
     flt = SearchFilter(corpora=["scifact"])
     out = []
@@ -72,7 +72,7 @@ def collect(services: Any, rows: list[dict], k: int) -> list[dict]:
 
 
 def _results(rows: list[list[float]]) -> list[Any]:
-    from tools.models import Stance, StanceResult
+    from claimscope.tools.models import Stance, StanceResult
 
     names = [Stance.SUPPORT, Stance.NEUTRAL, Stance.REFUTE]
     return [StanceResult(label=names[max(range(3), key=lambda j: p[j])], support=p[0], neutral=p[1], refute=p[2])
@@ -81,10 +81,10 @@ def _results(rows: list[list[float]]) -> list[Any]:
 
 def stance_items(entry: dict, top: int, rule: dict[str, float]) -> list[Any]:
     """LocalItems from the stance model's document decisions on the claim's top documents."""
-    from tools.explain import stance_assessment
-    from tools.models import Document
-    from tools.stance import decide_document
-    from tools.verdict import LocalItem
+    from claimscope.tools.explain import stance_assessment
+    from claimscope.tools.models import Document
+    from claimscope.tools.stance import decide_document
+    from claimscope.tools.verdict import LocalItem
 
     items = []
     for d in entry["docs"][:top]:
@@ -96,7 +96,7 @@ def stance_items(entry: dict, top: int, rule: dict[str, float]) -> list[Any]:
 
 
 def score(entries: list[dict], preds: list[Any]) -> dict[str, Any]:
-    from tools.verdict import to_scifact_label
+    from claimscope.tools.verdict import to_scifact_label
 
     g = [e["gold"] for e in entries]
     p = [to_scifact_label(v).value for v in preds]
@@ -105,7 +105,7 @@ def score(entries: list[dict], preds: list[Any]) -> dict[str, Any]:
 
 
 def grid(entries: list[dict]) -> list[dict[str, Any]]:
-    from tools.verdict import global_verdict
+    from claimscope.tools.verdict import global_verdict
 
     table = []
     for top in TOP_DOCS:
@@ -141,7 +141,7 @@ class _Memo:
         self.cache: dict[str, Any] = json.loads(path.read_text()) if path and path.exists() else {}
 
     def run(self, prompt: Any, inputs: Any) -> Any:
-        from tools.llm import LLMError
+        from claimscope.tools.llm import LLMError
 
         key = f"{prompt.name}@{fingerprint(prompt)}\n{inputs.model_dump_json()}"
         if key not in self.cache:
@@ -167,9 +167,9 @@ def llm_comparison(services: Any, entries: list[dict], best: dict[str, Any]) -> 
     counts as evidence (tools.explain.label_document). The llm-only mode is not rerun here: it needs
     an LLM call for every top document; its dev figures are in the session-2 verdict benchmark
     (macro-F1 0.21, 88 of 110 abstracts "Mostly True")."""
-    from tools.explain import label_document
-    from tools.stance import decide_document
-    from tools.verdict import LocalItem, global_verdict
+    from claimscope.tools.explain import label_document
+    from claimscope.tools.stance import decide_document
+    from claimscope.tools.verdict import LocalItem, global_verdict
 
     rule = {"support_threshold": best["support_threshold"], "refute_threshold": best["refute_threshold"]}
     memo = _Memo(services.llm, LLM_CACHE)
@@ -213,7 +213,11 @@ def main() -> None:
     if "train" not in args.claims.name:
         raise SystemExit("verdict_tune chooses settings: give it TRAIN claims only (claims_train.jsonl).")
 
-    from tools.verdict import fit_confidence_calibration, global_verdict, to_scifact_label
+    from claimscope.tools.verdict import (
+        fit_confidence_calibration,
+        global_verdict,
+        to_scifact_label,
+    )
 
     services = services_for()
     rows = held_out_claims(args.claims)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from prompts.base import STRUCTURED_TEMPERATURE, Prompt
+from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
 
 # Claims are limited to 1,000 characters (tools/claim_analysis.py); the opposite is one sentence.
 ANTI_CLAIM_CHARS = 400

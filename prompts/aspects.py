@@ -12,7 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from prompts.base import DISCOVERY_TEMPERATURE, Prompt
+from claimscope.prompts.base import DISCOVERY_TEMPERATURE, Prompt
 
 Keyword = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 

@@ -14,11 +14,11 @@ from functools import lru_cache
 
 from pydantic import BaseModel, Field, create_model
 
-from prompts.base import STRUCTURED_TEMPERATURE, Prompt
-from prompts.explanation import index_literal
-from prompts.local_label import LabelName
-from prompts.takeaway import TakeawayInput
-from prompts.takeaway import bench_inputs as takeaway_bench_inputs
+from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
+from claimscope.prompts.explanation import index_literal
+from claimscope.prompts.local_label import LabelName
+from claimscope.prompts.takeaway import TakeawayInput
+from claimscope.prompts.takeaway import bench_inputs as takeaway_bench_inputs
 
 MAX_SENTENCES = 16
 TAKEAWAY_CHARS = 240

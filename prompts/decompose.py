@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from prompts.base import STRUCTURED_TEMPERATURE, Prompt
+from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
 
 MAX_SUB_CLAIMS = 4
 SUB_CLAIM_CHARS = 240
@@ -82,6 +82,6 @@ PROMPT: Prompt[DecomposeInput, DecomposeOutput] = Prompt(
 def bench_inputs(claim: str) -> DecomposeInput:
     """Benchmark inputs: the claim with its rule-detected type (most SciFact claims are simple)."""
     # Imported here: tools.claim_analysis imports this module.
-    from tools.claim_analysis import detect_claim_type
+    from claimscope.tools.claim_analysis import detect_claim_type
 
     return DecomposeInput(claim=claim, claim_type=detect_claim_type(claim).value)

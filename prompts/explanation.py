@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field, create_model
 
-from prompts.base import STRUCTURED_TEMPERATURE, Prompt
+from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
 
 # Most evidence sentences shown to the model: ~16 x 80 tokens stays well inside a 4k context.
 MAX_EVIDENCE = 16

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from prompts.base import STRUCTURED_TEMPERATURE, Prompt
+from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
 
 FINDING_CHARS = 300
 

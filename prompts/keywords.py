@@ -10,7 +10,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from prompts.base import STRUCTURED_TEMPERATURE, Prompt
+from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
 
 Keyword = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 

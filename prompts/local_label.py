@@ -17,9 +17,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field, create_model
 
-from prompts.base import STRUCTURED_TEMPERATURE, Prompt
-from prompts.explanation import index_literal, numbered
-from tools.verdict import LocalLabel
+from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
+from claimscope.prompts.explanation import index_literal, numbered
+from claimscope.tools.verdict import LocalLabel
 
 MAX_SENTENCES = 16
 EXPLANATION_CHARS = 300

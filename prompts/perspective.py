@@ -12,8 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field, create_model
 
-from prompts.base import STRUCTURED_TEMPERATURE, Prompt
-from prompts.explanation import index_literal, numbered
+from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
+from claimscope.prompts.explanation import index_literal, numbered
 
 MAX_SEGMENTS = 10
 SUMMARY_CHARS = 300

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from prompts.base import STRUCTURED_TEMPERATURE, Prompt
+from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
 
 MAX_CHARS = 1600
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from prompts.aspects import AspectItem
-from prompts.base import DISCOVERY_TEMPERATURE, Prompt
+from claimscope.prompts.aspects import AspectItem
+from claimscope.prompts.base import DISCOVERY_TEMPERATURE, Prompt
 
 
 class SubaspectsInput(BaseModel):

@@ -13,8 +13,8 @@ from functools import lru_cache
 
 from pydantic import BaseModel, Field, computed_field, create_model
 
-from prompts.base import STRUCTURED_TEMPERATURE, Prompt
-from prompts.explanation import index_literal, numbered
+from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
+from claimscope.prompts.explanation import index_literal, numbered
 
 # Abstract sentences shown; longer abstracts keep the matched sentences and the first/last ones.
 MAX_SENTENCES = 16

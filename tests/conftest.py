@@ -21,7 +21,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     data_dir = tmp_path / "claimscope-data"
     monkeypatch.setenv("CLAIMSCOPE_DATA_DIR", str(data_dir))
-    from agent.settings import get_settings
+    from claimscope.agent.settings import get_settings
 
     get_settings.cache_clear()
     return data_dir
@@ -29,6 +29,6 @@ def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def settings():
-    from agent.settings import get_settings
+    from claimscope.agent.settings import get_settings
 
     return get_settings()

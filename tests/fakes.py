@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from prompts.base import Prompt
-from tools.llm import LLMError
-from tools.models import Stance, StanceResult
+from claimscope.prompts.base import Prompt
+from claimscope.tools.llm import LLMError
+from claimscope.tools.models import Stance, StanceResult
 
 
 class CannedLLM:

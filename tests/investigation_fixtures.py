@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent.llm import ActionChoice, scripted_llm
-from agent.services import Services
-from agent.settings import Settings, load_settings
+from claimscope.agent.llm import ActionChoice, scripted_llm
+from claimscope.agent.services import Services
+from claimscope.agent.settings import Settings, load_settings
 from tests.conftest import FIXTURES
 from tests.fakes import HashEmbedder, KeywordStance
 
@@ -91,8 +91,8 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
 
 def make_services(tmp_path: Path, *, script: dict[str, Any] | None = None, **overrides: Any) -> Services:
     """Services over the fixture corpus (ingested as corpus 'fixture')."""
-    from tools.ingest import read_path
-    from tools.store import EvidenceStore
+    from claimscope.tools.ingest import read_path
+    from claimscope.tools.store import EvidenceStore
 
     settings = make_settings(tmp_path, **overrides)
     embedder = HashEmbedder(dim=128)

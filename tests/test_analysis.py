@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent.llm import scripted_llm
-from prompts import perspective as perspective_prompt
-from prompts.anti_claim import PROMPT as ANTI_PROMPT
-from prompts.anti_claim import AntiClaimInput
-from tests.fakes import CannedLLM, KeywordStance
-from tests.investigation_fixtures import CLAIM, investigation_script, make_services
-from tools.explain import (
+from claimscope.agent.llm import scripted_llm
+from claimscope.prompts import perspective as perspective_prompt
+from claimscope.prompts.anti_claim import PROMPT as ANTI_PROMPT
+from claimscope.prompts.anti_claim import AntiClaimInput
+from claimscope.tools.explain import (
     LocalAssessment,
     Perspective,
     check_perspective,
@@ -20,17 +18,19 @@ from tools.explain import (
     perspective_summary,
     sentence_lookup,
 )
-from tools.hierarchy import ROOT_ID, AspectDraft, AspectTree, propose_aspects
-from tools.llm import LLMError
-from tools.models import Document, Stance
-from tools.text_guard import (
+from claimscope.tools.hierarchy import ROOT_ID, AspectDraft, AspectTree, propose_aspects
+from claimscope.tools.llm import LLMError
+from claimscope.tools.models import Document, Stance
+from claimscope.tools.text_guard import (
     copied_from,
     name_problems,
     output_problems,
     text_problems,
     tidy_name,
 )
-from tools.verdict import GlobalLabel, LocalLabel, aspect_consensus
+from claimscope.tools.verdict import GlobalLabel, LocalLabel, aspect_consensus
+from tests.fakes import CannedLLM, KeywordStance
+from tests.investigation_fixtures import CLAIM, investigation_script, make_services
 
 LOOP = ("The recommended doses are insufficient to prevent respiratory infections. "
         "The recommended doses are insufficient to prevent respiratory infections.")
@@ -57,7 +57,7 @@ def test_guard_names_repetition_script_echo_and_length():
 
 
 def test_output_problems_names_the_field():
-    from prompts.perspective import prompt_for
+    from claimscope.prompts.perspective import prompt_for
 
     out = prompt_for(2).output_model.model_validate({"citations": [1], "summary": LOOP})
     problems = output_problems(out, reference=CLAIM)
@@ -116,8 +116,8 @@ def test_gateway_raises_when_the_second_answer_degenerates_too():
 
 
 def test_guard_can_be_turned_off(tmp_path):
-    from agent.llm import build_gateway
-    from agent.settings import load_settings
+    from claimscope.agent.llm import build_gateway
+    from claimscope.agent.settings import load_settings
 
     settings = load_settings(data_dir=tmp_path, llm={"guard_text": False})
     assert build_gateway(settings).guard_text is False
@@ -188,7 +188,7 @@ def test_one_segment_does_not_make_an_aspect_generally_supported():
 
 
 def test_report_shows_counts_not_a_score_for_an_aspect_without_enough_evidence():
-    from agent.report import NodeConsensus, _node_counts
+    from claimscope.agent.report import NodeConsensus, _node_counts
 
     c = NodeConsensus.from_consensus(aspect_consensus([(Stance.SUPPORT, 1.0)], min_evidence=2))
     assert _node_counts(c) == "+1 / =0 / -0"
@@ -199,9 +199,9 @@ def test_report_shows_counts_not_a_score_for_an_aspect_without_enough_evidence()
 
 
 def test_an_off_claim_subaspect_is_rejected_and_kept_segments_address_the_claim(tmp_path):
-    from agent.graph.state import InvestigationOptions
-    from agent.investigation import Investigator
-    from tools.relevance import RelationTest, addresses_claim
+    from claimscope.agent.graph.state import InvestigationOptions
+    from claimscope.agent.investigation import Investigator
+    from claimscope.tools.relevance import RelationTest, addresses_claim
 
     script = investigation_script()
     script["aspects"] = [{"aspects": [
@@ -236,8 +236,8 @@ def test_an_off_claim_subaspect_is_rejected_and_kept_segments_address_the_claim(
 
 
 def test_perspectives_are_attribution_checked_in_the_graph(tmp_path):
-    from agent.graph.state import InvestigationOptions
-    from agent.investigation import Investigator
+    from claimscope.agent.graph.state import InvestigationOptions
+    from claimscope.agent.investigation import Investigator
 
     script = investigation_script()
     script["perspective"] = [{"citations": [1], "summary": "Coffee improves sleep quality overall."}]

@@ -7,10 +7,16 @@ import json
 
 import pytest
 
-from agent import api
-from agent.api import InvestigateArgs, SearchArgs, SessionOptions, ToolOptions, tool_schemas
+from claimscope.agent import api
+from claimscope.agent.api import (
+    InvestigateArgs,
+    SearchArgs,
+    SessionOptions,
+    ToolOptions,
+    tool_schemas,
+)
+from claimscope.tools.errors import InputError
 from tests.investigation_fixtures import CLAIM, make_services
-from tools.errors import InputError
 
 OPTION_FIELDS = {"corpora", "sources", "depth", "top_k_aspects", "top_documents", "year_min", "year_max",
                  "planner", "perspectives", "claim_kind"}
@@ -42,9 +48,9 @@ def test_openai_schemas_come_from_the_argument_models():
 def test_langchain_and_mcp_tools_share_the_definitions():
     from mcp import Client
 
-    from agent.investigation import Investigator
-    from agent.mcp_server import build_server
-    from agent.runs import RunManager
+    from claimscope.agent.investigation import Investigator
+    from claimscope.agent.mcp_server import build_server
+    from claimscope.agent.runs import RunManager
 
     lc = {t.name: t for t in api.langchain_tools()}
     assert set(lc) == {"investigate_claim", "search_evidence"}
@@ -92,7 +98,7 @@ def test_validate_args_names_each_bad_field():
 
 
 def make_settings_default():
-    from agent.settings import get_settings
+    from claimscope.agent.settings import get_settings
 
     return get_settings()
 

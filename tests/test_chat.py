@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.chat import ChatEngine, keyword_route
-from agent.investigation import Investigator
+from claimscope.agent.chat import ChatEngine, keyword_route
+from claimscope.agent.investigation import Investigator
 from tests.investigation_fixtures import CLAIM, make_services
 
 OPTS = {"corpora": ["fixture"], "sources": ["local"], "depth": 1}
@@ -16,7 +16,7 @@ def _engine(tmp_path, session=None, services=None):
 
 def _keys_resolve(engine, keys):
     state = engine._state()
-    from agent.graph.steps import sentence_lookup
+    from claimscope.agent.graph.steps import sentence_lookup
 
     get = sentence_lookup(state, engine.inv.services)
     return keys and all(get(k) for k in keys)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from prompts import anti_claim as anti_claim_prompt
-from prompts import decompose as decompose_prompt
-from tests.fakes import CannedLLM, KeywordStance
-from tools.claim_analysis import (
+from claimscope.prompts import anti_claim as anti_claim_prompt
+from claimscope.prompts import decompose as decompose_prompt
+from claimscope.tools.claim_analysis import (
     SUB_CLAIM_PREFIX,
     ClaimType,
     analyse_claim,
@@ -18,9 +17,10 @@ from tools.claim_analysis import (
     negate_claim,
     rule_decompose,
 )
-from tools.errors import InputError
-from tools.llm import LLMError
-from tools.models import Segment, SegmentHit, Stance, StanceResult
+from claimscope.tools.errors import InputError
+from claimscope.tools.llm import LLMError
+from claimscope.tools.models import Segment, SegmentHit, Stance, StanceResult
+from tests.fakes import CannedLLM, KeywordStance
 
 # ------------------------------------------------------------------------------------ claim types
 

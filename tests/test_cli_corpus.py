@@ -15,7 +15,7 @@ FIX = FIXTURES / "store"
 
 @pytest.fixture(autouse=True)
 def _fake_embedder(monkeypatch):
-    import agent.resources as res
+    import claimscope.agent.resources as res
 
     monkeypatch.setattr(res, "get_embedder", lambda settings: HashEmbedder(64))
     yield
@@ -23,14 +23,14 @@ def _fake_embedder(monkeypatch):
 
 
 def run(*args: str, input: str | None = None):
-    from agent.cli import app
+    from claimscope.agent.cli import app
 
     return CliRunner().invoke(app, list(args), input=input)
 
 
 def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
     """Through the real entry point, which turns user errors into exit code 2."""
-    from agent.cli import main
+    from claimscope.agent.cli import main
 
     monkeypatch.setattr(sys, "argv", ["claimscope", *args])
     with pytest.raises(SystemExit) as exc:

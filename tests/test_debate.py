@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import pytest
 
+from claimscope.tools.claim_analysis import ClaimKind, analyse_claim, detect_claim_kind
+from claimscope.tools.models import Stance, StanceResult
 from tests.conftest import FIXTURES
-from tools.claim_analysis import ClaimKind, analyse_claim, detect_claim_kind
-from tools.models import Stance, StanceResult
 
 DEBATE_CLAIM = "Vaccination must be made compulsory"
 DEBATE_CORPUS = FIXTURES / "debate" / "corpus.jsonl"
@@ -66,7 +66,7 @@ ARGUMENTS = {"herd immunity": Stance.SUPPORT, "outbreaks": Stance.SUPPORT, "righ
 
 
 def test_argument_test_reads_relevance_not_words() -> None:
-    from tools.relevance import ArgumentTest, RelationTest, evidence_test
+    from claimscope.tools.relevance import ArgumentTest, RelationTest, evidence_test
 
     texts = ["Vaccination of most children creates herd immunity that protects newborns.",
              "Chess requires as much training as many physical sports."]
@@ -99,12 +99,12 @@ def _debate_script() -> dict:
 
 
 def _debate_services(tmp_path, **overrides):
-    from agent.llm import scripted_llm
-    from agent.services import Services
+    from claimscope.agent.llm import scripted_llm
+    from claimscope.agent.services import Services
+    from claimscope.tools.ingest import read_path
+    from claimscope.tools.store import EvidenceStore
     from tests.fakes import HashEmbedder, KeywordStance
     from tests.investigation_fixtures import make_settings
-    from tools.ingest import read_path
-    from tools.store import EvidenceStore
 
     # The hashing embedder's cosines are far below MiniLM's: its relevance cut is lowered to match.
     settings = make_settings(tmp_path, hierarchy={"relevance_min_similarity": 0.1}, **overrides)
@@ -116,8 +116,8 @@ def _debate_services(tmp_path, **overrides):
 
 
 def _run(services, **opts):
-    from agent.graph.state import InvestigationOptions
-    from agent.investigation import Investigator
+    from claimscope.agent.graph.state import InvestigationOptions
+    from claimscope.agent.investigation import Investigator
 
     inv = Investigator(services, persistent=False)
     result = inv.run(DEBATE_CLAIM, InvestigationOptions(corpora=["debate"], sources=["local"], depth=1,
@@ -126,7 +126,7 @@ def _run(services, **opts):
 
 
 def test_a_debate_claim_is_investigated_from_its_arguments(tmp_path) -> None:
-    from agent.report import render
+    from claimscope.agent.report import render
 
     result, state = _run(_debate_services(tmp_path))
     assert result.status == "complete", result.warnings
@@ -164,7 +164,7 @@ def test_the_run_option_overrides_detection(tmp_path) -> None:
 
 def test_the_packaged_argument_model_reads_arguments_offline() -> None:
     """The shipped model (tools/argument_model) on arguments written for this test, not PERSPECTRUM's."""
-    from tools.stance import load_argument_model
+    from claimscope.tools.stance import load_argument_model
 
     model = load_argument_model()
     sunbeds = "Sunbeds should be banned"
@@ -180,7 +180,7 @@ def test_the_packaged_argument_model_reads_arguments_offline() -> None:
 def test_claim_kind_is_an_option_of_the_api_and_the_settings(tmp_path) -> None:
     from pydantic import ValidationError
 
-    from agent.api import ToolOptions
+    from claimscope.agent.api import ToolOptions
     from tests.investigation_fixtures import make_settings
 
     assert ToolOptions(claim_kind="debate").to_options(make_settings(tmp_path)).claim_kind == "debate"
@@ -190,10 +190,10 @@ def test_claim_kind_is_an_option_of_the_api_and_the_settings(tmp_path) -> None:
 
 
 def test_a_debate_verdict_reads_at_most_leaning(tmp_path) -> None:
-    from agent.graph.steps import _verdict
-    from agent.services import Services
+    from claimscope.agent.graph.steps import _verdict
+    from claimscope.agent.services import Services
+    from claimscope.tools.verdict import LocalItem, LocalLabel
     from tests.investigation_fixtures import make_settings
-    from tools.verdict import LocalItem, LocalLabel
 
     items = [LocalItem(doc_id=f"d{i}", label=LocalLabel.TRUE) for i in range(5)]
     services = Services(make_settings(tmp_path))
@@ -201,7 +201,7 @@ def test_a_debate_verdict_reads_at_most_leaning(tmp_path) -> None:
     assert _verdict(items, services, debate=True).weighted_label == "leaning supported"
     strong = Services(make_settings(tmp_path, verdict={"debate_strong_labels": True}))
     assert _verdict(items, strong, debate=True).weighted_label == "generally supported"
-    from tools.verdict import aspect_consensus
+    from claimscope.tools.verdict import aspect_consensus
 
     four = [(Stance.SUPPORT, 1.0)] * 4
     assert aspect_consensus(four).label == "generally supported"
@@ -210,8 +210,8 @@ def test_a_debate_verdict_reads_at_most_leaning(tmp_path) -> None:
 
 def test_a_reviewer_can_correct_the_claim_kind(tmp_path) -> None:
     """Guided review of the claim: the person says the claim is a debate claim; its arguments are found."""
-    from agent.graph.state import InvestigationOptions
-    from agent.investigation import Investigator
+    from claimscope.agent.graph.state import InvestigationOptions
+    from claimscope.agent.investigation import Investigator
 
     inv = Investigator(_debate_services(tmp_path), persistent=True)
     opts = InvestigationOptions(corpora=["debate"], sources=["local"], depth=1, top_documents=5, guided=True,

@@ -9,15 +9,13 @@ from collections.abc import Sequence
 import pytest
 from pydantic import ValidationError
 
-from prompts import assess as assess_prompt
-from prompts import explanation as explanation_prompt
-from prompts import local_label as local_label_prompt
-from prompts import perspective as perspective_prompt
-from prompts import takeaway as takeaway_prompt
-from tests.conftest import FIXTURES
-from tests.fakes import CannedLLM, KeywordStance
-from tools.errors import InputError
-from tools.explain import (
+from claimscope.prompts import assess as assess_prompt
+from claimscope.prompts import explanation as explanation_prompt
+from claimscope.prompts import local_label as local_label_prompt
+from claimscope.prompts import perspective as perspective_prompt
+from claimscope.prompts import takeaway as takeaway_prompt
+from claimscope.tools.errors import InputError
+from claimscope.tools.explain import (
     STANCE_FRAMING,
     Explanation,
     ExplanationSentence,
@@ -44,10 +42,12 @@ from tools.explain import (
     stance_only_label,
     takeaway,
 )
-from tools.llm import LLMError
-from tools.models import Document, Stance, StanceResult
-from tools.stance import decide_document
-from tools.verdict import LocalLabel
+from claimscope.tools.llm import LLMError
+from claimscope.tools.models import Document, Stance, StanceResult
+from claimscope.tools.stance import decide_document
+from claimscope.tools.verdict import LocalLabel
+from tests.conftest import FIXTURES
+from tests.fakes import CannedLLM, KeywordStance
 
 DATA = json.loads((FIXTURES / "explain" / "docs.json").read_text())
 CLAIM: str = DATA["claim"]
@@ -570,7 +570,7 @@ def test_revision_survives_llm_failure_and_needs_a_checked_explanation():
     with pytest.raises(InputError, match="check_attribution"):
         revise_unsupported(CLAIM, draft(off), GET, failing, Blind())
     # the revision can only cite the sentences the failing one cited (schema enum 1..n)
-    from prompts import revise as revise_prompt
+    from claimscope.prompts import revise as revise_prompt
 
     with pytest.raises(ValidationError):
         revise_prompt.prompt_for(1).output_model.model_validate({"text": "x", "citations": [2]})
@@ -662,8 +662,8 @@ def test_fallbacks_say_why():
 
 
 def test_relevant_indices_from_a_retrieval_hit():
-    from tools.explain import relevant_indices
-    from tools.models import DocumentHit, Segment, SegmentHit
+    from claimscope.tools.explain import relevant_indices
+    from claimscope.tools.models import DocumentHit, Segment, SegmentHit
 
     def seg(start, end, score):
         return SegmentHit(segment=Segment(doc_id="d1", start=start, end=end, text="t", embed_text="t"), score=score)
@@ -688,7 +688,7 @@ def test_relevant_indices_from_a_retrieval_hit():
     ("The data are consistent.", "The data are consistent."),
 ])
 def test_factual_part_strips_preamble_and_judgement(text, core):
-    from tools.explain import factual_part
+    from claimscope.tools.explain import factual_part
 
     assert factual_part(text) == core
 
@@ -713,7 +713,7 @@ ECHO_CLAIM = "Vitamin D supplementation prevents acute respiratory infections in
 
 
 def test_is_claim_echo_needs_the_same_words_both_ways_and_the_same_negations():
-    from tools.explain import is_claim_echo
+    from claimscope.tools.explain import is_claim_echo
 
     assert is_claim_echo("Vitamin D supplementation prevents acute respiratory infections in adults.", [ECHO_CLAIM])
     assert is_claim_echo("The abstract states that vitamin D supplementation prevents acute respiratory "
@@ -730,7 +730,7 @@ def test_is_claim_echo_needs_the_same_words_both_ways_and_the_same_negations():
 
 
 def test_an_unsupported_restatement_of_the_claim_is_dropped_with_a_warning():
-    from tools.explain import drop_unsupported_echoes
+    from claimscope.tools.explain import drop_unsupported_echoes
 
     expl = _checked((ECHO_CLAIM, "interpretation"), ("Trials found fewer infections with daily doses.", "supported"))
     out = drop_unsupported_echoes(expl, [ECHO_CLAIM])
@@ -742,14 +742,14 @@ def test_an_unsupported_restatement_of_the_claim_is_dropped_with_a_warning():
 
 
 def test_a_supported_restatement_or_another_unsupported_sentence_stays():
-    from tools.explain import drop_unsupported_echoes
+    from claimscope.tools.explain import drop_unsupported_echoes
 
     expl = _checked((ECHO_CLAIM, "supported"), ("Trials were small and heterogeneous.", "interpretation"))
     assert drop_unsupported_echoes(expl, [ECHO_CLAIM]) == expl
 
 
 def test_the_anti_claim_echo_is_dropped_too_and_its_text_is_kept():
-    from tools.explain import drop_unsupported_echoes
+    from claimscope.tools.explain import drop_unsupported_echoes
 
     anti = "Vitamin D supplementation does not prevent acute respiratory infections in adults."
     expl = _checked((anti, "interpretation"), ("Trials found fewer infections with daily doses.", "interpretation"))
@@ -759,7 +759,7 @@ def test_the_anti_claim_echo_is_dropped_too_and_its_text_is_kept():
 
 
 def test_drop_unsupported_echoes_wants_a_checked_explanation():
-    from tools.explain import drop_unsupported_echoes
+    from claimscope.tools.explain import drop_unsupported_echoes
 
     with pytest.raises(InputError, match="check_attribution"):
         drop_unsupported_echoes(Explanation(sentences=[ExplanationSentence(text=ECHO_CLAIM)]), [ECHO_CLAIM])
@@ -768,13 +768,13 @@ def test_drop_unsupported_echoes_wants_a_checked_explanation():
 def _explain_services(**verdict):
     from types import SimpleNamespace
 
-    from agent.settings import VerdictSettings
+    from claimscope.agent.settings import VerdictSettings
 
     return SimpleNamespace(settings=SimpleNamespace(verdict=VerdictSettings(**verdict)), stance=STANCE)
 
 
 def test_an_explanation_that_only_restates_the_claim_falls_back_to_quotes():
-    from agent.graph.steps import explain_claim
+    from claimscope.agent.graph.steps import explain_claim
 
     claim = "Vitamin supplementation prevents hip fractures in nursing home residents."
     echo = {"explanation": [{"sentences": [{"text": claim, "citations": [1]}]}]}

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.graph import planner
-from agent.graph.build import build_graph
-from agent.graph.state import InvestigationOptions
-from agent.investigation import Investigator
+from claimscope.agent.graph import planner
+from claimscope.agent.graph.build import build_graph
+from claimscope.agent.graph.state import InvestigationOptions
+from claimscope.agent.investigation import Investigator
 from tests.investigation_fixtures import CLAIM, investigation_script, make_services
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "graph_topology.mmd"
@@ -91,7 +91,7 @@ def test_planner_llm_mode_follows_valid_choices(tmp_path):
 
 
 def test_planner_falls_back_when_the_model_picks_a_tool_not_offered(tmp_path):
-    from agent.llm import ActionChoice
+    from claimscope.agent.llm import ActionChoice
 
     script = investigation_script()
     script["choose_action"] = [ActionChoice(tool="explain")]  # not offered before aggregate
@@ -103,7 +103,7 @@ def test_planner_falls_back_when_the_model_picks_a_tool_not_offered(tmp_path):
 
 
 def test_planner_refuses_a_step_whose_inputs_are_missing(tmp_path):
-    from tools.llm import ActionChoice
+    from claimscope.tools.llm import ActionChoice
 
     services = make_services(tmp_path)
 
@@ -160,7 +160,7 @@ def test_no_evidence(tmp_path):
 
 
 def test_resume_after_a_crash_loses_no_finished_step(tmp_path, monkeypatch):
-    from agent.graph import steps
+    from claimscope.agent.graph import steps
 
     inv = Investigator(make_services(tmp_path), persistent=True)
     original = steps._weigh
@@ -205,7 +205,7 @@ def test_guided_session_pauses_applies_and_records_decisions(tmp_path):
 
 
 def test_guided_bad_decision_is_refused_without_losing_the_session(tmp_path):
-    from tools.errors import InputError
+    from claimscope.tools.errors import InputError
 
     inv = Investigator(make_services(tmp_path), persistent=True)
     inv.run(CLAIM, _opts(guided=True, depth=1), thread_id="g2")

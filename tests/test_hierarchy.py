@@ -9,13 +9,11 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from prompts import aspects as aspects_prompt
-from prompts import keywords as keywords_prompt
-from prompts import subaspects as subaspects_prompt
-from tests.conftest import FIXTURES
-from tests.fakes import CannedLLM, HashEmbedder
-from tools.errors import InputError
-from tools.hierarchy import (
+from claimscope.prompts import aspects as aspects_prompt
+from claimscope.prompts import keywords as keywords_prompt
+from claimscope.prompts import subaspects as subaspects_prompt
+from claimscope.tools.errors import InputError
+from claimscope.tools.hierarchy import (
     NEG_FLOOR,
     AspectDraft,
     AspectNode,
@@ -30,8 +28,10 @@ from tools.hierarchy import (
     propose_aspects,
     rank_segments,
 )
-from tools.llm import LLMError
-from tools.models import Segment
+from claimscope.tools.llm import LLMError
+from claimscope.tools.models import Segment
+from tests.conftest import FIXTURES
+from tests.fakes import CannedLLM, HashEmbedder
 
 
 class DictEmbedder:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from claimscope.tools.errors import InputError
+from claimscope.tools.ingest import read_path
 from tests.conftest import FIXTURES
-from tools.errors import InputError
-from tools.ingest import read_path
 
 FIX = FIXTURES / "store"
 

@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import pytest
 
-from tools.claim_analysis import claim_components
-from tools.coverage import addresses, component_terms, coverage
-from tools.direction import Direction, agreement, claim_direction, sentence_direction
-from tools.document_model import (
+from claimscope.tools.claim_analysis import claim_components
+from claimscope.tools.coverage import addresses, component_terms, coverage
+from claimscope.tools.direction import Direction, agreement, claim_direction, sentence_direction
+from claimscope.tools.document_model import (
     FEATURES,
     DocumentModel,
     decide,
     document_evidence,
     load_document_model,
 )
-from tools.errors import InputError
-from tools.models import Stance, StanceResult
-from tools.stance import decide_document
-from tools.verdict import GlobalLabel, LocalItem, LocalLabel, global_verdict
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import Stance, StanceResult
+from claimscope.tools.stance import decide_document
+from claimscope.tools.verdict import GlobalLabel, LocalItem, LocalLabel, global_verdict
 
 VITD = "Vitamin D supplementation prevents respiratory infections"
 SUP = StanceResult(label=Stance.SUPPORT, support=0.8, neutral=0.1, refute=0.1)
@@ -171,8 +171,8 @@ class _ModelStance:
 
 
 def _run(tmp_path, claim: str, *, learned: bool = True, **verdict):
-    from agent.graph.state import InvestigationOptions
-    from agent.investigation import Investigator
+    from claimscope.agent.graph.state import InvestigationOptions
+    from claimscope.agent.investigation import Investigator
     from tests.investigation_fixtures import make_services
 
     services = make_services(tmp_path, verdict=verdict)
@@ -209,7 +209,7 @@ def test_on_subject_corpus_ends_insufficient_with_what_was_searched(tmp_path):
     assert {d["local_label"] for d in report["documents"]} == {"No Evidence"}
     assert all(d["label_explanation"].startswith("Screened after gathering") for d in report["documents"])
 
-    from agent.report import Report, render_html, render_markdown
+    from claimscope.agent.report import Report, render_html, render_markdown
 
     md = render_markdown(Report.model_validate(report))
     assert "not counted as evidence" in md and "No explanation could be attributed" not in md
@@ -238,7 +238,7 @@ def test_on_claim_corpus_still_investigates(tmp_path):
 
 
 def test_a_person_can_add_evidence_after_an_empty_screen(tmp_path):
-    from agent.graph.review import _apply_sources
+    from claimscope.agent.graph.review import _apply_sources
 
     state = {"documents": {"101": {"corpus": "fixture", "found_by": ["claim"], "score": 0.5}},
              "screen": {"checked": 1, "evidence": [], "on_subject": ["101"], "labels": {"101": "NEI"}},
@@ -246,7 +246,7 @@ def test_a_person_can_add_evidence_after_an_empty_screen(tmp_path):
 
     class _Store:
         def get_documents(self, ids, corpus=None):
-            from tools.models import Document
+            from claimscope.tools.models import Document
 
             return [Document(id=i, title="t", sentences=["s"]) for i in ids if i == "103"]
 
@@ -256,7 +256,7 @@ def test_a_person_can_add_evidence_after_an_empty_screen(tmp_path):
     class _Services:
         store = _Store()
 
-    from agent.graph.review import SourcesDecision
+    from claimscope.agent.graph.review import SourcesDecision
 
     update = _apply_sources(SourcesDecision(add=["103"]), state, _Services())
     assert update["screen"]["evidence"] == ["103"] and update["status"] == "running"

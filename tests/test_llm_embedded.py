@@ -14,10 +14,10 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from agent.llm import EmbeddedModelError, get_llm
-from agent.llm import embedded as emb
-from agent.settings import load_settings
-from prompts.base import Prompt
+from claimscope.agent.llm import EmbeddedModelError, get_llm
+from claimscope.agent.llm import embedded as emb
+from claimscope.agent.settings import load_settings
+from claimscope.prompts.base import Prompt
 
 
 def _fake_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunks: list[bytes], prefix: str = "cs_fake_part") -> list[str]:

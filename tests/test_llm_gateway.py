@@ -8,7 +8,7 @@ import threading
 import pytest
 from pydantic import BaseModel, Field
 
-from agent.llm import (
+from claimscope.agent.llm import (
     ACTION_PROMPT_NAME,
     ActionChoice,
     LLMError,
@@ -21,10 +21,10 @@ from agent.llm import (
     get_llm,
     scripted_llm,
 )
-from agent.llm.fake import auth_error, rate_limited, server_error, timeout
-from agent.llm.gateway import action_schema
-from agent.settings import load_settings
-from prompts.base import Prompt
+from claimscope.agent.llm.fake import auth_error, rate_limited, server_error, timeout
+from claimscope.agent.llm.gateway import action_schema
+from claimscope.agent.settings import load_settings
+from claimscope.prompts.base import Prompt
 
 
 class ClaimIn(BaseModel):
@@ -145,7 +145,7 @@ def test_usage_accumulates_per_prompt_and_resets():
 
 
 def test_cost_is_summed_when_litellm_knows_the_price(monkeypatch):
-    monkeypatch.setattr("agent.llm.gateway.litellm.completion_cost", lambda **_: 0.25)
+    monkeypatch.setattr("claimscope.agent.llm.gateway.litellm.completion_cost", lambda **_: 0.25)
     llm = scripted_llm({"anti_test": [{"anti_claim": "a"}]})
     llm.run(PROMPT, ClaimIn(claim="c"))
     llm.run(PROMPT, ClaimIn(claim="c"))
@@ -261,11 +261,11 @@ def test_discover_prompts_skips_a_broken_module(monkeypatch, caplog):
     real = importlib.import_module
 
     def flaky(name: str, *args, **kwargs):
-        if name == "prompts.aspects":
+        if name == "claimscope.prompts.aspects":
             raise SyntaxError("half-edited file")
         return real(name, *args, **kwargs)
 
-    monkeypatch.setattr("agent.llm.importlib.import_module", flaky)
+    monkeypatch.setattr("claimscope.agent.llm.importlib.import_module", flaky)
     found = discover_prompts()
     assert "aspects" not in found
     assert "skipping prompts.aspects" in caplog.text
@@ -274,7 +274,7 @@ def test_discover_prompts_skips_a_broken_module(monkeypatch, caplog):
 def test_seed_is_sent_when_the_provider_accepts_one_and_moves_on_per_attempt(monkeypatch):
     llm = scripted_llm({"anti_test": ["{not json", {"anti_claim": "ok"}, {"anti_claim": "again"}]})
     llm.seed = 7
-    monkeypatch.setattr("agent.llm.gateway.litellm.get_supported_openai_params", lambda **_: ["seed", "temperature"])
+    monkeypatch.setattr("claimscope.agent.llm.gateway.litellm.get_supported_openai_params", lambda **_: ["seed", "temperature"])
     assert llm.run(PROMPT, ClaimIn(claim="c")).anti_claim == "ok"
     assert [r["params"].get("seed") for r in llm.scripted.requests] == [7, 8]
     llm.run(PROMPT, ClaimIn(claim="c"))
@@ -284,7 +284,7 @@ def test_seed_is_sent_when_the_provider_accepts_one_and_moves_on_per_attempt(mon
 def test_seed_is_not_sent_to_a_provider_that_rejects_it(monkeypatch):
     llm = scripted_llm({"anti_test": [{"anti_claim": "ok"}]})
     llm.seed = 7
-    monkeypatch.setattr("agent.llm.gateway.litellm.get_supported_openai_params", lambda **_: ["temperature"])
+    monkeypatch.setattr("claimscope.agent.llm.gateway.litellm.get_supported_openai_params", lambda **_: ["temperature"])
     llm.run(PROMPT, ClaimIn(claim="c"))
     assert "seed" not in llm.scripted.requests[0]["params"]
 

@@ -16,11 +16,11 @@ import anyio
 import pytest
 from mcp import Client
 
-from agent.investigation import Investigator
-from agent.mcp_server import build_server
-from agent.runs import RunManager
-from agent.services import Services
-from agent.settings import get_settings
+from claimscope.agent.investigation import Investigator
+from claimscope.agent.mcp_server import build_server
+from claimscope.agent.runs import RunManager
+from claimscope.agent.services import Services
+from claimscope.agent.settings import get_settings
 from tests.fixtures.sessions import stub_steps
 
 
@@ -289,7 +289,7 @@ def test_stdio_server_starts_and_lists_tools(tmp_path):
     from mcp import StdioServerParameters
 
     params = StdioServerParameters(
-        command=sys.executable, args=["-c", "from agent.cli import main; main()", "mcp"],
+        command=sys.executable, args=["-c", "from claimscope.agent.cli import main; main()", "mcp"],
         env={"CLAIMSCOPE_DATA_DIR": str(tmp_path / "d"), "HF_HUB_OFFLINE": "1",
              "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PATH": "/usr/bin:/bin"},
     )

@@ -9,12 +9,10 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from tests.conftest import FIXTURES
-from tests.fakes import HashEmbedder
-from tools.errors import InputError
-from tools.hierarchy import AspectDraft, AspectTree
-from tools.models import Segment
-from tools.relevance import (
+from claimscope.tools.errors import InputError
+from claimscope.tools.hierarchy import AspectDraft, AspectTree
+from claimscope.tools.models import Segment
+from claimscope.tools.relevance import (
     claim_query_vector,
     classify_segments,
     density_cut,
@@ -22,6 +20,8 @@ from tools.relevance import (
     sibling_uniqueness,
     threshold_cut,
 )
+from tests.conftest import FIXTURES
+from tests.fakes import HashEmbedder
 
 
 class ContentHashEmbedder(HashEmbedder):
@@ -180,7 +180,7 @@ def test_sibling_uniqueness():
 @pytest.mark.slow
 def test_real_minilm_filter_and_classification_on_fixture():
     """End to end with the packaged all-MiniLM-L6-v2 and the default cuts."""
-    from tools.embeddings import load_embedder
+    from claimscope.tools.embeddings import load_embedder
 
     claim, segs, topics = load_fixture()
     emb = load_embedder("packaged:all-MiniLM-L6-v2")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.report import (
+from claimscope.agent.report import (
     Citation,
     Decision,
     DocumentView,
@@ -34,9 +34,9 @@ from agent.report import (
     render_json,
     render_markdown,
 )
-from tools.errors import InputError
-from tools.models import Stance
-from tools.verdict import LocalItem, LocalLabel, aspect_consensus, global_verdict
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import Stance
+from claimscope.tools.verdict import LocalItem, LocalLabel, aspect_consensus, global_verdict
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 

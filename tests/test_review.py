@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent.graph.review import DECISIONS, parse_decision
-from agent.investigation import Investigator
+from claimscope.agent.graph.review import DECISIONS, parse_decision
+from claimscope.agent.investigation import Investigator
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import Document
 from tests.investigation_fixtures import CLAIM, make_services
-from tools.errors import InputError
-from tools.models import Document
 
 
 def test_decisions_accept_shortcuts_and_reject_bad_shapes():
@@ -49,6 +49,6 @@ def test_sources_review_adds_by_doi_and_hierarchy_edits_apply(tmp_path):
 
 
 def _opts():
-    from agent.graph.state import InvestigationOptions
+    from claimscope.agent.graph.state import InvestigationOptions
 
     return InvestigationOptions(corpora=["fixture"], sources=["local"], depth=1, guided=True)

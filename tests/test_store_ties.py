@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import itertools
 
+from claimscope.tools.models import Document
+from claimscope.tools.store import EvidenceStore
 from tests.fakes import HashEmbedder
-from tools.models import Document
-from tools.store import EvidenceStore
 
 
 def test_tied_results_are_ordered_the_same_after_reopening(tmp_path):

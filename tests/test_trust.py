@@ -9,11 +9,9 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from tests.conftest import SHARED_DATA
-from tests.fakes import KeywordStance
-from tools.errors import InputError
-from tools.models import Document
-from tools.trust import (
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import Document
+from claimscope.tools.trust import (
     DocEdge,
     ReputationConfig,
     build_document_graph,
@@ -23,6 +21,8 @@ from tools.trust import (
     rerank,
     venue_score,
 )
+from tests.conftest import SHARED_DATA
+from tests.fakes import KeywordStance
 
 RUN = {"alpha": 0.85, "max_iterations": 200, "tolerance": 1e-9}
 

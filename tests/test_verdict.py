@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from tools.errors import InputError
-from tools.models import Stance
-from tools.verdict import (
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import Stance
+from claimscope.tools.verdict import (
     ConfidenceCalibration,
     GlobalLabel,
     LocalItem,

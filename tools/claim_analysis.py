@@ -23,11 +23,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from prompts import anti_claim as anti_claim_prompt
-from prompts import decompose as decompose_prompt
-from tools.errors import InputError
-from tools.llm import LLMError, StructuredLLM
-from tools.models import SegmentHit, StanceScorer
+from claimscope.prompts import anti_claim as anti_claim_prompt
+from claimscope.prompts import decompose as decompose_prompt
+from claimscope.tools.errors import InputError
+from claimscope.tools.llm import LLMError, StructuredLLM
+from claimscope.tools.models import SegmentHit, StanceScorer
 
 MIN_CLAIM_CHARS = 10
 MIN_CLAIM_WORDS = 3

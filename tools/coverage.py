@@ -19,8 +19,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
-from tools.claim_analysis import claim_components
-from tools.sparse import tokenize
+from claimscope.tools.claim_analysis import claim_components
+from claimscope.tools.sparse import tokenize
 
 # Stems of words that say how, how much or of whom, not what: they neither make a text on-claim
 # nor off-claim (tools.sparse.tokenize form, so "reduces" and "reduced" are one entry).

@@ -27,11 +27,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tools.claim_analysis import claim_components
-from tools.coverage import ComponentTerms, addresses, component_terms, coverage
-from tools.direction import agreement, claim_direction, sentence_direction
-from tools.errors import InputError
-from tools.models import StanceResult
+from claimscope.tools.claim_analysis import claim_components
+from claimscope.tools.coverage import ComponentTerms, addresses, component_terms, coverage
+from claimscope.tools.direction import agreement, claim_direction, sentence_direction
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import StanceResult
 
 LABELS: tuple[str, str, str] = ("SUPPORT", "CONTRADICT", "NEI")
 FEATURES: tuple[str, ...] = (

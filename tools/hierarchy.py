@@ -32,13 +32,13 @@ from typing import ClassVar, Literal, TypeVar
 import numpy as np
 from pydantic import BaseModel, Field
 
-from prompts import aspects as aspects_prompt
-from prompts import keywords as keywords_prompt
-from prompts import subaspects as subaspects_prompt
-from tools.errors import InputError
-from tools.llm import LLMError, StructuredLLM
-from tools.models import Embedder, Segment
-from tools.text_guard import copied_from, name_problems, tidy_name
+from claimscope.prompts import aspects as aspects_prompt
+from claimscope.prompts import keywords as keywords_prompt
+from claimscope.prompts import subaspects as subaspects_prompt
+from claimscope.tools.errors import InputError
+from claimscope.tools.llm import LLMError, StructuredLLM
+from claimscope.tools.models import Embedder, Segment
+from claimscope.tools.text_guard import copied_from, name_problems, tidy_name
 
 log = logging.getLogger(__name__)
 

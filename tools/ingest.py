@@ -22,9 +22,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from tools.errors import InputError
-from tools.models import Document
-from tools.segmenter import paragraphs, split_paragraph, split_sentences
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import Document
+from claimscope.tools.segmenter import paragraphs, split_paragraph, split_sentences
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
-from prompts.base import Prompt
-from tools.errors import ClaimscopeError
+from claimscope.prompts.base import Prompt
+from claimscope.tools.errors import ClaimscopeError
 
 InT = TypeVar("InT", bound=BaseModel)
 OutT = TypeVar("OutT", bound=BaseModel)

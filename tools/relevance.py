@@ -44,11 +44,11 @@ from typing import Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, Field
 
-from tools.claim_analysis import ClaimKind
-from tools.coverage import ComponentTerms, addresses, component_terms, coverage
-from tools.errors import InputError
-from tools.hierarchy import ROOT_ID, AspectNode, AspectTree, cached, node_queries
-from tools.models import Embedder, Segment, StanceScorer
+from claimscope.tools.claim_analysis import ClaimKind
+from claimscope.tools.coverage import ComponentTerms, addresses, component_terms, coverage
+from claimscope.tools.errors import InputError
+from claimscope.tools.hierarchy import ROOT_ID, AspectNode, AspectTree, cached, node_queries
+from claimscope.tools.models import Embedder, Segment, StanceScorer
 
 log = logging.getLogger(__name__)
 

@@ -45,9 +45,9 @@ from semanticscholar.AsyncSemanticScholar import AsyncSemanticScholar
 from semanticscholar.Paper import Paper
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
-from tools.errors import InputError, SourceUnavailableError
-from tools.models import Document, SourceKind
-from tools.segmenter import split_sentences
+from claimscope.tools.errors import InputError, SourceUnavailableError
+from claimscope.tools.models import Document, SourceKind
+from claimscope.tools.segmenter import split_sentences
 
 T = TypeVar("T")
 

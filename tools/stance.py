@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from tools.errors import ClaimscopeError, InputError
-from tools.llm import LLMError, StructuredLLM
-from tools.models import Stance, StanceResult, StanceScorer
+from claimscope.tools.errors import ClaimscopeError, InputError
+from claimscope.tools.llm import LLMError, StructuredLLM
+from claimscope.tools.models import Stance, StanceResult, StanceScorer
 
 if TYPE_CHECKING:
-    from tools.document_model import DocumentModel
+    from claimscope.tools.document_model import DocumentModel
 
 log = logging.getLogger(__name__)
 
@@ -263,7 +263,7 @@ class LLMStanceModel(StanceModel):
         self.name = f"llm:{type(llm).__name__}:{id(llm)}"
 
     def _probs(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        from prompts.stance import PROMPT, StanceInput
+        from claimscope.prompts.stance import PROMPT, StanceInput
 
         out = np.zeros((len(pairs), 3), dtype=np.float32)
         limit = self.max_length * 6  # characters: a rough token budget for the prompt
@@ -346,7 +346,7 @@ def _label(s: float, r: float, rule: dict[str, float]) -> str:
 
 def document_model_of(scorer: StanceScorer) -> DocumentModel | None:
     """The learned document decision shipped with `scorer` (packaged model), else None."""
-    from tools.document_model import load_document_model
+    from claimscope.tools.document_model import load_document_model
 
     return load_document_model(getattr(scorer, "config", None))
 
@@ -362,7 +362,7 @@ def decide_document(sent: Sequence[StanceResult], rule: dict[str, float], *, cla
         return DocumentLabel(label="NEI", confidence=1.0)
     rule = {**DEFAULT_DOCUMENT_RULE, **_expand(rule)}
     if model is not None and claim and sentences is not None:
-        from tools.document_model import decide
+        from claimscope.tools.document_model import decide
 
         label, conf, idx, ev = decide(model, claim, sentences, sent, title=title,
                                       rationale_threshold=rule["rationale_threshold"])

@@ -58,9 +58,9 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 from scipy import sparse as sp
 
-from tools.errors import InputError, SourceUnavailableError
-from tools.models import Document, DocumentHit, Embedder, Segment, SegmentHit, SourceKind
-from tools.sparse import BM25Encoder, SparseVec
+from claimscope.tools.errors import InputError, SourceUnavailableError
+from claimscope.tools.models import Document, DocumentHit, Embedder, Segment, SegmentHit, SourceKind
+from claimscope.tools.sparse import BM25Encoder, SparseVec
 
 log = logging.getLogger(__name__)
 

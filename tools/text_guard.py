@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 
 from pydantic import BaseModel
 
-from tools.segmenter import split_sentences
+from claimscope.tools.segmenter import split_sentences
 
 # Scripts that are never mixed into a text unless the claim itself is written in them. Latin
 # (gene names, units) and Greek (alpha, beta, kappa) letters are at home in any scientific text.

@@ -28,8 +28,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from tools.errors import InputError
-from tools.models import Document, Stance, StanceScorer
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import Document, Stance, StanceScorer
 
 # ---------------------------------------------------------------------------------------------
 # Reputation prior

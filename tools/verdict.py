@@ -28,8 +28,8 @@ from enum import StrEnum
 import numpy as np
 from pydantic import BaseModel, Field
 
-from tools.errors import InputError
-from tools.models import Stance
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import Stance
 
 # Edges of the global label bands (Tan et al.), and the tolerance used when comparing to them.
 GENERAL_EDGE = 0.66

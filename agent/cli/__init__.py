@@ -15,17 +15,17 @@ app = typer.Typer(
 )
 
 # Sub-modules register their commands on import; keep this list the only wiring.
-from agent.cli import chat as _chat  # noqa: E402,F401
-from agent.cli import corpus as _corpus  # noqa: E402,F401
-from agent.cli import investigate as _investigate  # noqa: E402,F401
-from agent.cli import llm as _llm  # noqa: E402,F401
-from agent.cli import sessions as _sessions  # noqa: E402,F401
+from claimscope.agent.cli import chat as _chat  # noqa: E402,F401
+from claimscope.agent.cli import corpus as _corpus  # noqa: E402,F401
+from claimscope.agent.cli import investigate as _investigate  # noqa: E402,F401
+from claimscope.agent.cli import llm as _llm  # noqa: E402,F401
+from claimscope.agent.cli import sessions as _sessions  # noqa: E402,F401
 
 
 def main() -> None:
     """Entry point: runs the app and turns user-facing errors into a message and exit code 2."""
-    from agent.settings import ConfigError
-    from tools.errors import ClaimscopeError
+    from claimscope.agent.settings import ConfigError
+    from claimscope.tools.errors import ClaimscopeError
 
     try:
         app()

@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from agent.cli import app
-from agent.cli.investigate import _parse_sources, _print_event
+from claimscope.agent.cli import app
+from claimscope.agent.cli.investigate import _parse_sources, _print_event
 
 console = Console()
 
@@ -29,9 +29,9 @@ def chat(
     guided: Annotated[bool, typer.Option("--guided", help="Pause for your review at each review point.")] = False,
 ) -> None:
     """Chat with claimscope: investigate claims and ask follow-ups answered from the evidence."""
-    from agent.chat import ChatEngine
-    from agent.investigation import Investigator
-    from tools.errors import ClaimscopeError
+    from claimscope.agent.chat import ChatEngine
+    from claimscope.agent.investigation import Investigator
+    from claimscope.tools.errors import ClaimscopeError
 
     options = {"corpora": list(corpus or []), "sources": _parse_sources(sources) if sources else None,
                "depth": depth, "guided": guided or None}

@@ -10,10 +10,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from agent.cli import app
-from tools.errors import InputError
-from tools.models import SourceKind
-from tools.store import EvidenceStore, IngestStats, SearchFilter
+from claimscope.agent.cli import app
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import SourceKind
+from claimscope.tools.store import EvidenceStore, IngestStats, SearchFilter
 
 corpus_app = typer.Typer(help="List, inspect and delete corpora in the evidence store.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
@@ -23,8 +23,8 @@ console = Console(soft_wrap=True)
 
 
 def _store() -> EvidenceStore:
-    from agent.resources import get_store
-    from agent.settings import get_settings
+    from claimscope.agent.resources import get_store
+    from claimscope.agent.settings import get_settings
 
     return get_store(get_settings())
 
@@ -41,7 +41,7 @@ def ingest_path(path: Path, corpus: str, *, store: EvidenceStore | None = None, 
 
     Shared by `claimscope ingest` and `claimscope investigate --ingest`.
     """
-    from tools.ingest import read_path
+    from claimscope.tools.ingest import read_path
 
     result = read_path(path)
     if not result.documents:

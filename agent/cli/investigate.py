@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from agent.cli import app
-from agent.graph.events import ProgressEvent
-from tools.errors import InputError
+from claimscope.agent.cli import app
+from claimscope.agent.graph.events import ProgressEvent
+from claimscope.tools.errors import InputError
 
 console = Console(stderr=True)
 
@@ -65,8 +65,8 @@ def investigate(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
 ) -> None:
     """Investigate CLAIM against local corpora and scholarly sources and print a graded report."""
-    from agent.investigation import Investigator, default_options
-    from agent.report import render
+    from claimscope.agent.investigation import Investigator, default_options
+    from claimscope.agent.report import render
 
     if fmt not in ("md", "json", "html"):
         raise InputError(f"--format must be md, json or html, not {fmt!r}.")
@@ -79,7 +79,7 @@ def investigate(
     if ingest is not None:
         if not corpora:
             raise InputError("--ingest needs --corpus NAME to ingest into.")
-        from agent.cli.corpus import ingest_path
+        from claimscope.agent.cli.corpus import ingest_path
 
         ingest_path(ingest, corpora[0], store=inv.services.store, quiet=quiet)
     src = _parse_sources(sources) if sources else None

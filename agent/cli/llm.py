@@ -10,8 +10,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from agent.cli import app
-from tools.errors import InputError
+from claimscope.agent.cli import app
+from claimscope.tools.errors import InputError
 
 llm_app = typer.Typer(help="Inspect and check the configured LLM.", no_args_is_help=True)
 app.add_typer(llm_app, name="llm")
@@ -26,9 +26,9 @@ _PREFERRED_CHECK_PROMPTS = ("anti_claim", "perspective", "takeaway")
 @llm_app.command("info")
 def info() -> None:
     """Show the configured model, how it is reached, and the embedded model's cache state."""
-    from agent.llm import build_gateway
-    from agent.llm.embedded import default_threads, get_spec, marker_path
-    from agent.settings import get_settings
+    from claimscope.agent.llm import build_gateway
+    from claimscope.agent.llm.embedded import default_threads, get_spec, marker_path
+    from claimscope.agent.settings import get_settings
 
     settings = get_settings()
     cfg = settings.llm
@@ -67,8 +67,8 @@ def check(
     claim: Annotated[str, typer.Option("--claim", help="Claim the prompt's inputs are built from.")] = DEFAULT_CHECK_CLAIM,
 ) -> None:
     """Start the configured model and run one structured prompt; print the validated answer and usage."""
-    from agent.llm import discover_prompts, get_llm
-    from agent.settings import get_settings
+    from claimscope.agent.llm import discover_prompts, get_llm
+    from claimscope.agent.settings import get_settings
 
     found = discover_prompts()
     if not found:

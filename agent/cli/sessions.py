@@ -14,10 +14,10 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from agent.cli import app
-from agent.graph.events import ProgressEvent
-from agent.runs import RunManager, SessionInfo
-from tools.errors import InputError
+from claimscope.agent.cli import app
+from claimscope.agent.graph.events import ProgressEvent
+from claimscope.agent.runs import RunManager, SessionInfo
+from claimscope.tools.errors import InputError
 
 sessions_app = typer.Typer(help="List, inspect, resume, export and delete investigation sessions.",
                            no_args_is_help=True)
@@ -30,7 +30,7 @@ EXPORT_FORMATS = ("md", "json", "html", "state")
 
 
 def _manager() -> RunManager:
-    from agent.investigation import Investigator
+    from claimscope.agent.investigation import Investigator
 
     return RunManager(Investigator(), max_workers=1)
 
@@ -146,7 +146,7 @@ def resume(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
 ) -> None:
     """Continue a session from its last finished step, answering guided reviews on the way."""
-    from agent.report import render
+    from claimscope.agent.report import render
 
     if fmt not in ("md", "json", "html"):
         raise InputError(f"--format must be md, json or html, not {fmt!r}.")
@@ -195,7 +195,7 @@ def export(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write here (else print).")] = None,
 ) -> None:
     """Export a session's report, or its whole saved state."""
-    from agent.report import render
+    from claimscope.agent.report import render
 
     if fmt not in EXPORT_FORMATS:
         raise InputError(f"--format must be one of {', '.join(EXPORT_FORMATS)}, not {fmt!r}.")
@@ -246,8 +246,8 @@ def mcp(
     workers: Annotated[int, typer.Option(min=1, max=16, help="Investigations run at the same time.")] = 2,
 ) -> None:
     """Serve claimscope to other assistants over MCP (stdio by default; --http for streamable HTTP at /mcp)."""
-    from agent.investigation import Investigator
-    from agent.mcp_server import serve
+    from claimscope.agent.investigation import Investigator
+    from claimscope.agent.mcp_server import serve
 
     if http:
         err.print(f"claimscope MCP server on http://{host}:{port}/mcp", highlight=False)

@@ -18,12 +18,12 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from agent.graph import planner, steps
-from agent.graph.events import emit
-from agent.graph.review import due_review, review
-from agent.graph.state import InvestigationInput, InvestigationOutput, InvestigationState
-from agent.services import Services
-from tools.llm import LLMError
+from claimscope.agent.graph import planner, steps
+from claimscope.agent.graph.events import emit
+from claimscope.agent.graph.review import due_review, review
+from claimscope.agent.graph.state import InvestigationInput, InvestigationOutput, InvestigationState
+from claimscope.agent.services import Services
+from claimscope.tools.llm import LLMError
 
 PLANNER_SYSTEM = (
     "You steer a fact-checking investigation. Choose the next step from the tools offered. "
@@ -58,7 +58,7 @@ def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepN
         if planner.FINISH not in allowed:
             allowed.append(planner.FINISH)
         try:
-            from tools.llm import ToolSpec
+            from claimscope.tools.llm import ToolSpec
 
             action = services.llm.choose_action(  # type: ignore[attr-defined]
                 PLANNER_SYSTEM, planner.describe_state(state),

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agent.graph.state import InvestigationState
+from claimscope.agent.graph.state import InvestigationState
 
 FINISH = "report"
 

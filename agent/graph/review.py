@@ -16,10 +16,10 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.graph.events import emit
-from agent.graph.state import InvestigationState
-from agent.services import Services
-from tools.errors import InputError
+from claimscope.agent.graph.events import emit
+from claimscope.agent.graph.state import InvestigationState
+from claimscope.agent.services import Services
+from claimscope.tools.errors import InputError
 
 ReviewPoint = Literal["claim", "sources", "hierarchy", "verdict"]
 # point -> the step after which it is due
@@ -213,8 +213,8 @@ def _find_document(services: Services, ref: str, corpora: list[str]) -> tuple[st
 
 
 def _apply_hierarchy(d: HierarchyDecision, state: InvestigationState, services: Services) -> dict[str, Any]:
-    from agent.graph.steps import _segments_for_node, _tree
-    from tools.hierarchy import AspectDraft, rank_segments
+    from claimscope.agent.graph.steps import _segments_for_node, _tree
+    from claimscope.tools.hierarchy import AspectDraft, rank_segments
 
     tree = _tree(state)
     applied: list[str] = []

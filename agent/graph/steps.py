@@ -15,14 +15,21 @@ from typing import TYPE_CHECKING, Any
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from agent.graph.events import emit
-from agent.graph.state import InvestigationOptions, InvestigationState
-from agent.services import Services
-from tools.llm import LLMError
-from tools.models import Document, Segment, SourceKind, Stance, StanceResult, StanceScorer
+from claimscope.agent.graph.events import emit
+from claimscope.agent.graph.state import InvestigationOptions, InvestigationState
+from claimscope.agent.services import Services
+from claimscope.tools.llm import LLMError
+from claimscope.tools.models import (
+    Document,
+    Segment,
+    SourceKind,
+    Stance,
+    StanceResult,
+    StanceScorer,
+)
 
 if TYPE_CHECKING:
-    from tools.relevance import EvidenceTest
+    from claimscope.tools.relevance import EvidenceTest
 
 NodeUpdate = dict[str, Any]
 
@@ -66,7 +73,7 @@ def _usage_snapshot(services: Services) -> dict[str, dict[str, float]]:
 
 def _usage_delta(before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]
                  ) -> dict[str, dict[str, float]]:
-    from agent.graph.state import USAGE_FIELDS
+    from claimscope.agent.graph.state import USAGE_FIELDS
 
     out: dict[str, dict[str, float]] = {}
     for name, rec in after.items():
@@ -78,7 +85,7 @@ def _usage_delta(before: dict[str, dict[str, float]], after: dict[str, dict[str,
 
 
 def _search_filter(state: InvestigationState, doc_ids: Iterable[str] | None = None) -> Any:
-    from tools.store import SearchFilter
+    from claimscope.tools.store import SearchFilter
 
     opts = options_of(state)
     corpora = list(opts.corpora)
@@ -119,8 +126,8 @@ def claim_reading(state: InvestigationState, services: Services) -> tuple[Stance
     """How this claim is read, by its kind: the scorer of a text's stance toward the claim and the
     evidence test (tools.relevance). Debate claims use the argument model, unless
     stance.argument_model is off; empirical claims the stance model and the relation test."""
-    from tools.claim_analysis import ClaimKind
-    from tools.relevance import evidence_test
+    from claimscope.tools.claim_analysis import ClaimKind
+    from claimscope.tools.relevance import evidence_test
 
     if reads_as_debate(state, services):
         scorer = services.argument
@@ -160,7 +167,7 @@ def sentence_lookup(state: InvestigationState, services: Services) -> Callable[[
 
 
 def _analyse(state: InvestigationState, services: Services) -> NodeUpdate:
-    from tools.claim_analysis import ClaimKind, analyse_claim
+    from claimscope.tools.claim_analysis import ClaimKind, analyse_claim
 
     chosen = options_of(state).claim_kind
     analysis = analyse_claim(state["claim"], services.llm, kind=None if chosen == "auto" else ClaimKind(chosen))
@@ -183,7 +190,7 @@ def query_plan(state: InvestigationState) -> list[tuple[str, str]]:
 
 
 def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
-    from tools.store import SearchFilter
+    from claimscope.tools.store import SearchFilter
 
     opts = options_of(state)
     found: dict[str, dict[str, Any]] = {}
@@ -251,7 +258,7 @@ def document_decision(claim: str, doc: Document, results: list[StanceResult], se
     decision shipped with the stance model, or the configured thresholds (verdict.document_decision).
     `results` read by another scorer (the argument model of a debate claim) are decided by that
     scorer's own thresholds."""
-    from tools.stance import decide_document, document_model_of, document_rule
+    from claimscope.tools.stance import decide_document, document_model_of, document_rule
 
     if scorer is not None and scorer is not services.stance:
         return decide_document(results, document_rule(scorer))
@@ -268,7 +275,7 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
     """Which of the best-ranked gathered documents are evidence on the claim (document_decision),
     and which only share its subject: read before any aspect is built, so that a corpus without
     evidence ends in "insufficient evidence" instead of a verdict over off-claim text."""
-    from tools.coverage import DEFAULT_MIN_COVERAGE, component_terms, coverage
+    from claimscope.tools.coverage import DEFAULT_MIN_COVERAGE, component_terms, coverage
 
     n = SCREEN_FACTOR * options_of(state).top_documents
     ranked = sorted(found, key=lambda d: -float(found[d].get("score", 0.0)))[:n]
@@ -304,7 +311,7 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
 def _insufficient(state: InvestigationState, services: Services, screen: dict[str, Any]) -> NodeUpdate:
     """The end of an investigation whose gathered documents hold no evidence: an "insufficient
     evidence" verdict over the documents read, and the reason in the warnings."""
-    from tools.verdict import LocalItem, LocalLabel
+    from claimscope.tools.verdict import LocalItem, LocalLabel
 
     items = [LocalItem(doc_id=d, label=LocalLabel.NO_EVIDENCE) for d in screen["labels"]]
     verdict = _verdict(items, services)
@@ -326,7 +333,7 @@ def _insufficient(state: InvestigationState, services: Services, screen: dict[st
 
 
 def _verdict(items: list[Any], services: Services, *, debate: bool = False) -> Any:
-    from tools.verdict import ConfidenceCalibration, global_verdict
+    from claimscope.tools.verdict import ConfidenceCalibration, global_verdict
 
     v = services.settings.verdict
     calibration = (ConfidenceCalibration(a=v.confidence_a, b=v.confidence_b) if v.confidence_a is not None
@@ -343,7 +350,7 @@ def _filter_by_sub_claims(
 ) -> NodeUpdate:
     """Keep documents with a passage that entails at least one sub-claim (RAG+NLI+sub-claims);
     the filter falls back to everything retrieved when no passage does."""
-    from tools.claim_analysis import filter_passages
+    from claimscope.tools.claim_analysis import filter_passages
 
     st = {**state, "documents": found}
     passages = []
@@ -362,7 +369,7 @@ def _filter_by_sub_claims(
 
 
 def _tree(state: InvestigationState) -> Any:
-    from tools.hierarchy import AspectTree
+    from claimscope.tools.hierarchy import AspectTree
 
     if state.get("tree"):
         return AspectTree.model_validate(state["tree"])
@@ -372,7 +379,7 @@ def _tree(state: InvestigationState) -> Any:
 def _segments_for_node(
     state: InvestigationState, services: Services, tree: Any, node: Any, k: int
 ) -> dict[str, Segment]:
-    from tools.hierarchy import node_queries
+    from claimscope.tools.hierarchy import node_queries
 
     out: dict[str, Segment] = {}
     for q in node_queries(node, tree.ancestors(node.id)):
@@ -385,14 +392,14 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     """One level of ClaimSpect: propose aspects under each frontier node from its relevant segments,
     enrich their keywords, rank segments discriminatively against the siblings, keep only the
     segments relevant to the claim and the aspect, reject sub-aspects left without enough of them."""
-    from tools.hierarchy import (
+    from claimscope.tools.hierarchy import (
         cached,
         enrich_keywords,
         merge_siblings,
         propose_aspects,
         rank_segments,
     )
-    from tools.relevance import node_relevance
+    from claimscope.tools.relevance import node_relevance
 
     h = services.settings.hierarchy
     # One embedding cache for the step: candidate segments recur across sibling nodes.
@@ -480,8 +487,8 @@ def _lookup_segments(services: Services, keys: Iterable[str]) -> list[Segment]:
 
 def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
     """Relevance filter, classification down the tree, and stance toward the claim per segment."""
-    from tools.hierarchy import cached
-    from tools.relevance import classify_segments, relevance_filter
+    from claimscope.tools.hierarchy import cached
+    from claimscope.tools.relevance import classify_segments, relevance_filter
 
     tree = _tree(state)
     h = services.settings.hierarchy
@@ -543,7 +550,7 @@ def _perspectives(
     assignments: dict[str, str], stances: dict[str, dict[str, Any]],
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """A short grounded summary per stance for each top-level aspect (the most read part)."""
-    from tools.explain import check_perspective, perspective_summary
+    from claimscope.tools.explain import check_perspective, perspective_summary
 
     v = services.settings.verdict
     get = sentence_lookup(state, services)
@@ -580,8 +587,13 @@ def sentence_index(key: str) -> tuple[str, int] | None:
 def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     """Per document: takeaway and local label (Tan et al.), reputation prior, then ClaimTrust
     propagation over the stance relations between the documents' key sentences."""
-    from tools.explain import assess_document, label_document, local_label, takeaway
-    from tools.trust import ReputationConfig, build_document_graph, propagate_trust, reputation
+    from claimscope.tools.explain import assess_document, label_document, local_label, takeaway
+    from claimscope.tools.trust import (
+        ReputationConfig,
+        build_document_graph,
+        propagate_trust,
+        reputation,
+    )
 
     opts = options_of(state)
     v = services.settings.verdict
@@ -673,7 +685,7 @@ def doc_weight(state: InvestigationState, doc_id: str) -> float:
 
 
 def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
-    from tools.verdict import LocalItem, LocalLabel, aspect_consensus
+    from claimscope.tools.verdict import LocalItem, LocalLabel, aspect_consensus
 
     items = []
     for doc_id, a in (state.get("assessments") or {}).items():
@@ -701,7 +713,7 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
 
 
 def local_assessments(state: InvestigationState) -> list[Any]:
-    from tools.explain import LocalAssessment
+    from claimscope.tools.explain import LocalAssessment
 
     return [LocalAssessment.model_validate(a["assessment"]) for a in (state.get("assessments") or {}).values()]
 
@@ -715,7 +727,7 @@ def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None]
     the explain step on these local labels (`llm` defaults to the services' model; the explanation
     benchmark passes a memo of it). With `arguments` (the argument model of a debate claim) the
     strongest arguments are quoted instead."""
-    from tools.explain import (
+    from claimscope.tools.explain import (
         check_attribution,
         citable_evidence,
         findings_explanation,
@@ -728,7 +740,7 @@ def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None]
     if arguments is not None:
         # A debate claim's evidence is arguments, each one sentence a reader weighs as written:
         # restating it ("The study found that ...") would only misname it, so they are quoted.
-        from tools.explain import extractive_explanation, sided_quotes
+        from claimscope.tools.explain import extractive_explanation, sided_quotes
 
         expl = sided_quotes(extractive_explanation(claim, local, get, arguments), local)
         return check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
@@ -753,7 +765,11 @@ def handle_claim_echoes(expl: Any, claim: str, anti_claim: str | None, local: li
     """verdict.unsupported_claim_echoes on a checked explanation: "drop" drops the sentences that
     only restate the claim (or `anti_claim`) without support; when nothing is left to read, the
     extractive explanation of `local` is shown instead. "flag" leaves them as interpretation."""
-    from tools.explain import check_attribution, drop_unsupported_echoes, extractive_explanation
+    from claimscope.tools.explain import (
+        check_attribution,
+        drop_unsupported_echoes,
+        extractive_explanation,
+    )
 
     v = services.settings.verdict
     if v.unsupported_claim_echoes != "drop":
@@ -792,7 +808,7 @@ def _fmt(value: float | None, *, percent: bool = False) -> str:
 
 
 def _report(state: InvestigationState, services: Services) -> NodeUpdate:
-    from agent.assemble import build_report
+    from claimscope.agent.assemble import build_report
 
     status = state.get("status") or "running"
     if status == "running":

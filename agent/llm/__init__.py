@@ -10,13 +10,19 @@ import pkgutil
 import threading
 from typing import Any
 
-from agent.llm.embedded import EmbeddedModelError, get_server, get_spec
-from agent.llm.fake import ScriptedGateway, ScriptedModel, ToolCall, Truncated, scripted_llm
-from agent.llm.gateway import ACTION_PROMPT_NAME, LLMGateway
-from agent.llm.usage import PromptUsage, Usage
-from agent.settings import Settings
-from prompts.base import Prompt
-from tools.llm import ActionChoice, LLMError, ToolSpec
+from claimscope.agent.llm.embedded import EmbeddedModelError, get_server, get_spec
+from claimscope.agent.llm.fake import (
+    ScriptedGateway,
+    ScriptedModel,
+    ToolCall,
+    Truncated,
+    scripted_llm,
+)
+from claimscope.agent.llm.gateway import ACTION_PROMPT_NAME, LLMGateway
+from claimscope.agent.llm.usage import PromptUsage, Usage
+from claimscope.agent.settings import Settings
+from claimscope.prompts.base import Prompt
+from claimscope.tools.llm import ActionChoice, LLMError, ToolSpec
 
 __all__ = [
     "ACTION_PROMPT_NAME",
@@ -88,14 +94,14 @@ def get_llm(settings: Settings) -> LLMGateway:
 
 def discover_prompts() -> dict[str, tuple[Prompt[Any, Any], Any]]:
     """Every prompts/ module defining PROMPT and bench_inputs(claim): name -> (PROMPT, bench_inputs)."""
-    import prompts
+    from claimscope import prompts
 
     found: dict[str, tuple[Prompt[Any, Any], Any]] = {}
     for info in sorted(pkgutil.iter_modules(prompts.__path__), key=lambda m: m.name):
         if info.name == "base":
             continue
         try:
-            mod = importlib.import_module(f"prompts.{info.name}")
+            mod = importlib.import_module(f"claimscope.prompts.{info.name}")
         except Exception as exc:  # one broken prompt module must not hide the others
             log.warning("skipping prompts.%s: %s: %s", info.name, type(exc).__name__, exc)
             continue

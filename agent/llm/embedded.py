@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.errors import ClaimscopeError
+from claimscope.tools.errors import ClaimscopeError
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.llm.gateway import PROMPT_METADATA_KEY, LLMGateway, ToolCallingMode, litellm
+from claimscope.agent.llm.gateway import PROMPT_METADATA_KEY, LLMGateway, ToolCallingMode, litellm
 
 FAKE_PROVIDER = "claimscope-fake"
 

@@ -25,10 +25,10 @@ from tenacity import (
     stop_after_attempt,
 )
 
-from agent.llm.usage import PromptUsage, Usage, UsageMeter
-from prompts.base import Prompt
-from tools.llm import ActionChoice, LLMError, ToolSpec
-from tools.text_guard import instruction_text, output_problems
+from claimscope.agent.llm.usage import PromptUsage, Usage, UsageMeter
+from claimscope.prompts.base import Prompt
+from claimscope.tools.llm import ActionChoice, LLMError, ToolSpec
+from claimscope.tools.text_guard import instruction_text, output_problems
 
 # litellm prints a provider banner on some errors; claimscope reports errors itself.
 litellm.suppress_debug_info = True
