@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 
 from claimscope.agent.graph.state import InvestigationState
-from claimscope.agent.graph.steps import load_documents, sentence_index
+from claimscope.agent.graph.steps import load_documents
 from claimscope.agent.report import (
     Citation,
     Decision,
@@ -26,7 +26,7 @@ from claimscope.agent.report import (
     TrustSummary,
 )
 from claimscope.agent.services import Services
-from claimscope.tools.models import Document, Stance
+from claimscope.tools.models import Document, SentenceKey, Stance
 from claimscope.tools.verdict import GlobalLabel, Verdict
 
 TOP_SEGMENTS_PER_NODE = 5
@@ -43,13 +43,13 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         docs.update(load_documents(state, services, cited))
 
     def text_of(key: str) -> str:
-        parsed = sentence_index(key)
+        parsed = SentenceKey.read(key)
         if parsed is None:
             return ""
-        doc = docs.get(parsed[0])
-        if doc is None or parsed[1] >= len(doc.sentences):
+        doc = docs.get(parsed.doc_id)
+        if doc is None or parsed.index >= len(doc.sentences):
             return ""
-        return doc.sentences[parsed[1]]
+        return doc.sentences[parsed.index]
 
     return Report(
         claim=state["claim"],
@@ -86,14 +86,14 @@ def _cited_doc_ids(state: InvestigationState) -> set[str]:
         keys += s.get("citations", [])
     for p in (state.get("perspectives") or {}).values():
         keys += p.get("citations", [])
-    return {parsed[0] for k in keys if (parsed := sentence_index(k))}
+    return {parsed.doc_id for k in keys if (parsed := SentenceKey.read(k))}
 
 
 def _citation(key: str, text_of: Any) -> Citation | None:
-    parsed = sentence_index(key)
+    parsed = SentenceKey.read(key)
     if parsed is None:
         return None
-    return Citation(doc_id=parsed[0], sentence=parsed[1], text=text_of(key))
+    return Citation(doc_id=parsed.doc_id, sentence=parsed.index, text=text_of(key))
 
 
 def _hierarchy(state: InvestigationState, text_of: Any) -> Hierarchy:
@@ -105,11 +105,11 @@ def _hierarchy(state: InvestigationState, text_of: Any) -> Hierarchy:
     for nid, n in (tree.get("nodes") or {}).items():
         segs = []
         for key, score in list(zip(n.get("segment_keys", []), n.get("segment_scores", []), strict=False)):
-            parsed = sentence_index(key)
+            parsed = SentenceKey.read(key)
             if parsed is None:
                 continue
             label = stances.get(key, {}).get("label", Stance.NEUTRAL.value)
-            segs.append(SegmentView(doc_id=parsed[0], sentence=parsed[1], text=text_of(key),
+            segs.append(SegmentView(doc_id=parsed.doc_id, sentence=parsed.index, text=text_of(key),
                                     stance=Stance(label), score=score))
             if len(segs) >= TOP_SEGMENTS_PER_NODE:
                 break

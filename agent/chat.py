@@ -27,6 +27,7 @@ from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.investigation import Investigator, RunResult, default_options
 from claimscope.tools.errors import InputError
 from claimscope.tools.llm import LLMError, ToolSpec
+from claimscope.tools.models import SentenceKey
 
 ROUTER_SYSTEM = (
     "You route a user's follow-up question about a finished fact-check to one tool. "
@@ -244,11 +245,11 @@ class ChatEngine:
                  f"(support {c.get('support', 0)}, neutral {c.get('neutral', 0)}, oppose {c.get('oppose', 0)})."]
         cites: list[str] = []
         for p in node.get("perspectives", []):
-            keys = [f"{x['doc_id']}#{x['sentence']}" for x in p.get("citations", [])]
+            keys = [str(SentenceKey.sentence(x['doc_id'], x['sentence'])) for x in p.get("citations", [])]
             lines.append(f"{p['stance']}: {p['summary']} [{', '.join(keys)}]")
             cites += keys
         for seg in node.get("top_segments", [])[:5]:
-            key = f"{seg['doc_id']}#{seg['sentence']}"
+            key = str(SentenceKey.sentence(seg['doc_id'], seg['sentence']))
             lines.append(f"- ({seg['stance']}) {seg['text']} [{key}]")
             cites.append(key)
         if len(lines) == 1:
@@ -275,7 +276,7 @@ class ChatEngine:
         state = self._state()
         lines, cites = [], []
         for d in chosen:
-            keys = [f"{d['id']}#{i}" for i in (state.get("assessments", {}).get(d["id"], {})
+            keys = [str(SentenceKey.sentence(d['id'], i)) for i in (state.get("assessments", {}).get(d["id"], {})
                                               .get("assessment", {}).get("cited_sentences", []))]
             lines.append(f"- {d['id']} {d['title']} ({d.get('year') or 'n.d.'}): {d.get('local_label')} - "
                          f"{d.get('label_explanation', '')} [{', '.join(keys)}]")
@@ -334,7 +335,7 @@ class ChatEngine:
             view = by_id.get(d)
             if view is None:
                 continue
-            keys = [f"{d}#{i}" for i in (state.get("assessments", {}).get(d, {})
+            keys = [str(SentenceKey.sentence(d, i)) for i in (state.get("assessments", {}).get(d, {})
                                         .get("assessment", {}).get("cited_sentences", []))]
             lines.append(f"- {d} {view['title']}: {view.get('local_label')} [{', '.join(keys)}]")
             cites += keys
@@ -396,7 +397,7 @@ def keyword_route(text: str) -> tuple[str, dict[str, Any]]:
 
 
 def _explanation_keys(report: dict[str, Any]) -> list[str]:
-    return [f"{c['doc_id']}#{c['sentence']}" for s in report.get("explanation", {}).get("sentences", [])
+    return [str(SentenceKey.sentence(c['doc_id'], c['sentence'])) for s in report.get("explanation", {}).get("sentences", [])
             for c in s.get("citations", [])]
 
 
@@ -413,7 +414,7 @@ def summary_text(report: dict[str, Any]) -> str:
             c = node.get("consensus") or {}
             lines.append(f"  [{node['id']}] {node['name']}: {c.get('label', 'n/a')}")
     for s in report.get("explanation", {}).get("sentences", []):
-        keys = ", ".join(f"{c['doc_id']}#{c['sentence']}" for c in s.get("citations", []))
+        keys = ", ".join(str(SentenceKey.sentence(c['doc_id'], c['sentence'])) for c in s.get("citations", []))
         flag = "" if s.get("status") == "supported" else " (interpretation)"
         lines.append(f"{s['text']} [{keys}]{flag}")
     for w_ in report.get("warnings", [])[:5]:

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from claimscope.tools.errors import InputError
-from claimscope.tools.models import Stance
+from claimscope.tools.models import SentenceKey, Stance
 from claimscope.tools.verdict import Consensus, GlobalLabel, LocalLabel, Verdict
 
 SCHEMA_VERSION = "1"
@@ -43,15 +43,13 @@ class Citation(BaseModel):
 
     @property
     def key(self) -> str:
-        return f"{self.doc_id}#{self.sentence}"
+        return str(SentenceKey.sentence(self.doc_id, self.sentence))
 
     @classmethod
     def from_key(cls, key: str, text: str = "") -> Citation:
-        """From a 'docid#idx' key (doc ids may themselves contain '#': the last one splits)."""
-        doc_id, sep, idx = key.rpartition("#")
-        if not sep or not doc_id or not idx.isdigit():
-            raise InputError(f"citation key {key!r} is not of the form 'docid#sentence_index'.")
-        return cls(doc_id=doc_id, sentence=int(idx), text=text)
+        """From a sentence key 'docid#idx' (a span cites its first sentence)."""
+        parsed = SentenceKey.parse(key)
+        return cls(doc_id=parsed.doc_id, sentence=parsed.index, text=text)
 
 
 class StanceRatios(BaseModel):

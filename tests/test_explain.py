@@ -32,10 +32,8 @@ from claimscope.tools.explain import (
     label_document,
     lexical_support,
     local_label,
-    parse_key,
     perspective_summary,
     revise_unsupported,
-    sentence_key,
     sentence_lookup,
     sign_check,
     stance_assessment,
@@ -92,11 +90,19 @@ class WordCoverage:
 
 
 def test_sentence_keys_round_trip_and_reject_garbage():
-    assert parse_key(sentence_key("doc#with#hash", 3)) == ("doc#with#hash", 3)
+    from claimscope.tools.models import SentenceKey
+
+    key = SentenceKey.sentence("doc#with#hash", 3)
+    assert str(key) == "doc#with#hash#3"
+    assert SentenceKey.parse(str(key)) == key and key.doc_id == "doc#with#hash" and key.index == 3
+    span = SentenceKey.parse("d1#0-2")
+    assert (span.doc_id, span.start, span.end, str(span)) == ("d1", 0, 2, "d1#0-2")
     assert GET("d1#1") == DOCS["d1"].sentences[1]
     assert GET("d1#7") is None
-    with pytest.raises(InputError):
-        parse_key("d1-1")
+    for garbage in ("d1-1", "#3", "d1#", "d1#x", "d1#2-2", "d1#3-1", "d1#1-"):
+        assert SentenceKey.read(garbage) is None
+        with pytest.raises(InputError, match="not a sentence key"):
+            SentenceKey.parse(garbage)
 
 
 # --- prompts --------------------------------------------------------------------------------

@@ -39,7 +39,14 @@ from claimscope.prompts import takeaway as takeaway_prompt
 from claimscope.prompts.explanation import LocalExplanation, clip
 from claimscope.tools.errors import InputError
 from claimscope.tools.llm import LLMError, StructuredLLM
-from claimscope.tools.models import Document, DocumentHit, Stance, StanceResult, StanceScorer
+from claimscope.tools.models import (
+    Document,
+    DocumentHit,
+    SentenceKey,
+    Stance,
+    StanceResult,
+    StanceScorer,
+)
 from claimscope.tools.segmenter import split_sentences
 from claimscope.tools.sparse import tokenize
 from claimscope.tools.stance import DocumentLabel
@@ -58,22 +65,9 @@ EXTRACTIVE_SENTENCES = 5
 EXTRACTIVE_PER_DOCUMENT = 2
 
 
-def sentence_key(doc_id: str, index: int) -> str:
-    """Citation key of sentence `index` (0-based) of document `doc_id`."""
-    return f"{doc_id}#{index}"
-
-
-def parse_key(key: str) -> tuple[str, int]:
-    """(doc_id, sentence index) of a key "docid#idx"; InputError when it is not one."""
-    doc_id, sep, idx = key.rpartition("#")
-    if not sep or not doc_id or not idx.isdigit():
-        raise InputError(f"{key!r} is not a sentence key; expected 'docid#index' (e.g. '4983#2').")
-    return doc_id, int(idx)
-
-
 def sentence_lookup(documents: Iterable[Document]) -> SentenceLookup:
     """A get_sentence function over `documents`: key -> sentence text, None when absent."""
-    table = {sentence_key(d.id, i): s for d in documents for i, s in enumerate(d.sentences)}
+    table = {str(SentenceKey.sentence(d.id, i)): s for d in documents for i, s in enumerate(d.sentences)}
     return table.get
 
 
@@ -297,7 +291,7 @@ class LocalAssessment(BaseModel):
 
     @property
     def keys(self) -> list[str]:
-        return [sentence_key(self.doc_id, i) for i in self.cited_sentences]
+        return [str(SentenceKey.sentence(self.doc_id, i)) for i in self.cited_sentences]
 
 
 def _evidence_table(doc: Document, stance_evidence: Sequence[tuple[int, StanceResult]]) -> dict[int, StanceResult]:
@@ -806,7 +800,7 @@ def findings_explanation(
     for quote in chosen.sentences:
         key = quote.citations[0]
         source = get_sentence(key) or quote.text
-        title = titles(parse_key(key)[0]) if titles is not None else ""
+        title = titles(SentenceKey.parse(key).doc_id) if titles is not None else ""
         try:
             out = llm.run(finding_prompt.PROMPT, finding_prompt.FindingInput(claim=claim, title=clip(title, 200),
                                                                            sentence=clip(source, 600)))
@@ -993,7 +987,7 @@ def sided_quotes(explanation: Explanation, assessments: Sequence[LocalAssessment
     sign = {a.doc_id: a.score for a in assessments}
     sided: list[tuple[bool, ExplanationSentence]] = []
     for sentence in explanation.sentences:
-        doc = parse_key(sentence.citations[0])[0] if sentence.citations else ""
+        doc = SentenceKey.parse(sentence.citations[0]).doc_id if sentence.citations else ""
         score = sign.get(doc, 0.0)
         if not score:
             sided.append((True, sentence))
@@ -1160,9 +1154,9 @@ def _best_supporting(text: str, cited: Sequence[str], get_sentence: SentenceLook
     """(key, sentence, support) of the sentence of the cited documents that supports `text` best,
     if it reaches `threshold`; the sentences already cited are not tried again."""
     candidates: list[tuple[str, str]] = []
-    for doc_id in _dedupe(parse_key(k)[0] for k in cited):
+    for doc_id in _dedupe(SentenceKey.parse(k).doc_id for k in cited):
         for i in range(RECITE_MAX_SENTENCES):
-            key = sentence_key(doc_id, i)
+            key = str(SentenceKey.sentence(doc_id, i))
             t = get_sentence(key)
             if t is None:
                 break

@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from pydantic import BaseModel, Field, computed_field
+
+from claimscope.tools.errors import InputError
 
 
 class Stance(StrEnum):
@@ -60,6 +62,55 @@ class Document(BaseModel):
         return " ".join(self.sentences)
 
 
+class SentenceKey(NamedTuple):
+    """The cite-able id of one sentence, or a span of sentences, of one document.
+
+    Written 'doc_id#3' for sentence 3 (0-based) and 'doc_id#3-5' for sentences 3 and 4 (the end is
+    one past the last). Document ids may themselves contain '#': the last one splits. Every key the
+    product writes or reads (citations, segment keys, stance tables) goes through this type.
+    """
+
+    doc_id: str
+    start: int
+    end: int
+
+    @classmethod
+    def sentence(cls, doc_id: str, index: int) -> SentenceKey:
+        return cls(doc_id, index, index + 1)
+
+    @classmethod
+    def read(cls, key: str) -> SentenceKey | None:
+        """The key `key` spells, None when it is not one."""
+        doc_id, sep, span = key.rpartition("#")
+        if not sep or not doc_id:
+            return None
+        first, dash, last = span.partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()):
+            return None
+        start = int(first)
+        end = int(last) if dash else start + 1
+        return cls(doc_id, start, end) if end > start else None
+
+    @classmethod
+    def parse(cls, key: str) -> SentenceKey:
+        """As read(), but InputError naming the expected form when `key` is not a key."""
+        parsed = cls.read(key)
+        if parsed is None:
+            raise InputError(f"{key!r} is not a sentence key; expected 'docid#index' (e.g. '4983#2') "
+                             "or a span 'docid#start-end'.")
+        return parsed
+
+    @property
+    def index(self) -> int:
+        """The (first) sentence's 0-based index."""
+        return self.start
+
+    def __str__(self) -> str:
+        if self.end - self.start == 1:
+            return f"{self.doc_id}#{self.start}"
+        return f"{self.doc_id}#{self.start}-{self.end}"
+
+
 class Segment(BaseModel):
     """A retrievable unit of a document: one sentence (or a span of sentences)."""
 
@@ -73,9 +124,7 @@ class Segment(BaseModel):
     @property
     def key(self) -> str:
         """Cite-able id of the span: 'doc_id#start' for a sentence, 'doc_id#start-end' otherwise."""
-        if self.end - self.start == 1:
-            return f"{self.doc_id}#{self.start}"
-        return f"{self.doc_id}#{self.start}-{self.end}"
+        return str(SentenceKey(self.doc_id, self.start, self.end))
 
 
 class SegmentHit(BaseModel):

@@ -59,7 +59,15 @@ from qdrant_client import models as qm
 from scipy import sparse as sp
 
 from claimscope.tools.errors import InputError, SourceUnavailableError
-from claimscope.tools.models import Document, DocumentHit, Embedder, Segment, SegmentHit, SourceKind
+from claimscope.tools.models import (
+    Document,
+    DocumentHit,
+    Embedder,
+    Segment,
+    SegmentHit,
+    SentenceKey,
+    SourceKind,
+)
 from claimscope.tools.sparse import BM25Encoder, SparseVec
 
 log = logging.getLogger(__name__)
@@ -973,7 +981,7 @@ class EvidenceStore:
     def get_segments(self, keys: Sequence[str], corpus: str | None = None) -> list[Segment]:
         """Segments by cite key, in the order asked, one lookup per corpus; keys not found are
         left out. Without `corpus`, the first corpus (by name) holding a key wins."""
-        spans = {key: self._parse_key(key) for key in dict.fromkeys(keys)}
+        spans = {key: SentenceKey.parse(key) for key in dict.fromkeys(keys)}
         found: dict[str, Segment] = {}
         for name in self._corpus_names(corpus):
             missing = [k for k in spans if k not in found]
@@ -983,22 +991,6 @@ class EvidenceStore:
             for pt in self.client.retrieve(self.collection, ids=list(ids), with_payload=True):
                 found.setdefault(ids[str(pt.id)], self._to_segment_hit(_Hit(str(pt.id), 0.0, pt.payload or {})).segment)
         return [found[k] for k in spans if k in found]
-
-    @staticmethod
-    def _parse_key(key: str) -> tuple[str, int, int]:
-        doc_id, sep, span = key.rpartition("#")
-        if not sep or not doc_id:
-            raise InputError(f"segment key {key!r} must look like 'doc_id#3' or 'doc_id#0-2'.")
-        try:
-            if "-" in span:
-                a, b = span.split("-", 1)
-                start, end = int(a), int(b)
-            else:
-                start = int(span)
-                end = start + 1
-        except ValueError as exc:
-            raise InputError(f"segment key {key!r} must end in '#<sentence number>'.") from exc
-        return doc_id, start, end
 
     def segments_of(self, doc_id: str, corpus: str | None = None) -> list[Segment]:
         """Every segment of a document, sentences in order (then any coarser spans)."""

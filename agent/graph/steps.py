@@ -22,6 +22,7 @@ from claimscope.tools.llm import LLMError
 from claimscope.tools.models import (
     Document,
     Segment,
+    SentenceKey,
     SourceKind,
     Stance,
     StanceResult,
@@ -148,17 +149,17 @@ def sentence_lookup(state: InvestigationState, services: Services) -> Callable[[
     cache: dict[str, Document | None] = {}
 
     def get(key: str) -> str | None:
-        doc_id, _, idx = key.rpartition("#")
-        if doc_id not in docs or not idx.isdigit():
+        parsed = SentenceKey.read(key)
+        if parsed is None or parsed.end - parsed.start != 1 or parsed.doc_id not in docs:
             return None
+        doc_id = parsed.doc_id
         if doc_id not in cache:
             found = load_documents(state, services, [doc_id])
             cache[doc_id] = found.get(doc_id)
         doc = cache[doc_id]
-        i = int(idx)
-        if doc is None or i >= len(doc.sentences):
+        if doc is None or parsed.index >= len(doc.sentences):
             return None
-        return doc.sentences[i]
+        return doc.sentences[parsed.index]
 
     return get
 
@@ -577,13 +578,6 @@ def _perspectives(
     return out, warnings
 
 
-def sentence_index(key: str) -> tuple[str, int] | None:
-    """'doc#3' -> ('doc', 3); spans 'doc#3-5' -> ('doc', 3); anything else -> None."""
-    doc_id, _, rest = key.rpartition("#")
-    start = rest.split("-", 1)[0]
-    return (doc_id, int(start)) if doc_id and start.isdigit() else None
-
-
 def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     """Per document: takeaway and local label (Tan et al.), reputation prior, then ClaimTrust
     propagation over the stance relations between the documents' key sentences."""
@@ -703,7 +697,7 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
     per_node: dict[str, dict[str, Any]] = {}
     for node_id in tree.nodes:
         keys = subtree_keys(tree, node_id, assignments) if node_id != "root" else list(assignments)
-        pairs = [(Stance(stances[k]["label"]), doc_weight(state, sentence_index(k)[0] if sentence_index(k) else ""))
+        pairs = [(Stance(stances[k]["label"]), doc_weight(state, key.doc_id if (key := SentenceKey.read(k)) else ""))
                  for k in keys if k in stances]
         per_node[node_id] = aspect_consensus(pairs, min_evidence=services.settings.verdict.min_node_evidence,
                                              strong_labels=not debate or services.settings.verdict.debate_strong_labels,
