@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from claimscope.agent.graph.readers import load_documents, query_plan
 from claimscope.agent.graph.state import InvestigationState
-from claimscope.agent.graph.steps import load_documents
 from claimscope.agent.report import (
     Citation,
     Decision,
@@ -231,7 +231,6 @@ def _lower_first(text: str) -> str:
 def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> EvidenceGap | None:
     """What was searched and not found, when the verdict is "insufficient evidence" (None otherwise).
     The sentences state facts of the run, so they cite nothing and are not attribution-checked."""
-    from claimscope.agent.graph.steps import query_plan
     from claimscope.tools.claim_analysis import claim_components
 
     verdict = state.get("verdict")

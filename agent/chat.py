@@ -349,7 +349,7 @@ class ChatEngine:
 
     def ask_evidence(self, question: str) -> ChatReply:
         """The evidence sentences closest to the question among this investigation's documents."""
-        from claimscope.agent.graph.steps import evidence_segments
+        from claimscope.agent.graph.readers import evidence_segments
 
         state = self._state()
         if not state:

@@ -21,7 +21,8 @@ from evals._harness import WORK, load_runs, services_for
 
 
 def main(argv: list[str] | None = None) -> None:
-    from claimscope.agent.graph.steps import handle_claim_echoes, local_assessments, sentence_lookup
+    from claimscope.agent.graph.readers import local_assessments, sentence_lookup
+    from claimscope.agent.graph.steps import handle_claim_echoes
     from claimscope.tools.explain import Explanation, merge_repeated_sentences
 
     names = argv if argv is not None else sys.argv[1:]

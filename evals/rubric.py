@@ -44,7 +44,7 @@ OFF_CLAIM_SHARE = 0.5
 
 def tree_rubric(state: dict[str, Any], services: Any) -> dict[str, Any]:
     """The rubric's counts for one investigation's state (empty counts when it built no tree)."""
-    from claimscope.agent.graph.steps import claim_reading
+    from claimscope.agent.graph.readers import claim_reading
     from claimscope.tools.hierarchy import AspectTree
     from claimscope.tools.relevance import node_relevance, sibling_uniqueness
     from claimscope.tools.text_guard import copied_from, text_problems

@@ -58,7 +58,7 @@ def sample(path: Path, n: int, seed: int) -> list[dict]:
 def explanation_figures(state: dict, services) -> tuple[int, int, int]:
     """(sentences, sentences whose citations all exist, sentences that pass attribution, revised
     ones included)."""
-    from claimscope.agent.graph.steps import sentence_lookup
+    from claimscope.agent.graph.readers import sentence_lookup
 
     sentences = (state.get("explanation") or {}).get("sentences", [])
     get = sentence_lookup(state, services)
@@ -83,7 +83,7 @@ def recheck_attribution(state: dict, services) -> tuple[int, int]:
     """(sentences, passing) when the run's stored explanation is checked again with the current
     attribution check and settings: a diagnostic for a check changed after the run, not the run's
     own figure."""
-    from claimscope.agent.graph.steps import local_assessments, sentence_lookup
+    from claimscope.agent.graph.readers import local_assessments, sentence_lookup
     from claimscope.tools.explain import (
         Explanation,
         ExplanationSentence,

@@ -16,7 +16,7 @@ def _engine(tmp_path, session=None, services=None):
 
 def _keys_resolve(engine, keys):
     state = engine._state()
-    from claimscope.agent.graph.steps import sentence_lookup
+    from claimscope.agent.graph.readers import sentence_lookup
 
     get = sentence_lookup(state, engine.inv.services)
     return keys and all(get(k) for k in keys)

@@ -20,6 +20,7 @@ from langgraph.types import Command
 
 from claimscope.agent.graph import planner, steps
 from claimscope.agent.graph.events import emit
+from claimscope.agent.graph.readers import options_of
 from claimscope.agent.graph.review import due_review, review
 from claimscope.agent.graph.state import InvestigationInput, InvestigationOutput, InvestigationState
 from claimscope.agent.services import Services
@@ -51,8 +52,8 @@ def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepN
     choice = planner.fixed_policy(state)
     log: dict[str, Any] = {"step": count + 1, "policy": choice, "mode": "fixed"}
     warnings: list[str] = []
-    mode = steps.options_of(state).planner
-    stopping = steps.options_of(state).stop_after == "hierarchy" and state.get("hierarchy_complete")
+    mode = options_of(state).planner
+    stopping = options_of(state).stop_after == "hierarchy" and state.get("hierarchy_complete")
     if mode == "llm" and choice != planner.FINISH and not stopping:
         allowed = [*planner.eligible(state)]
         if planner.FINISH not in allowed:

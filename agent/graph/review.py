@@ -213,10 +213,10 @@ def _find_document(services: Services, ref: str, corpora: list[str]) -> tuple[st
 
 
 def _apply_hierarchy(d: HierarchyDecision, state: InvestigationState, services: Services) -> dict[str, Any]:
-    from claimscope.agent.graph.steps import _segments_for_node, _tree
+    from claimscope.agent.graph.readers import segments_for_node, tree_of
     from claimscope.tools.hierarchy import AspectDraft, rank_segments
 
-    tree = _tree(state)
+    tree = tree_of(state)
     applied: list[str] = []
     warnings: list[str] = []
     h = services.settings.hierarchy
@@ -247,7 +247,7 @@ def _apply_hierarchy(d: HierarchyDecision, state: InvestigationState, services: 
                 (child,) = tree.add_children(e.parent_id or "root",
                                              [AspectDraft(name=e.name, description=e.description or "")])
                 child.expanded = True
-                cands = _segments_for_node(state, services, tree, child, k=h.segments_per_node * 3)
+                cands = segments_for_node(state, services, tree, child, k=h.segments_per_node * 3)
                 ranked = rank_segments(child, tree.siblings(child.id), tree.ancestors(child.id), list(cands.values()),
                                        services.embedder, beta=h.beta, gamma=h.gamma, keep=h.segments_per_node)
                 tree.set_segments(child.id, ranked)

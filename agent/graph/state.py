@@ -99,34 +99,129 @@ class InvestigationOutput(TypedDict, total=False):
     warnings: list[str]
 
 
+# ------------------------------------------------------------------------------------ records
+# The records the steps write. They stay plain JSON (the checkpointer stores them); the ones built
+# by hand are TypedDicts, and the ones that are a tools model's `model_dump(mode="json")` are named
+# after that model and read back through agent/graph/readers.py, which validates them.
+
+Dumped = dict[str, Any]
+
+
+class DocumentRecord(TypedDict):
+    """A gathered document: the store corpus that holds it, the query tags that found it (claim,
+    anti_claim, sub_claim, query, or added in review) and its best retrieval score."""
+
+    corpus: str
+    found_by: list[str]
+    score: float
+
+
+class ScreenRecord(TypedDict, total=False):
+    """Which of the best-ranked gathered documents are evidence on the claim (read right after
+    gathering): the documents read, the evidence, those on the claim's subject only."""
+
+    checked: int
+    evidence: list[str]
+    on_subject: list[str]
+    without_object: list[str]
+    claim_kind: str
+    labels: dict[str, str]
+    confidence: dict[str, float]
+    subject_terms: list[str]
+    object_terms: list[str]
+
+
+class PassageFilterRecord(TypedDict):
+    """The sub-claim passage filter of a decomposed claim."""
+
+    fell_back: bool
+    kept_passages: int
+    passages: int
+    documents_kept: int
+
+
+class AssessmentRecord(TypedDict):
+    """One weighed document: its takeaway (tools.explain.Takeaway, None when labelled without one)
+    and its local label (tools.explain.LocalAssessment)."""
+
+    takeaway: Dumped | None
+    assessment: Dumped
+
+
+class ReputationRecord(TypedDict):
+    """tools.trust.Reputation: the prior in [0, 1] and the components it was built from."""
+
+    score: float
+    components: dict[str, float]
+
+
+class TrustRecord(TypedDict, total=False):
+    """tools.trust.TrustResult (scores per document, convergence) plus the stance edges it ran on."""
+
+    scores: dict[str, float]
+    iterations: int
+    converged: bool
+    oscillating: bool
+    period: int | None
+    deltas: list[float]
+    history_tail: list[dict[str, float]]
+    edges: list[Dumped]
+
+
+class StanceRecord(TypedDict):
+    """tools.models.StanceResult of one segment toward the claim."""
+
+    label: str
+    support: float
+    neutral: float
+    refute: float
+
+
+class SourceReportRecord(TypedDict, total=False):
+    """tools.scholarly.SourceReport: what one scholarly source returned for one query."""
+
+    source: str
+    query: str
+    status: str
+    count: int
+    message: str
+
+
+class DecisionRecord(TypedDict):
+    """A person's decision at a review point, and what applying it changed."""
+
+    point: str
+    decision: Dumped
+    applied: list[str]
+
+
 class InvestigationState(TypedDict, total=False):
     claim: str
-    options: dict[str, Any]
+    options: Dumped  # InvestigationOptions
     investigation_corpus: str
-    analysis: dict[str, Any]
-    documents: Annotated[dict[str, dict[str, Any]], merge_dicts]
-    source_reports: Annotated[list[dict[str, Any]], operator.add]
-    passage_filter: dict[str, Any]
-    screen: dict[str, Any]
-    tree: dict[str, Any]
+    analysis: Dumped  # tools.claim_analysis.ClaimAnalysis
+    documents: Annotated[dict[str, DocumentRecord], merge_dicts]
+    source_reports: Annotated[list[SourceReportRecord], operator.add]
+    passage_filter: PassageFilterRecord
+    screen: ScreenRecord
+    tree: Dumped  # tools.hierarchy.AspectTree
     hierarchy_complete: bool
-    relevance: dict[str, Any]
-    assignments: dict[str, str]
-    stances: dict[str, dict[str, Any]]
-    node_consensus: dict[str, dict[str, Any]]
-    perspectives: dict[str, dict[str, Any]]
-    assessments: dict[str, dict[str, Any]]
-    reputation: dict[str, dict[str, Any]]
-    trust: dict[str, Any]
-    verdict: dict[str, Any]
-    aspect_verdicts: dict[str, dict[str, Any]]
-    explanation: dict[str, Any]
-    report: dict[str, Any]
+    relevance: Dumped  # tools.relevance.RelevanceResult
+    assignments: dict[str, str]  # segment key -> aspect node id
+    stances: dict[str, StanceRecord]  # segment key -> stance toward the claim
+    node_consensus: dict[str, Dumped]  # node id -> tools.verdict.Consensus
+    perspectives: dict[str, Dumped]  # "node:stance" -> tools.explain.Perspective
+    assessments: dict[str, AssessmentRecord]
+    reputation: dict[str, ReputationRecord]
+    trust: TrustRecord
+    verdict: Dumped  # tools.verdict.Verdict
+    explanation: Dumped  # tools.explain.Explanation
+    report: Dumped  # agent.report.Report
     done: Annotated[list[str], record_steps]
     step_count: int
     warnings: Annotated[list[str], operator.add]
     timings: Annotated[dict[str, float], add_floats]
-    plan_log: Annotated[list[dict[str, Any]], operator.add]
-    decisions: Annotated[list[dict[str, Any]], operator.add]
+    plan_log: Annotated[list[Dumped], operator.add]
+    decisions: Annotated[list[DecisionRecord], operator.add]
     usage: Annotated[dict[str, dict[str, float]], add_usage]
     status: Status

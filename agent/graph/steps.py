@@ -9,14 +9,31 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from claimscope.agent.graph.events import emit
-from claimscope.agent.graph.state import InvestigationOptions, InvestigationState
+from claimscope.agent.graph.readers import (
+    claim_reading,
+    doc_weight,
+    evidence_segments,
+    load_documents,
+    local_assessments,
+    lookup_segments,
+    options_of,
+    query_plan,
+    reads_as_debate,
+    reputation_score,
+    segments_for_node,
+    sentence_lookup,
+    subtree_keys,
+    tree_of,
+    trust_score,
+)
+from claimscope.agent.graph.state import InvestigationState
 from claimscope.agent.services import Services
 from claimscope.tools.llm import LLMError
 from claimscope.tools.models import (
@@ -30,13 +47,9 @@ from claimscope.tools.models import (
 )
 
 if TYPE_CHECKING:
-    from claimscope.tools.relevance import EvidenceTest
+    pass
 
 NodeUpdate = dict[str, Any]
-
-
-def options_of(state: InvestigationState) -> InvestigationOptions:
-    return InvestigationOptions.model_validate(state.get("options") or {})
 
 
 def _timed(step: str, fn: Callable[[InvestigationState, Services], NodeUpdate]) -> Callable[..., NodeUpdate]:
@@ -85,85 +98,6 @@ def _usage_delta(before: dict[str, dict[str, float]], after: dict[str, dict[str,
     return out
 
 
-def _search_filter(state: InvestigationState, doc_ids: Iterable[str] | None = None) -> Any:
-    from claimscope.tools.store import SearchFilter
-
-    opts = options_of(state)
-    corpora = list(opts.corpora)
-    if state.get("investigation_corpus"):
-        corpora.append(state["investigation_corpus"])
-    return SearchFilter(
-        corpora=corpora or None,
-        year_min=opts.year_min,
-        year_max=opts.year_max,
-        doc_ids=sorted(doc_ids) if doc_ids is not None else None,
-    )
-
-
-def evidence_segments(
-    state: InvestigationState, services: Services, query: str, k: int
-) -> list[Segment]:
-    """The best segments for `query` among the documents this investigation gathered."""
-    docs = state.get("documents") or {}
-    if not docs:
-        return []
-    hits = services.store.search_segments(query, k=k, flt=_search_filter(state, docs.keys()))
-    return [h.segment for h in hits]
-
-
-def load_documents(state: InvestigationState, services: Services, doc_ids: Iterable[str]) -> dict[str, Document]:
-    docs = state.get("documents") or {}
-    by_corpus: dict[str, list[str]] = {}
-    for d in doc_ids:
-        by_corpus.setdefault(docs.get(d, {}).get("corpus", ""), []).append(d)
-    out: dict[str, Document] = {}
-    for corpus, ids in by_corpus.items():
-        for doc in services.store.get_documents(ids, corpus=corpus or None):
-            out[doc.id] = doc
-    return out
-
-
-def claim_reading(state: InvestigationState, services: Services) -> tuple[StanceScorer, EvidenceTest]:
-    """How this claim is read, by its kind: the scorer of a text's stance toward the claim and the
-    evidence test (tools.relevance). Debate claims use the argument model, unless
-    stance.argument_model is off; empirical claims the stance model and the relation test."""
-    from claimscope.tools.claim_analysis import ClaimKind
-    from claimscope.tools.relevance import evidence_test
-
-    if reads_as_debate(state, services):
-        scorer = services.argument
-        return scorer, evidence_test(state["claim"], ClaimKind.DEBATE, argument_scorer=scorer,
-                                     min_relevance=services.settings.stance.argument_min_relevance)
-    return services.stance, evidence_test(state["claim"], ClaimKind.EMPIRICAL)
-
-
-def reads_as_debate(state: InvestigationState, services: Services) -> bool:
-    """Whether the claim is read as a debate claim: its kind is debate and the argument model is on."""
-    return (state.get("analysis") or {}).get("claim_kind") == "debate" and services.settings.stance.argument_model
-
-
-def sentence_lookup(state: InvestigationState, services: Services) -> Callable[[str], str | None]:
-    """key 'doc#i' -> sentence text, only for documents of this investigation (so a citation
-    outside the evidence cannot resolve)."""
-    docs = state.get("documents") or {}
-    cache: dict[str, Document | None] = {}
-
-    def get(key: str) -> str | None:
-        parsed = SentenceKey.read(key)
-        if parsed is None or parsed.end - parsed.start != 1 or parsed.doc_id not in docs:
-            return None
-        doc_id = parsed.doc_id
-        if doc_id not in cache:
-            found = load_documents(state, services, [doc_id])
-            cache[doc_id] = found.get(doc_id)
-        doc = cache[doc_id]
-        if doc is None or parsed.index >= len(doc.sentences):
-            return None
-        return doc.sentences[parsed.index]
-
-    return get
-
-
 # --------------------------------------------------------------------------------------------- steps
 
 
@@ -175,19 +109,6 @@ def _analyse(state: InvestigationState, services: Services) -> NodeUpdate:
     emit("counts", "analyse", f"claim type {analysis.claim_type}, read as {analysis.claim_kind}; "
          f"{len(analysis.sub_claims)} sub-claim(s)", anti_claim=analysis.anti_claim, claim_kind=analysis.claim_kind)
     return {"analysis": analysis.model_dump(mode="json"), "warnings": list(analysis.warnings)}
-
-
-def query_plan(state: InvestigationState) -> list[tuple[str, str]]:
-    """(tag, query): the claim, the anti-claim, and the sub-claims of a decomposed claim."""
-    a = state.get("analysis") or {}
-    plan = [("claim", state["claim"])]
-    if a.get("anti_claim"):
-        plan.append(("anti_claim", a["anti_claim"]))
-    subs = [s for s in a.get("sub_claims", []) if s != state["claim"]]
-    plan += [("sub_claim", s) for s in subs]
-    seen = {q for _, q in plan}
-    plan += [("query", q) for q in a.get("queries", []) if q not in seen]
-    return plan
 
 
 def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
@@ -369,26 +290,6 @@ def _filter_by_sub_claims(
     }
 
 
-def _tree(state: InvestigationState) -> Any:
-    from claimscope.tools.hierarchy import AspectTree
-
-    if state.get("tree"):
-        return AspectTree.model_validate(state["tree"])
-    return AspectTree.new(state["claim"])
-
-
-def _segments_for_node(
-    state: InvestigationState, services: Services, tree: Any, node: Any, k: int
-) -> dict[str, Segment]:
-    from claimscope.tools.hierarchy import node_queries
-
-    out: dict[str, Segment] = {}
-    for q in node_queries(node, tree.ancestors(node.id)):
-        for seg in evidence_segments(state, services, q, k=k):
-            out.setdefault(seg.key, seg)
-    return out
-
-
 def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate:
     """One level of ClaimSpect: propose aspects under each frontier node from its relevant segments,
     enrich their keywords, rank segments discriminatively against the siblings, keep only the
@@ -407,7 +308,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     embedder = cached(services.embedder)
     opts = options_of(state)
     _, test = claim_reading(state, services)
-    tree = _tree(state)
+    tree = tree_of(state)
     frontier = tree.frontier(opts.depth)
     warnings: list[str] = []
     new_nodes = []
@@ -418,7 +319,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
             context = [s.text for s, ok in zip(found, on_claim, strict=True) if ok][: h.segments_per_node]
         else:
             # The parent's kept segments already passed the relevance test for it.
-            context = [seg.text for seg in _lookup_segments(services, parent.segment_keys[: h.segments_per_node])]
+            context = [seg.text for seg in lookup_segments(services, parent.segment_keys[: h.segments_per_node])]
             if len(context) < h.min_node_segments:
                 tree.mark_expanded(parent.id)
                 emit("tree", "grow_hierarchy", f"{parent.name!r} not split: {len(context)} relevant segment(s)",
@@ -437,7 +338,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
         new_nodes += children
 
     for node in new_nodes:
-        candidates = _segments_for_node(state, services, tree, node, k=h.segments_per_node * 3)
+        candidates = segments_for_node(state, services, tree, node, k=h.segments_per_node * 3)
         # Enrichment steers the retrieval that seeds sub-aspects; leaves keep the proposed keywords
         # unless configured otherwise (it is one LLM call per node).
         enrich = h.enrich_leaves or node.depth < opts.depth
@@ -447,7 +348,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
                     node, [s.text for s in list(candidates.values())[: h.segments_per_node]],
                     services.llm, max_keywords=h.keywords, claim=state["claim"],
                 )
-                candidates.update(_segments_for_node(state, services, tree, node, k=h.segments_per_node * 3))
+                candidates.update(segments_for_node(state, services, tree, node, k=h.segments_per_node * 3))
             except LLMError as exc:
                 warnings.append(f"keyword enrichment failed for {node.name!r}: {exc}")
         ranked = rank_segments(
@@ -482,16 +383,12 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     }
 
 
-def _lookup_segments(services: Services, keys: Iterable[str]) -> list[Segment]:
-    return services.store.get_segments(list(keys))
-
-
 def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
     """Relevance filter, classification down the tree, and stance toward the claim per segment."""
     from claimscope.tools.hierarchy import cached
     from claimscope.tools.relevance import classify_segments, relevance_filter
 
-    tree = _tree(state)
+    tree = tree_of(state)
     h = services.settings.hierarchy
     scorer, test = claim_reading(state, services)
     pool: dict[str, Segment] = {}
@@ -502,7 +399,7 @@ def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
         for seg in evidence_segments(state, services, anti, k=h.segments_per_node * 2):
             pool.setdefault(seg.key, seg)
     missing = [k for n in tree.nodes.values() for k in n.segment_keys if k not in pool]
-    for seg in _lookup_segments(services, dict.fromkeys(missing)):
+    for seg in lookup_segments(services, dict.fromkeys(missing)):
         pool.setdefault(seg.key, seg)
     segments = list(pool.values())
     embedder = cached(services.embedder)
@@ -532,18 +429,6 @@ def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
         "perspectives": perspectives,
         "warnings": warnings,
     }
-
-
-def subtree_keys(tree: Any, node_id: str, assignments: dict[str, str]) -> list[str]:
-    """Segment keys classified to `node_id` or any of its descendants."""
-    ids = {node_id}
-    frontier = [node_id]
-    while frontier:
-        nid = frontier.pop()
-        for child in tree.nodes[nid].children:
-            ids.add(child)
-            frontier.append(child)
-    return [k for k, n in assignments.items() if n in ids]
 
 
 def _perspectives(
@@ -669,15 +554,6 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     return {"assessments": assessments, "reputation": rep, "trust": trust, "warnings": warnings}
 
 
-def doc_weight(state: InvestigationState, doc_id: str) -> float:
-    """reputation x trust, the weight of a document's evidence; the prior for unassessed ones."""
-    rep = (state.get("reputation") or {}).get(doc_id, {}).get("score")
-    trust = ((state.get("trust") or {}).get("scores") or {}).get(doc_id)
-    if rep is None or trust is None:
-        return 0.5
-    return float(rep) * float(trust)
-
-
 def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
     from claimscope.tools.verdict import LocalItem, LocalLabel, aspect_consensus
 
@@ -686,12 +562,12 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
         items.append(LocalItem(
             doc_id=doc_id,
             label=LocalLabel(a["assessment"]["label"]),
-            reputation=float(state["reputation"][doc_id]["score"]),
-            trust=float(state["trust"]["scores"].get(doc_id, 0.5)),
+            reputation=reputation_score(state, doc_id) or 0.0,
+            trust=ts if (ts := trust_score(state, doc_id)) is not None else 0.5,
         ))
     debate = reads_as_debate(state, services)
     verdict = _verdict(items, services, debate=debate)
-    tree = _tree(state)
+    tree = tree_of(state)
     assignments = state.get("assignments") or {}
     stances = state.get("stances") or {}
     per_node: dict[str, dict[str, Any]] = {}
@@ -704,12 +580,6 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
                                              ).model_dump(mode="json")
     emit("counts", "aggregate", f"verdict: {verdict.weighted_label} (score {_fmt(verdict.weighted_score)})")
     return {"verdict": verdict.model_dump(mode="json"), "node_consensus": per_node}
-
-
-def local_assessments(state: InvestigationState) -> list[Any]:
-    from claimscope.tools.explain import LocalAssessment
-
-    return [LocalAssessment.model_validate(a["assessment"]) for a in (state.get("assessments") or {}).values()]
 
 
 def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None], services: Services,

@@ -1,0 +1,196 @@
+"""Readers of the investigation state: the one module that turns its JSON records back into what
+the steps, the report, the chat and the review points work with (documents from the store, the
+aspect tree, the claim's reading, sentence lookups, document weights).
+
+The state itself stays plain JSON (agent/graph/state.py types its records); everything that reads a
+record beyond a plain field goes through a function here, so a record's shape is known in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from claimscope.agent.graph.state import InvestigationOptions, InvestigationState
+from claimscope.agent.services import Services
+from claimscope.tools.models import Document, Segment, SentenceKey, StanceScorer
+
+if TYPE_CHECKING:
+    from claimscope.tools.explain import LocalAssessment
+    from claimscope.tools.hierarchy import AspectNode, AspectTree
+    from claimscope.tools.relevance import EvidenceTest
+    from claimscope.tools.store import SearchFilter
+    from claimscope.tools.verdict import Verdict
+
+
+def options_of(state: InvestigationState) -> InvestigationOptions:
+    """The investigation's options, validated."""
+    return InvestigationOptions.model_validate(state.get("options") or {})
+
+
+def query_plan(state: InvestigationState) -> list[tuple[str, str]]:
+    """(tag, query): the claim, the anti-claim, and the sub-claims of a decomposed claim."""
+    a = state.get("analysis") or {}
+    plan = [("claim", state["claim"])]
+    if a.get("anti_claim"):
+        plan.append(("anti_claim", a["anti_claim"]))
+    subs = [s for s in a.get("sub_claims", []) if s != state["claim"]]
+    plan += [("sub_claim", s) for s in subs]
+    seen = {q for _, q in plan}
+    plan += [("query", q) for q in a.get("queries", []) if q not in seen]
+    return plan
+
+
+def search_filter(state: InvestigationState, doc_ids: Iterable[str] | None = None) -> SearchFilter:
+    from claimscope.tools.store import SearchFilter
+
+    opts = options_of(state)
+    corpora = list(opts.corpora)
+    if state.get("investigation_corpus"):
+        corpora.append(state["investigation_corpus"])
+    return SearchFilter(
+        corpora=corpora or None,
+        year_min=opts.year_min,
+        year_max=opts.year_max,
+        doc_ids=sorted(doc_ids) if doc_ids is not None else None,
+    )
+
+
+def load_documents(state: InvestigationState, services: Services, doc_ids: Iterable[str]) -> dict[str, Document]:
+    """The gathered documents `doc_ids` from the store (each from the corpus it was gathered into)."""
+    docs = state.get("documents") or {}
+    by_corpus: dict[str, list[str]] = {}
+    for d in doc_ids:
+        by_corpus.setdefault(docs.get(d, {}).get("corpus", ""), []).append(d)
+    out: dict[str, Document] = {}
+    for corpus, ids in by_corpus.items():
+        for doc in services.store.get_documents(ids, corpus=corpus or None):
+            out[doc.id] = doc
+    return out
+
+
+def evidence_segments(
+    state: InvestigationState, services: Services, query: str, k: int
+) -> list[Segment]:
+    """The best segments for `query` among the documents this investigation gathered."""
+    docs = state.get("documents") or {}
+    if not docs:
+        return []
+    hits = services.store.search_segments(query, k=k, flt=search_filter(state, docs.keys()))
+    return [h.segment for h in hits]
+
+
+def lookup_segments(services: Services, keys: Iterable[str]) -> list[Segment]:
+    """The stored segments with these keys (absent ones left out)."""
+    return services.store.get_segments(list(keys))
+
+
+def sentence_lookup(state: InvestigationState, services: Services) -> Callable[[str], str | None]:
+    """key 'doc#i' -> sentence text, only for documents of this investigation (so a citation
+    outside the evidence cannot resolve)."""
+    docs = state.get("documents") or {}
+    cache: dict[str, Document | None] = {}
+
+    def get(key: str) -> str | None:
+        parsed = SentenceKey.read(key)
+        if parsed is None or parsed.end - parsed.start != 1 or parsed.doc_id not in docs:
+            return None
+        doc_id = parsed.doc_id
+        if doc_id not in cache:
+            found = load_documents(state, services, [doc_id])
+            cache[doc_id] = found.get(doc_id)
+        doc = cache[doc_id]
+        if doc is None or parsed.index >= len(doc.sentences):
+            return None
+        return doc.sentences[parsed.index]
+
+    return get
+
+
+def claim_reading(state: InvestigationState, services: Services) -> tuple[StanceScorer, EvidenceTest]:
+    """How this claim is read, by its kind: the scorer of a text's stance toward the claim and the
+    evidence test (tools.relevance). Debate claims use the argument model, unless
+    stance.argument_model is off; empirical claims the stance model and the relation test."""
+    from claimscope.tools.claim_analysis import ClaimKind
+    from claimscope.tools.relevance import evidence_test
+
+    if reads_as_debate(state, services):
+        scorer = services.argument
+        return scorer, evidence_test(state["claim"], ClaimKind.DEBATE, argument_scorer=scorer,
+                                     min_relevance=services.settings.stance.argument_min_relevance)
+    return services.stance, evidence_test(state["claim"], ClaimKind.EMPIRICAL)
+
+
+def reads_as_debate(state: InvestigationState, services: Services) -> bool:
+    """Whether the claim is read as a debate claim: its kind is debate and the argument model is on."""
+    return (state.get("analysis") or {}).get("claim_kind") == "debate" and services.settings.stance.argument_model
+
+
+def tree_of(state: InvestigationState) -> AspectTree:
+    """The aspect tree built so far (a root alone before the hierarchy step)."""
+    from claimscope.tools.hierarchy import AspectTree
+
+    if state.get("tree"):
+        return AspectTree.model_validate(state["tree"])
+    return AspectTree.new(state["claim"])
+
+
+def segments_for_node(
+    state: InvestigationState, services: Services, tree: AspectTree, node: AspectNode, k: int
+) -> dict[str, Segment]:
+    """The best `k` gathered segments for each of `node`'s queries (its name and keywords in the
+    context of its ancestors), by key."""
+    from claimscope.tools.hierarchy import node_queries
+
+    out: dict[str, Segment] = {}
+    for q in node_queries(node, tree.ancestors(node.id)):
+        for seg in evidence_segments(state, services, q, k=k):
+            out.setdefault(seg.key, seg)
+    return out
+
+
+def subtree_keys(tree: AspectTree, node_id: str, assignments: dict[str, str]) -> list[str]:
+    """Segment keys classified to `node_id` or any of its descendants."""
+    ids = {node_id}
+    frontier = [node_id]
+    while frontier:
+        nid = frontier.pop()
+        for child in tree.nodes[nid].children:
+            ids.add(child)
+            frontier.append(child)
+    return [k for k, n in assignments.items() if n in ids]
+
+
+def reputation_score(state: InvestigationState, doc_id: str) -> float | None:
+    """A weighed document's reputation prior, None for one that was not weighed."""
+    rep = (state.get("reputation") or {}).get(doc_id)
+    return float(rep["score"]) if rep is not None else None
+
+
+def trust_score(state: InvestigationState, doc_id: str) -> float | None:
+    """A weighed document's propagated trust, None for one that was not weighed."""
+    score = ((state.get("trust") or {}).get("scores") or {}).get(doc_id)
+    return float(score) if score is not None else None
+
+
+def doc_weight(state: InvestigationState, doc_id: str) -> float:
+    """reputation x trust, the weight of a document's evidence; the prior for unassessed ones."""
+    rep, trust = reputation_score(state, doc_id), trust_score(state, doc_id)
+    if rep is None or trust is None:
+        return 0.5
+    return rep * trust
+
+
+def local_assessments(state: InvestigationState) -> list[LocalAssessment]:
+    """The weighed documents' local labels."""
+    from claimscope.tools.explain import LocalAssessment
+
+    return [LocalAssessment.model_validate(a["assessment"]) for a in (state.get("assessments") or {}).values()]
+
+
+def verdict_of(state: InvestigationState) -> Verdict | None:
+    """The global verdict, None before one is reached."""
+    from claimscope.tools.verdict import Verdict
+
+    raw = state.get("verdict")
+    return Verdict.model_validate(raw) if raw else None
