@@ -162,7 +162,7 @@ class VerdictSettings(BaseModel):
     )
     top_documents: int = Field(5, ge=1, description="Documents given a takeaway and local label.")
     combined_assessment: bool = Field(
-        True, description="Takeaway and local label in one LLM call per document (prompts/assess.py)."
+        True, description="Takeaway and local label in one LLM call per document (prompts/document_assessment.py)."
     )
     local_labels: Literal["hybrid", "stance", "llm"] = Field(
         "hybrid",

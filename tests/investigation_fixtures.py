@@ -31,7 +31,7 @@ def _takeaway(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"related": True, "sentences": [1], "takeaway": "The abstract reports on vitamin D and infections."}
 
 
-def _assess(messages: list[dict[str, Any]]) -> dict[str, Any]:
+def _document_assessment(messages: list[dict[str, Any]]) -> dict[str, Any]:
     tk = _takeaway(messages)
     if not tk["related"]:
         return {"related": False, "takeaway": "", "evidence": [], "explanation": "", "label": "No Evidence"}
@@ -58,7 +58,7 @@ def investigation_script() -> dict[str, Any]:
         "perspective": [{"citations": [1], "summary": "Trials report this stance on vitamin D."}],
         "takeaway": _takeaway,
         "local_label": _local_label,
-        "assess": _assess,
+        "document_assessment": _document_assessment,
         "explanation": [{"sentences": [
             {"text": "Vitamin D supplementation reduced the risk of acute respiratory infection.", "citations": [1]},
             {"text": "Monthly high-dose vitamin D did not reduce infections.", "citations": [2]},

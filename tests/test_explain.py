@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 from pydantic import ValidationError
 
-from claimscope.prompts import assess as assess_prompt
+from claimscope.prompts import document_assessment as assessment_prompt
 from claimscope.prompts import explanation as explanation_prompt
 from claimscope.prompts import local_label as local_label_prompt
 from claimscope.prompts import perspective as perspective_prompt
@@ -21,12 +21,10 @@ from claimscope.tools.explain import (
     ExplanationSentence,
     LocalAssessment,
     Takeaway,
-    aspect_perspectives,
     assess_document,
     check_attribution,
     citable_evidence,
     combine_labels,
-    explain,
     extractive_explanation,
     global_explanation,
     label_document,
@@ -108,7 +106,7 @@ def test_sentence_keys_round_trip_and_reject_garbage():
 # --- prompts --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", [takeaway_prompt, local_label_prompt, assess_prompt, perspective_prompt,
+@pytest.mark.parametrize("module", [takeaway_prompt, local_label_prompt, assessment_prompt, perspective_prompt,
                                     explanation_prompt])
 def test_prompts_render_bench_inputs_and_bound_outputs(module):
     inputs = module.bench_inputs("Aspirin lowers the risk of a first heart attack.")
@@ -217,12 +215,12 @@ def test_local_label_llm_failure_falls_back_to_stance():
     assert c.label is LocalLabel.NO_EVIDENCE and c.cited_sentences == []
 
 
-# --- takeaway and label in one call (prompts/assess.py) -------------------------------------
+# --- takeaway and label in one call (prompts/document_assessment.py) -------------------------------------
 
 
 def test_assess_document_gives_takeaway_and_sign_checked_label():
     doc = DOCS["d2"]  # sentence 1 refutes the claim
-    llm = CannedLLM({"assess": [{"related": True, "takeaway": "Supplements did not lower fracture risk.",
+    llm = CannedLLM({"document_assessment": [{"related": True, "takeaway": "Supplements did not lower fracture risk.",
                                  "evidence": [2], "explanation": "They helped.", "label": "Mostly True"}]})
     tk, la = assess_document(CLAIM, doc, evidence_of(doc), llm)
     assert tk.text == "Supplements did not lower fracture risk." and tk.sentence_indices == [1]
@@ -234,14 +232,14 @@ def test_assess_document_gives_takeaway_and_sign_checked_label():
 
 
 def test_assess_document_prunes_unrelated_and_empty():
-    llm = CannedLLM({"assess": [{"related": False, "takeaway": "", "evidence": [], "explanation": "",
+    llm = CannedLLM({"document_assessment": [{"related": False, "takeaway": "", "evidence": [], "explanation": "",
                                  "label": "No Evidence"}]})
     assert assess_document(CLAIM, DOCS["d3"], evidence_of(DOCS["d3"]), llm) is None
     assert assess_document(CLAIM, Document(id="empty", title="t"), [], CannedLLM({})) is None
 
 
 def test_assess_document_llm_failure_keeps_document_with_stance_label():
-    llm = CannedLLM({"assess": [LLMError("timed out")]})
+    llm = CannedLLM({"document_assessment": [LLMError("timed out")]})
     tk, la = assess_document(CLAIM, DOCS["d1"], evidence_of(DOCS["d1"]), llm, relevant_sentences=[1])
     assert tk.mode == "extractive" and tk.sentence_indices == [1]
     assert la.mode == "stance" and la.label is LocalLabel.MOSTLY_TRUE and "timed out" in (la.warning or "")
@@ -303,28 +301,28 @@ def test_label_document_calls_the_llm_only_for_evidence():
     assert tk is None and la.label is LocalLabel.NO_EVIDENCE and llm.calls == []
     res = [NEUTRAL] * len(doc.sentences)
     res[1] = REFUTE
-    llm = CannedLLM({"assess": [{"related": True, "takeaway": "No effect on fractures.", "evidence": [2],
+    llm = CannedLLM({"document_assessment": [{"related": True, "takeaway": "No effect on fractures.", "evidence": [2],
                                  "explanation": "They helped.", "label": "Mostly True"}]})
     tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), llm, on_conflict="stance")
     assert len(llm.calls) == 1
     assert la.label is LocalLabel.FALSE and la.sign_conflict and la.mode == "hybrid"
     # the stance label overruled the LLM's "Mostly True": the takeaway quotes what the label rests on
     assert tk.mode == "extractive" and tk.sentence_indices == [1] and la.takeaway == doc.sentences[1]
-    agreeing = CannedLLM({"assess": [{"related": True, "takeaway": "No effect on fractures.", "evidence": [2],
+    agreeing = CannedLLM({"document_assessment": [{"related": True, "takeaway": "No effect on fractures.", "evidence": [2],
                                       "explanation": "No effect.", "label": "Mostly False"}]})
     tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), agreeing)
     assert tk.text == "No effect on fractures." and not la.sign_conflict
-    echo = CannedLLM({"assess": [{"related": True, "takeaway": CLAIM, "evidence": [2],
+    echo = CannedLLM({"document_assessment": [{"related": True, "takeaway": CLAIM, "evidence": [2],
                                   "explanation": "No effect.", "label": "Mostly False"}]})
     tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), echo)
     assert tk.mode == "extractive" and tk.text == doc.sentences[1]  # a restated claim is no takeaway
     tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), None, mode="stance")
     assert tk.mode == "extractive" and tk.sentence_indices == [1] and la.label is LocalLabel.FALSE
-    pruned = CannedLLM({"assess": [{"related": False, "takeaway": "", "evidence": [], "explanation": "",
+    pruned = CannedLLM({"document_assessment": [{"related": False, "takeaway": "", "evidence": [], "explanation": "",
                                     "label": "No Evidence"}]})
     tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), pruned)
     assert tk is None and la.label is LocalLabel.NO_EVIDENCE
-    failing = CannedLLM({"assess": [LLMError("timed out")]})
+    failing = CannedLLM({"document_assessment": [LLMError("timed out")]})
     tk, la = label_document(CLAIM, doc, res, decide_document(res, RULE), failing)
     assert la.label is LocalLabel.FALSE and "timed out" in (la.warning or "")
     with pytest.raises(InputError):
@@ -332,7 +330,7 @@ def test_label_document_calls_the_llm_only_for_evidence():
 
 
 def test_assess_schema_bounds_sentence_numbers_and_labels():
-    model = assess_prompt.prompt_for(3).output_model
+    model = assessment_prompt.prompt_for(3).output_model
     ok = {"related": True, "takeaway": "t", "evidence": [3], "explanation": "e", "label": "False"}
     assert model.model_validate(ok).evidence == [3]
     for bad in ({"evidence": [4]}, {"label": "Probably"}, {"evidence": [1, 2, 3, 1]}):
@@ -362,14 +360,6 @@ def test_perspective_fallback_and_empty():
     p = perspective_summary(CLAIM, "a", "refute", [("d2#1", DOCS["d2"].sentences[1])], llm)
     assert p.mode == "extractive" and p.citations == ["d2#1"] and p.summary == DOCS["d2"].sentences[1]
     assert perspective_summary(CLAIM, "a", "refute", [], llm).summary == ""
-
-
-def test_aspect_perspectives_one_per_present_stance():
-    llm = CannedLLM({"perspective": lambda inp: {"citations": [1], "summary": f"{inp.stance} view"}})
-    segs = [("d1#1", "s1", "support"), ("d2#1", "s2", Stance.REFUTE), ("d1#2", "s3", "support")]
-    out = aspect_perspectives(CLAIM, "a", segs, llm)
-    assert set(out) == {Stance.SUPPORT, Stance.REFUTE}
-    assert out[Stance.SUPPORT].n_segments == 2 and out[Stance.REFUTE].citations == ["d2#1"]
 
 
 # --- global explanation ---------------------------------------------------------------------
@@ -637,13 +627,15 @@ def test_attribution_rejects_bad_settings():
         check_attribution(draft(), GET, WordCoverage(), threshold=1.5)
 
 
-def test_explain_end_to_end_with_keyword_stance(settings):
+def test_explain_end_to_end_with_keyword_stance():
+    from claimscope.agent.graph.steps import explain_claim
+
     llm = CannedLLM({"explanation": [{"sentences": [
         {"text": "Vitamin supplementation did not lower fracture risk in elderly adults.", "citations": [1]},
         {"text": "Coffee shortens sleep.", "citations": [2]},
     ]}]})
-    ex = explain(CLAIM, ASSESSMENTS, llm, get_sentence=GET, scorer=STANCE,
-                 threshold=settings.verdict.attribution_threshold, mode=settings.verdict.unsupported_sentences)
+    ex = explain_claim(CLAIM, ASSESSMENTS, GET, _explain_services(explanation_style="summary",
+                                                                  unsupported_sentences="flag"), llm=llm)
     assert [s.status for s in ex.sentences] == ["supported", "interpretation"]
     assert ex.attribution_pass_rate() == 0.5
 
@@ -665,17 +657,6 @@ def test_fallbacks_say_why():
     assert a.warning and "timed out" in a.warning
     tk = takeaway(CLAIM, DOCS["d1"], llm)
     assert tk is not None and tk.warning and "timed out" in tk.warning
-
-
-def test_relevant_indices_from_a_retrieval_hit():
-    from claimscope.tools.explain import relevant_indices
-    from claimscope.tools.models import DocumentHit, Segment, SegmentHit
-
-    def seg(start, end, score):
-        return SegmentHit(segment=Segment(doc_id="d1", start=start, end=end, text="t", embed_text="t"), score=score)
-
-    hit = DocumentHit(document=DOCS["d1"], score=1.0, segments=[seg(0, 1, 0.2), seg(1, 3, 0.9)])
-    assert relevant_indices(hit) == [1, 2, 0]
 
 
 @pytest.mark.parametrize(("text", "core"), [

@@ -69,7 +69,7 @@ def test_local_label_modes(tmp_path, mode):
     assert result.status == "complete", result.warnings
     state = inv.state(result.thread_id)
     modes = {a["assessment"]["mode"] for a in state["assessments"].values()}
-    assessed = (state.get("usage") or {}).get("assess", {}).get("calls", 0)
+    assessed = (state.get("usage") or {}).get("document_assessment", {}).get("calls", 0)
     labels = {d["id"]: d["local_label"] for d in result.report["documents"]}
     if mode == "stance":
         assert modes == {"stance"} and assessed == 0  # no LLM call per document

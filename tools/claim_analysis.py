@@ -359,14 +359,6 @@ def _continues_predicate(part: str, head_verb: str) -> bool:
     return False
 
 
-def _starts_with_verb(part: str) -> bool:
-    toks = _tokens(part)
-    if not toks:
-        return False
-    w = toks[0].low
-    return w in _AUX or (w in _VERB_FORMS and _VERB_FORMS[w][1] != "base")
-
-
 # ---------------------------------------------------------------------------------- decomposition
 
 

@@ -27,10 +27,10 @@ MAX_CITED = 3
 
 
 # The same inputs as the takeaway prompt: claim, title, numbered sentences, retrieval matches.
-AssessInput = TakeawayInput
+DocumentAssessmentInput = TakeawayInput
 
 
-class AssessOutput(BaseModel):
+class DocumentAssessmentOutput(BaseModel):
     related: bool = Field(description="Does the abstract say anything about what the claim is about?")
     takeaway: str = Field(max_length=TAKEAWAY_CHARS, description="Main point about the claim's subject, no stance.")
     evidence: list[int] = Field(max_length=MAX_CITED, description="Numbers of the sentences that decide it.")
@@ -39,11 +39,11 @@ class AssessOutput(BaseModel):
 
 
 @lru_cache(maxsize=MAX_SENTENCES)
-def output_model_for(n: int) -> type[AssessOutput]:
-    """AssessOutput whose sentence numbers only admit 1..n."""
+def output_model_for(n: int) -> type[DocumentAssessmentOutput]:
+    """DocumentAssessmentOutput whose sentence numbers only admit 1..n."""
     return create_model(
-        f"AssessOutput{n}",
-        __base__=AssessOutput,
+        f"DocumentAssessmentOutput{n}",
+        __base__=DocumentAssessmentOutput,
         evidence=(list[index_literal(n)], Field(max_length=MAX_CITED)),
     )
 
@@ -67,7 +67,7 @@ evidence: the numbers of the sentences that decide the question (at most 3).
 explanation: one sentence on why, from this abstract only. label: one of the labels.
 If unrelated: related=false, empty takeaway, no evidence, label "No Evidence"."""
 
-_EXAMPLE_IN = AssessInput(
+_EXAMPLE_IN = DocumentAssessmentInput(
     claim="Statins reduce the risk of dementia.",
     title="Statin use and incident dementia in a population cohort",
     sentences=[
@@ -77,7 +77,7 @@ _EXAMPLE_IN = AssessInput(
     ],
     matched=[3],
 )
-_EXAMPLE_OUT = AssessOutput(
+_EXAMPLE_OUT = DocumentAssessmentOutput(
     related=True,
     takeaway="In 3,069 adults aged 75+, statin use was not associated with a different incidence of dementia.",
     evidence=[3],
@@ -85,11 +85,11 @@ _EXAMPLE_OUT = AssessOutput(
     label="Mostly False",
 )
 
-PROMPT: Prompt[AssessInput, AssessOutput] = Prompt(
-    name="assess",
+PROMPT: Prompt[DocumentAssessmentInput, DocumentAssessmentOutput] = Prompt(
+    name="document_assessment",
     system=SYSTEM,
     template=TEMPLATE,
-    input_model=AssessInput,
+    input_model=DocumentAssessmentInput,
     output_model=output_model_for(MAX_SENTENCES),
     temperature=STRUCTURED_TEMPERATURE,
     max_tokens=240,
@@ -97,11 +97,11 @@ PROMPT: Prompt[AssessInput, AssessOutput] = Prompt(
 )
 
 
-def prompt_for(n: int) -> Prompt[AssessInput, AssessOutput]:
+def prompt_for(n: int) -> Prompt[DocumentAssessmentInput, DocumentAssessmentOutput]:
     """PROMPT with sentence numbers restricted to the n sentences shown."""
     return PROMPT.model_copy(update={"output_model": output_model_for(n)})
 
 
-def bench_inputs(claim: str) -> AssessInput:
+def bench_inputs(claim: str) -> DocumentAssessmentInput:
     """Plausible inputs from a claim alone, for the LLM benchmark (the takeaway prompt's)."""
     return takeaway_bench_inputs(claim)
