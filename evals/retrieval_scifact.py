@@ -267,7 +267,7 @@ def render_md(result: dict) -> str:
          f"train claims ({result['train_queries']} queries of qrels/train.tsv)." if result.get("train_queries")
          else "(qrels/test.tsv); the default (**bold**) is the configured fusion (no train-claim selection in this run)."),
         "\"store:\" rows run through",
-        "tools/store.py as the product does; the others are numpy baselines with the same model and tokeniser.",
+        "tools/store/ as the product does; the others are numpy baselines with the same model and tokeniser.",
         "",
         "| variant | nDCG@10 | Recall@100 | train nDCG@10 |",
         "|---|---|---|---|",

@@ -1,4 +1,4 @@
-"""tools/explain.py and its prompts: takeaways, local labels, perspectives, the global explanation
+"""tools/explain/ and its prompts: takeaways, local labels, perspectives, the global explanation
 and its attribution check, all with scripted fakes (no model is loaded)."""
 
 from __future__ import annotations

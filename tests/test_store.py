@@ -13,7 +13,8 @@ import pytest
 from claimscope.tools.errors import InputError
 from claimscope.tools.ingest import read_path
 from claimscope.tools.models import Document, SourceKind
-from claimscope.tools.store import _CLIENTS, EvidenceStore, SearchFilter
+from claimscope.tools.store import EvidenceStore, SearchFilter
+from claimscope.tools.store.pool import _CLIENTS
 from tests.conftest import FIXTURES
 from tests.fakes import HashEmbedder
 

@@ -1,0 +1,242 @@
+"""Fused search: the dense and keyword rankings (from the in-process mirror for local stores, from
+Qdrant for a server), reciprocal rank fusion of segments or of document rankings, and documents
+ranked by aggregating their segments.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+from qdrant_client import models as qm
+
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import (
+    DocumentHit,
+    SegmentHit,
+)
+from claimscope.tools.store.core import _StoreCore
+from claimscope.tools.store.layout import (
+    DENSE,
+    SPARSE,
+    SPARSE_DOC,
+    SearchFilter,
+    _Hit,
+    rrf_score,
+)
+from claimscope.tools.store.mirror import _MIRRORS, _Mirror
+from claimscope.tools.store.pool import _CLIENTS_LOCK
+
+log = logging.getLogger(__name__)
+
+
+class _SearchMixin(_StoreCore):
+    """Hybrid retrieval of segments and documents."""
+
+    def _mirror(self) -> _Mirror:
+        mkey = (self._key, self.collection)
+        with _CLIENTS_LOCK:
+            mirror = _MIRRORS.get(mkey)
+            if mirror is None:
+                mirror = self._mirror_from_local_arrays() if self._is_local else None
+                if mirror is None:
+                    mirror = self._mirror_by_scroll()
+                _MIRRORS[mkey] = mirror
+            return mirror
+
+    def _doc_mirror(self) -> _Mirror:
+        """The mirror of the documents' keyword vectors (no dense part)."""
+        mkey = (self._key, self.collection, "doc")
+        with _CLIENTS_LOCK:
+            mirror = _MIRRORS.get(mkey)
+            if mirror is None:
+                mirror = self._mirror_from_local_arrays(kind="doc") if self._is_local else None
+                if mirror is None:
+                    mirror = self._mirror_by_scroll(kind="doc")
+                _MIRRORS[mkey] = mirror
+            return mirror
+
+    def _mirror_from_local_arrays(self, kind: str = "seg") -> _Mirror | None:
+        """Build the mirror from the arrays local mode already holds in memory (a scroll copies
+        every point and takes ~100x longer). None if the client's layout is not the expected one."""
+        try:
+            lc = self.client._client.collections[self.collection]  # type: ignore[attr-defined]
+            n = len(lc.ids_inv)
+            dense_all = lc.vectors[DENSE][:n]
+            sparse_all = lc.sparse_vectors[SPARSE if kind == "seg" else SPARSE_DOC]
+            deleted = lc.deleted[:n]
+            payloads = lc.payload
+        except (AttributeError, KeyError, TypeError) as exc:
+            log.debug("local arrays unavailable, scrolling instead: %s", exc)
+            return None
+        rows = [i for i in range(n) if not deleted[i] and (payloads[i] or {}).get("type") == kind]
+        if kind == "doc":
+            # Local mode keeps an empty sparse vector for a point that has none.
+            rows = [i for i in rows if i < len(sparse_all) and len(sparse_all[i].indices)]
+        mirror = _Mirror(dim=self.embedder.dim if kind == "seg" else 0)
+        if rows:
+            dense = (np.asarray(dense_all[rows], dtype=np.float32) if kind == "seg"
+                     else np.zeros((len(rows), 0), np.float32))
+            mirror.append([str(lc.ids_inv[i]) for i in rows], [payloads[i] for i in rows], dense,
+                          [(list(sparse_all[i].indices), list(sparse_all[i].values)) for i in rows])
+        return mirror
+
+    def _mirror_by_scroll(self, kind: str = "seg") -> _Mirror:
+        mirror = _Mirror(dim=self.embedder.dim if kind == "seg" else 0)
+        flt = qm.Filter(must=[qm.FieldCondition(key="type", match=qm.MatchValue(value=kind))])
+        offset = None
+        while True:
+            points, offset = self.client.scroll(self.collection, scroll_filter=flt, limit=4096,
+                                                offset=offset, with_payload=True, with_vectors=True)
+            if points:
+                ids, pls, dense, sparse_vecs = [], [], [], []
+                for p in points:
+                    vec = p.vector if isinstance(p.vector, dict) else {}
+                    sv = vec.get(SPARSE if kind == "seg" else SPARSE_DOC)
+                    if kind == "doc" and sv is None:
+                        continue
+                    ids.append(str(p.id))
+                    pls.append(p.payload or {})
+                    dense.append(vec.get(DENSE) if kind == "seg" else [])
+                    sparse_vecs.append((list(sv.indices), list(sv.values)) if sv is not None else ([], []))
+                if ids:
+                    mirror.append(ids, pls, np.asarray(dense, dtype=np.float32).reshape(len(ids), mirror.dim),
+                                  sparse_vecs)
+            if offset is None:
+                return mirror
+
+    def _ranked_lists(self, query: str, flt: SearchFilter | None, limit: int) -> tuple[list[_Hit], list[_Hit]]:
+        """The dense and the keyword ranking of segments (each up to `limit`)."""
+        use_dense = self.fusion != "sparse"
+        use_sparse = self.fusion != "dense"
+        qd = self.embedder.encode([query])[0] if use_dense else None
+        qs = self.bm25.encode_query(query) if use_sparse else None
+        if self.local_index:
+            mirror = self._mirror()
+            m = mirror.mask(flt)
+            dense = mirror.dense_top(qd, limit, m) if qd is not None else []
+            sparse = mirror.sparse_top(qs.indices, limit, m) if qs is not None else []
+            return ([_Hit(mirror.ids[i], s, mirror.payloads[i]) for i, s in dense],
+                    [_Hit(mirror.ids[i], s, mirror.payloads[i]) for i, s in sparse])
+        qf = self._qdrant_filter(flt)
+        out: list[list[_Hit]] = []
+        for using, q in ((DENSE, qd.tolist() if qd is not None else None),
+                         (SPARSE, qm.SparseVector(indices=qs.indices, values=qs.values)
+                          if qs is not None and qs.indices else None)):
+            if q is None:
+                out.append([])
+                continue
+            res = self.client.query_points(self.collection, query=q, using=using, query_filter=qf,
+                                           limit=limit, with_payload=True)
+            out.append([_Hit(str(p.id), float(p.score), p.payload or {}) for p in res.points])
+        return out[0], out[1]
+
+    def _keyword_documents(self, query: str, flt: SearchFilter | None, limit: int) -> list[tuple[tuple[str, str], float]]:
+        """Documents ranked by the keyword vector of their whole title + abstract."""
+        qs = self.bm25_doc.encode_query(query)
+        if not qs.indices:
+            return []
+        if self.local_index:
+            mirror = self._doc_mirror()
+            top = mirror.sparse_top(qs.indices, limit, mirror.mask(flt))
+            return [((mirror.corpus[i], mirror.doc_id[i]), s) for i, s in top]
+        res = self.client.query_points(self.collection, query=qm.SparseVector(indices=qs.indices, values=qs.values),
+                                       using=SPARSE_DOC, query_filter=self._qdrant_filter(flt, "doc"), limit=limit,
+                                       with_payload=["corpus", "doc_id"])
+        return [(((p.payload or {}).get("corpus", ""), (p.payload or {}).get("doc_id", "")), float(p.score))
+                for p in res.points]
+
+    def _fused_segments(self, query: str, flt: SearchFilter | None, limit: int,
+                        candidates: int | None = None) -> list[_Hit]:
+        """Segments ranked by the configured fusion (doc_rrf fuses segments like rrf here);
+        `candidates` per ranking before fusion (default: the prefetch setting)."""
+        candidates = max(candidates or self.prefetch, limit if self.fusion in ("dense", "sparse") else 0)
+        if self.fusion in ("rrf", "doc_rrf") and not self.local_index:
+            return self._qdrant_rrf(query, flt, limit, candidates)
+        dense, sparse = self._ranked_lists(query, flt, candidates)
+        if self.fusion == "dense":
+            return dense[:limit]
+        if self.fusion == "sparse":
+            return sparse[:limit]
+        scores: dict[str, float] = {}
+        hits: dict[str, _Hit] = {}
+        for ranking in (dense, sparse):
+            for r, h in enumerate(ranking):
+                scores[h.point_id] = scores.get(h.point_id, 0.0) + rrf_score(r, self.rrf_k)
+                hits.setdefault(h.point_id, h)
+        order = sorted(scores.items(), key=lambda kv: -kv[1])[:limit]
+        return [_Hit(pid, s, hits[pid].payload) for pid, s in order]
+
+    def _qdrant_rrf(self, query: str, flt: SearchFilter | None, limit: int, candidates: int) -> list[_Hit]:
+        qd = self.embedder.encode([query])[0].tolist()
+        qs = self.bm25.encode_query(query)
+        qf = self._qdrant_filter(flt)
+        prefetch = [qm.Prefetch(query=qd, using=DENSE, filter=qf, limit=candidates)]
+        if qs.indices:
+            prefetch.append(qm.Prefetch(query=qm.SparseVector(indices=qs.indices, values=qs.values),
+                                        using=SPARSE, filter=qf, limit=candidates))
+        res = self.client.query_points(self.collection, prefetch=prefetch,
+                                       query=qm.RrfQuery(rrf=qm.Rrf(k=self.rrf_k)), limit=limit,
+                                       with_payload=True)
+        return [_Hit(str(p.id), float(p.score), p.payload or {}) for p in res.points]
+
+    def search_segments(self, query: str, k: int = 50, flt: SearchFilter | None = None) -> list[SegmentHit]:
+        """The k best segments for `query` (doc_rrf fuses segments like rrf here)."""
+        if not query.strip():
+            raise InputError("the search query is empty.")
+        return [self._to_segment_hit(h) for h in self._fused_segments(query, flt, k)]
+
+    def _aggregate(self, scores: list[float]) -> float:
+        scores = sorted(scores, reverse=True)
+        if self.doc_aggregation == "sum_top2":
+            return sum(scores[:2])
+        return scores[0]
+
+    def _doc_ranking(self, hits: list[_Hit]) -> list[tuple[tuple[str, str], float]]:
+        per_doc: dict[tuple[str, str], list[float]] = {}
+        for h in hits:
+            per_doc.setdefault((h.payload.get("corpus", ""), h.payload["doc_id"]), []).append(h.score)
+        ranked = [(key, self._aggregate(s)) for key, s in per_doc.items()]
+        ranked.sort(key=lambda kv: -kv[1])
+        return ranked
+
+    def search(self, query: str, k: int = 10, flt: SearchFilter | None = None,
+               sentences_per_doc: int = 3) -> list[DocumentHit]:
+        """Documents ranked by aggregating their segments' scores, each with its best segments."""
+        if not query.strip():
+            raise InputError("the search query is empty.")
+        # Documents have several segments each, so enough segments are fetched to rank k documents.
+        n = max(self.prefetch, 10 * k)
+        if self.fusion == "doc_rrf":
+            dense, sparse = self._ranked_lists(query, flt, n)
+            doc_lists = [self._doc_ranking(dense),
+                         self._keyword_documents(query, flt, n) if self.keyword_documents else self._doc_ranking(sparse)]
+            scores: dict[tuple[str, str], float] = {}
+            for doc_ranking in doc_lists:
+                for r, (key, _) in enumerate(doc_ranking):
+                    scores[key] = scores.get(key, 0.0) + rrf_score(r, self.rrf_k)
+            doc_order = sorted(scores.items(), key=lambda kv: -kv[1])[:k]
+            # Sentences shown with a document: segment-level RRF over both lists.
+            seg_scores: dict[str, float] = {}
+            seg_hits: dict[str, _Hit] = {}
+            for ranking in (dense, sparse):
+                for r, h in enumerate(ranking):
+                    seg_scores[h.point_id] = seg_scores.get(h.point_id, 0.0) + rrf_score(r, self.rrf_k)
+                    seg_hits.setdefault(h.point_id, h)
+            seg_list = [_Hit(pid, s, seg_hits[pid].payload)
+                        for pid, s in sorted(seg_scores.items(), key=lambda kv: -kv[1])]
+        else:
+            seg_list = self._fused_segments(query, flt, 2 * n, n)
+            doc_order = self._doc_ranking(seg_list)[:k]
+        by_doc: dict[tuple[str, str], list[_Hit]] = {}
+        for h in seg_list:
+            by_doc.setdefault((h.payload.get("corpus", ""), h.payload["doc_id"]), []).append(h)
+        docs = self._fetch_docs([key for key, _ in doc_order])
+        out: list[DocumentHit] = []
+        for (key, score) in doc_order:
+            doc = docs.get(key)
+            if doc is None:  # a document point lost in a crash mid-ingest; never seen in practice
+                continue
+            segs = [self._to_segment_hit(h) for h in by_doc.get(key, [])[:sentences_per_doc]]
+            out.append(DocumentHit(document=doc, score=score, segments=segs, corpus=key[0]))
+        return out
