@@ -190,7 +190,7 @@ def test_claim_kind_is_an_option_of_the_api_and_the_settings(tmp_path) -> None:
 
 
 def test_a_debate_verdict_reads_at_most_leaning(tmp_path) -> None:
-    from claimscope.agent.graph.steps import _verdict
+    from claimscope.agent.graph.screen import configured_verdict as _verdict
     from claimscope.agent.services import Services
     from claimscope.tools.verdict import LocalItem, LocalLabel
     from tests.investigation_fixtures import make_settings
