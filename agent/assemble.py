@@ -1,4 +1,4 @@
-"""From the investigation's final state to the versioned Report (agent/report.py)."""
+"""From the investigation's final state to the versioned Report (agent/report/)."""
 
 from __future__ import annotations
 

@@ -188,7 +188,8 @@ def test_one_segment_does_not_make_an_aspect_generally_supported():
 
 
 def test_report_shows_counts_not_a_score_for_an_aspect_without_enough_evidence():
-    from claimscope.agent.report import NodeConsensus, _node_counts
+    from claimscope.agent.report import NodeConsensus
+    from claimscope.agent.report.common import _node_counts
 
     c = NodeConsensus.from_consensus(aspect_consensus([(Stance.SUPPORT, 1.0)], min_evidence=2))
     assert _node_counts(c) == "+1 / =0 / -0"

@@ -1,0 +1,92 @@
+"""What the Markdown and HTML renderers share: score and count formatting, the tree walk, and the
+cited sentences in report order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from claimscope.agent.report.model import (
+    Hierarchy,
+    HierarchyNode,
+    NodeConsensus,
+    Report,
+    TrustSummary,
+)
+from claimscope.tools.verdict import GlobalLabel
+
+
+def _fmt_score(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:+.2f}"
+
+
+def _node_counts(c: NodeConsensus) -> str:
+    """'+0.50; +3 / =1 / -1' — the score only when it earned a label (an aspect with too little
+    evidence shows its counts, not a '+1.00' from one sentence)."""
+    counts = f"+{c.support} / ={c.neutral} / -{c.oppose}"
+    if c.label is GlobalLabel.INSUFFICIENT:
+        return counts
+    return f"{_fmt_score(c.score)}; {counts}"
+
+
+def _walk(h: Hierarchy) -> Iterable[tuple[HierarchyNode, int]]:
+    """Depth-first over the tree from the root (nodes unreachable from it come last, at depth 0)."""
+    nodes = h.by_id()
+    seen: set[str] = set()
+
+    def visit(node_id: str, depth: int) -> Iterable[tuple[HierarchyNode, int]]:
+        node = nodes.get(node_id)
+        if node is None or node_id in seen:
+            return
+        seen.add(node_id)
+        yield node, depth
+        for child in node.children:
+            yield from visit(child, depth + 1)
+
+    yield from visit(h.root, 0)
+    for n in h.nodes:
+        if n.id not in seen:
+            yield from visit(n.id, 0)
+
+
+def cited_sentences(report: Report) -> dict[str, dict[int, str]]:
+    """doc id -> {sentence index -> text} of every sentence the report cites or shows."""
+    out: dict[str, dict[int, str]] = {}
+
+    def add(doc_id: str, idx: int, text: str) -> None:
+        bucket = out.setdefault(doc_id, {})
+        if text or idx not in bucket:
+            bucket[idx] = text
+
+    for s in report.explanation.sentences:
+        for c in s.citations:
+            add(c.doc_id, c.sentence, c.text)
+    for node in report.hierarchy.nodes:
+        for seg in node.top_segments:
+            add(seg.doc_id, seg.sentence, seg.text)
+        for p in node.perspectives:
+            for c in p.citations:
+                add(c.doc_id, c.sentence, c.text)
+    return {d: dict(sorted(v.items())) for d, v in out.items()}
+
+
+def _source_order(report: Report) -> list[str]:
+    """Documents in report order, then any cited document the report does not list."""
+    order = [d.id for d in report.documents]
+    order += [d for d in cited_sentences(report) if d not in set(order)]
+    return order
+
+
+def _trust_line(t: TrustSummary) -> str:
+    if t.iterations == 0 and t.edges == 0:
+        return "Trust propagation: not run (no evidence documents to relate)"
+    return (f"Trust propagation: {'converged' if t.converged else 'did not converge'}"
+            f"{' (oscillating)' if t.oscillating else ''} after {t.iterations} iterations, {t.edges} relations")
+
+
+def _with_code(text: str, escape: Callable[[str], str], code: Callable[[str], str]) -> str:
+    """`text` with its backtick spans (commands the product suggests) as code, the rest escaped."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code spans
+        return escape(text)
+    return "".join(code(p) if i % 2 else escape(p) for i, p in enumerate(parts))
