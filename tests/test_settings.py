@@ -3,9 +3,7 @@ named, and the settings that give a run option its default accept what the run o
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import get_args
@@ -165,17 +163,19 @@ def test_a_config_file_other_than_the_defaults_is_named_once(tmp_path, monkeypat
     assert capsys.readouterr().err == f"claimscope: settings from {(tmp_path / 'config.yaml').resolve()}\n"
 
 
-def test_the_cli_reports_a_bad_setting_in_one_line(tmp_path):
+def test_the_cli_reports_a_bad_setting_in_one_line(tmp_path, monkeypatch, capsys):
+    from claimscope.agent.cli import main
+
+    monkeypatch.setattr(settings_mod, "_ANNOUNCED", set())
+    monkeypatch.delenv("CLAIMSCOPE_CONFIG")
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "config.yaml").write_text("verdict:\n  top_documents: 60\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k != "CLAIMSCOPE_CONFIG"}
-    done = subprocess.run(
-        [sys.executable, "-c", "from claimscope.agent.cli import main; main()", "llm", "info"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )
-    assert done.returncode == 2
-    assert "Traceback" not in done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert lines[0].startswith("claimscope: settings from ")
+    monkeypatch.setattr(sys, "argv", ["claimscope", "llm", "info"])
+    with pytest.raises(SystemExit) as done:
+        main()
+    assert done.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[0] == f"claimscope: settings from {(tmp_path / 'config.yaml').resolve()}"
     assert lines[1].startswith("error: invalid settings: verdict.top_documents: ") and len(lines) == 2
 
 
