@@ -118,11 +118,12 @@ class StanceSettings(_Section):
     )
 
 
-_LOCAL_ONLY: tuple[Source, ...] = ("local",)
+def _local_only() -> list[Source]:
+    return ["local"]
 
 
 class SearchSettings(_Section):
-    sources: Sources = Field(default_factory=lambda: list(_LOCAL_ONLY), description="Sources queried by default.")
+    sources: Sources = Field(default_factory=_local_only, description="Sources queried by default.")
     per_query: int = Field(20, ge=1, le=100, description="Results per query per scholarly source.")
     top_k: DocsPerQuery = Field(50, description="Documents kept from retrieval per query.")
     timeout_s: float = Field(20, gt=0, description="Seconds per scholarly request.")
