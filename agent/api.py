@@ -14,10 +14,19 @@ so the three cannot drift apart.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from claimscope.agent.bounds import (
+    AspectsPerNode,
+    ClaimKind,
+    Depth,
+    PlannerMode,
+    Sources,
+    TopDocuments,
+    Year,
+)
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.state import InvestigationOptions
 from claimscope.agent.investigation import (
@@ -67,19 +76,17 @@ class ToolOptions(BaseModel):
     corpora: list[CorpusName] | None = Field(
         None, max_length=20, description="Local corpora to search (names given to `claimscope ingest --corpus`)."
     )
-    sources: list[Literal["local", "semantic_scholar", "serpapi"]] | None = Field(
-        None, min_length=1, max_length=3, description="Evidence sources to query."
-    )
-    depth: int | None = Field(None, ge=1, le=3, description="Depth of the aspect hierarchy.")
-    top_k_aspects: int | None = Field(None, ge=1, le=8, description="Aspects proposed per node.")
-    top_documents: int | None = Field(None, ge=1, le=50, description="Documents given a takeaway and local label.")
-    year_min: int | None = Field(None, ge=1500, le=2100, description="Earliest publication year.")
-    year_max: int | None = Field(None, ge=1500, le=2100, description="Latest publication year.")
-    planner: Literal["fixed", "llm"] | None = Field(
+    sources: Sources | None = Field(None, description="Evidence sources to query.")
+    depth: Depth | None = Field(None, description="Depth of the aspect hierarchy.")
+    top_k_aspects: AspectsPerNode | None = Field(None, description="Aspects proposed per node.")
+    top_documents: TopDocuments | None = Field(None, description="Documents given a takeaway and local label.")
+    year_min: Year | None = Field(None, description="Earliest publication year.")
+    year_max: Year | None = Field(None, description="Latest publication year.")
+    planner: PlannerMode | None = Field(
         None, description="'fixed' runs the steps in the papers' order; 'llm' lets the model choose the next step."
     )
     perspectives: bool | None = Field(None, description="Summarise each stance per top-level aspect.")
-    claim_kind: Literal["auto", "empirical", "debate"] | None = Field(
+    claim_kind: ClaimKind | None = Field(
         None, description="How to read the claim: 'empirical' (evidence reports findings on its relation), "
         "'debate' (evidence argues for or against it, e.g. 'Vaccination must be made compulsory'), or 'auto'.",
     )

@@ -2,26 +2,49 @@
 
 Precedence (highest first): explicit overrides (CLI flags) > environment > config file > defaults.
 The config file is found at $CLAIMSCOPE_CONFIG, else ./config.yaml, else the copy packaged with
-claimscope.
+claimscope; a file other than the packaged one is named on stderr once per process.
+
+Every section refuses keys it does not define (a misspelt key would otherwise be ignored and its
+default used silently), and the settings that give a run option its default share that option's
+bounds (agent/bounds.py), so a value no investigation could accept is refused here, at load.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from claimscope.agent.bounds import (
+    AspectsPerNode,
+    ClaimKind,
+    Depth,
+    DocsPerQuery,
+    Source,
+    Sources,
+    TopDocuments,
+)
+from claimscope.tools.errors import InputError
 
-class ConfigError(ValueError):
+
+class ConfigError(InputError, ValueError):
     """A setting is malformed; the message says which and how to fix it."""
 
 
-class StoreSettings(BaseModel):
+class _Section(BaseModel):
+    """A config.yaml section: unknown keys are errors, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class StoreSettings(_Section):
     path: str = Field("qdrant", description="Qdrant local-mode directory (relative to data_dir).")
     url: str | None = Field(None, description="Qdrant server URL; when set, local mode is not used.")
     collection: str = Field("claimscope", description="Collection holding every corpus.")
@@ -37,7 +60,7 @@ class StoreSettings(BaseModel):
     )
 
 
-class EmbeddingSettings(BaseModel):
+class EmbeddingSettings(_Section):
     model: str = Field("packaged:all-MiniLM-L6-v2", description="Packaged model, HF name or local path.")
     batch_size: int = Field(32, ge=1, description="Encoding batch size.")
     threads: int = Field(0, ge=0, description="Encoder threads; 0 = library default.")
@@ -46,7 +69,7 @@ class EmbeddingSettings(BaseModel):
     )
 
 
-class LLMSettings(BaseModel):
+class LLMSettings(_Section):
     model: str = Field("embedded", description="'embedded' or any litellm model string.")
     embedded_model: Literal["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"] = Field(
         "qwen2.5-coder-1.5b", description="Which embedded GGUF to serve."
@@ -73,14 +96,14 @@ class LLMSettings(BaseModel):
     )
 
 
-class StanceSettings(BaseModel):
+class StanceSettings(_Section):
     backend: str = Field("packaged", description="'packaged', 'hf:<name or path>' or 'llm'.")
     label_map: dict[str, Literal["support", "neutral", "refute"]] = Field(
         default_factory=dict, description="Model label -> stance, for hf: backends."
     )
     batch_size: int = Field(64, ge=1, description="Pairs per batch.")
     max_length: int = Field(256, ge=16, description="Tokens per pair; longer evidence is truncated.")
-    claim_kind: Literal["auto", "empirical", "debate"] = Field(
+    claim_kind: ClaimKind = Field(
         "auto", description="How claims are read when a run does not say: 'auto' detects debate claims (should / "
         "must / ban ...); 'empirical' = evidence must name both ends of the claim's relation and report a "
         "finding; 'debate' = evidence is an argument for or against the claim, read by the argument model.",
@@ -95,20 +118,22 @@ class StanceSettings(BaseModel):
     )
 
 
-class SearchSettings(BaseModel):
-    sources: list[Literal["local", "semantic_scholar", "serpapi"]] = Field(
-        default_factory=lambda: ["local"], description="Sources queried by default."
-    )
+def _local_only() -> list[Source]:
+    return ["local"]
+
+
+class SearchSettings(_Section):
+    sources: Sources = Field(default_factory=_local_only, description="Sources queried by default.")
     per_query: int = Field(20, ge=1, le=100, description="Results per query per scholarly source.")
-    top_k: int = Field(50, ge=1, description="Documents kept from retrieval per query.")
+    top_k: DocsPerQuery = Field(50, description="Documents kept from retrieval per query.")
     timeout_s: float = Field(20, gt=0, description="Seconds per scholarly request.")
     max_retries: int = Field(4, ge=0, description="Retries on 429 / 5xx / timeouts.")
     cache_days: int = Field(30, ge=0, description="Days a cached scholarly response is reused.")
 
 
-class HierarchySettings(BaseModel):
-    depth: int = Field(2, ge=1, le=3, description="Depth of the aspect tree.")
-    top_k: int = Field(3, ge=1, le=8, description="Aspects per node.")
+class HierarchySettings(_Section):
+    depth: Depth = Field(2, description="Depth of the aspect tree.")
+    top_k: AspectsPerNode = Field(3, description="Aspects per node.")
     keywords: int = Field(8, ge=1, le=30, description="Keywords per aspect after enrichment.")
     beta: float = Field(1.0, gt=0, description="Discriminative score numerator weight.")
     gamma: float = Field(1.0, gt=0, description="Discriminative score denominator weight.")
@@ -140,7 +165,7 @@ class HierarchySettings(BaseModel):
     )
 
 
-class TrustSettings(BaseModel):
+class TrustSettings(_Section):
     alpha: float = Field(0.85, ge=0, le=1, description="ClaimTrust damping a.")
     prior: float = Field(0.5, ge=0, le=1, description="Prior of a source without reputation signal.")
     max_iterations: int = Field(100, ge=1, description="Propagation iteration cap.")
@@ -155,12 +180,12 @@ class TrustSettings(BaseModel):
     rerank_weight: float = Field(0.3, ge=0, le=1, description="Weight of trust when re-ranking evidence.")
 
 
-class VerdictSettings(BaseModel):
+class VerdictSettings(_Section):
     min_node_evidence: int = Field(
         2, ge=1, le=20, description="Segments taking a stance (support or oppose) an aspect needs for a "
         "label; fewer read 'insufficient evidence'.",
     )
-    top_documents: int = Field(5, ge=1, description="Documents given a takeaway and local label.")
+    top_documents: TopDocuments = Field(5, description="Documents given a takeaway and local label.")
     combined_assessment: bool = Field(
         True, description="Takeaway and local label in one LLM call per document (prompts/document_assessment.py)."
     )
@@ -232,7 +257,7 @@ class VerdictSettings(BaseModel):
     confidence_b: float = Field(-0.5461, description="Platt intercept of the confidence.")
 
 
-class SessionSettings(BaseModel):
+class SessionSettings(_Section):
     path: str = Field("sessions.sqlite", description="SQLite checkpointer file (relative to data_dir).")
     step_budget: int = Field(60, ge=1, description="Maximum graph steps per investigation.")
 
@@ -245,15 +270,37 @@ class _YamlSource(PydanticBaseSettingsSource):
 
     def __call__(self) -> dict[str, Any]:
         path = config_path()
-        if path is None:
-            return {}
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path} is not valid YAML: {exc}. Fix the file or set CLAIMSCOPE_CONFIG.") from exc
-        if not isinstance(data, dict):
-            raise ConfigError(f"{path} must be a mapping of settings, got {type(data).__name__}.")
-        return data
+        return {} if path is None else _read_config(path)
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        where = " ".join(str(exc).split())  # PyYAML's message spans lines; keep the error on one
+        raise ConfigError(f"{path} is not valid YAML ({where}). Fix the file or set CLAIMSCOPE_CONFIG.") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must be a mapping of settings, got {type(data).__name__}.")
+    return data
+
+
+def packaged_config_path() -> Path:
+    """The defaults shipped with claimscope: claimscope/config.yaml in a wheel, the repository's
+    config.yaml in an editable install (both one level above this package)."""
+    return Path(__file__).resolve().parent.parent / "config.yaml"
+
+
+_ANNOUNCED: set[Path] = set()
+
+
+def _announce(path: Path) -> None:
+    """Name a config file other than the packaged defaults on stderr, once per process: a
+    config.yaml in the working directory wins over the defaults and should not do so unseen."""
+    resolved = path.resolve()
+    if resolved == packaged_config_path() or resolved in _ANNOUNCED:
+        return
+    _ANNOUNCED.add(resolved)
+    print(f"claimscope: settings from {resolved}", file=sys.stderr)
 
 
 def config_path() -> Path | None:
@@ -263,12 +310,11 @@ def config_path() -> Path | None:
         p = Path(env).expanduser()
         if not p.is_file():
             raise ConfigError(f"CLAIMSCOPE_CONFIG points at {p}, which is not a file.")
+        _announce(p)
         return p
-    # cwd first; then the packaged defaults: claimscope/config.yaml in a wheel, the repository's
-    # config.yaml in an editable install (both sit one level above this package).
-    packaged = Path(__file__).resolve().parent.parent / "config.yaml"
-    for p in (Path.cwd() / "config.yaml", packaged):
+    for p in (Path.cwd() / "config.yaml", packaged_config_path()):
         if p.is_file():
+            _announce(p)
             return p
     return None
 
@@ -276,7 +322,9 @@ def config_path() -> Path | None:
 class Settings(BaseSettings):
     """All of claimscope's settings; see config.yaml for the documented defaults."""
 
-    model_config = SettingsConfigDict(env_prefix="CLAIMSCOPE_", env_nested_delimiter="__", extra="ignore")
+    # Only CLAIMSCOPE_<FIELD> variables are read, so other CLAIMSCOPE_* variables (CLAIMSCOPE_CONFIG)
+    # never reach "forbid"; a misspelt key under a section (CLAIMSCOPE_HIERARCHY__DETPH) does.
+    model_config = SettingsConfigDict(env_prefix="CLAIMSCOPE_", env_nested_delimiter="__", extra="forbid")
 
     data_dir: Path = Field(Path("~/.claimscope"), description="Where state, caches and sessions live.")
     store: StoreSettings = Field(default_factory=StoreSettings)
@@ -312,15 +360,62 @@ class Settings(BaseSettings):
 def load_settings(**overrides: Any) -> Settings:
     """Settings from file + env, with `overrides` (nested dicts allowed) on top.
 
-    Raises ConfigError with a readable message when a value is invalid.
+    Raises ConfigError with a one-line message naming each bad key and where it came from.
     """
     try:
         return Settings(**overrides)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
-        raise ConfigError(f"invalid settings ({problems}). Check config.yaml or CLAIMSCOPE_* variables.") from exc
+        raise ConfigError(describe_settings_error(exc, overrides)) from exc
+
+
+def describe_settings_error(exc: ValidationError, overrides: dict[str, Any] | None = None) -> str:
+    """One line naming each bad key, why, where it was set, and a hint for unknown keys."""
+    problems = []
+    for err in exc.errors():
+        loc = tuple(str(p) for p in err["loc"])
+        key = ".".join(loc) or "settings"
+        if err["type"] == "extra_forbidden":
+            known = _keys_at(loc[:-1])
+            close = difflib.get_close_matches(loc[-1], known, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(known)}"
+            problem = f"{key}: unknown key ({hint})"
+        else:
+            problem = f"{key}: {err['msg']}"
+        problems.append(f"{problem} [{_origin(loc, overrides or {})}]")
+    return f"invalid settings: {'; '.join(problems)}. Fix the value where it is set."
+
+
+def _keys_at(loc: tuple[str, ...]) -> list[str]:
+    """The keys the settings section at `loc` defines ([] when `loc` is not a section)."""
+    model: type[BaseModel] = Settings
+    for part in loc:
+        field = model.model_fields.get(part)
+        annotation = field.annotation if field else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return list(model.model_fields)
+
+
+def _origin(loc: tuple[str, ...], overrides: dict[str, Any]) -> str:
+    """Where the value at `loc` came from, by the precedence Settings applies."""
+    if _lookup(overrides, loc):
+        return "given as an argument"
+    name = "CLAIMSCOPE_" + "__".join(loc).upper()
+    for var in os.environ:
+        if var.upper() == name or (var.upper().startswith("CLAIMSCOPE_") and name.startswith(var.upper() + "__")):
+            return f"environment variable {var}"
+    path = config_path()
+    return f"in {path}" if path else "default"
+
+
+def _lookup(data: dict[str, Any], loc: tuple[str, ...]) -> bool:
+    node: Any = data
+    for part in loc:
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True
 
 
 @lru_cache(maxsize=1)

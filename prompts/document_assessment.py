@@ -15,7 +15,7 @@ from functools import lru_cache
 from pydantic import BaseModel, Field, create_model
 
 from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
-from claimscope.prompts.explanation import index_literal
+from claimscope.prompts.explanation import index_list
 from claimscope.prompts.local_label import LabelName
 from claimscope.prompts.takeaway import TakeawayInput
 from claimscope.prompts.takeaway import bench_inputs as takeaway_bench_inputs
@@ -44,7 +44,7 @@ def output_model_for(n: int) -> type[DocumentAssessmentOutput]:
     return create_model(
         f"DocumentAssessmentOutput{n}",
         __base__=DocumentAssessmentOutput,
-        evidence=(list[index_literal(n)], Field(max_length=MAX_CITED)),
+        evidence=(index_list(n), Field(max_length=MAX_CITED)),
     )
 
 

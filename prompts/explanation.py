@@ -8,13 +8,14 @@ sentence that is not in the evidence cannot be produced by a schema-constrained 
 validation for any other; tools/explain.py maps the indices back to "docid#idx" keys.
 
 This module also owns the numbering helpers that the takeaway, local-label and perspective
-prompts share (`numbered`, `index_literal`).
+prompts share (`numbered`, `index_literal`, `index_list`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from types import GenericAlias
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field, create_model
@@ -52,7 +53,13 @@ def index_literal(n: int) -> Any:
     decoder can only emit an index of a listed item."""
     if n < 1:
         raise ValueError(f"an index range needs at least one item, got n={n}")
-    return Literal[tuple(range(1, n + 1))]  # type: ignore[valid-type]
+    return Literal[tuple(range(1, n + 1))]
+
+
+def index_list(n: int) -> Any:
+    """The type list[Literal[1, 2, ..., n]], built at run time (a type checker cannot read
+    `list[index_literal(n)]` as a type)."""
+    return GenericAlias(list, (index_literal(n),))
 
 
 class LocalExplanation(BaseModel):
@@ -98,11 +105,10 @@ class ExplanationOutput(BaseModel):
 @lru_cache(maxsize=MAX_EVIDENCE)
 def output_model_for(n: int) -> type[ExplanationOutput]:
     """ExplanationOutput whose citations only admit 1..n (subclasses, so isinstance holds)."""
-    idx = index_literal(n)
     sentence = create_model(
         f"ExplanationSentence{n}",
         __base__=ExplanationSentence,
-        citations=(list[idx], Field(min_length=1, max_length=MAX_CITATIONS)),
+        citations=(index_list(n), Field(min_length=1, max_length=MAX_CITATIONS)),
     )
     return create_model(
         f"ExplanationOutput{n}",

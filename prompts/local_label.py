@@ -13,12 +13,12 @@ stance_hints=True)); the sign check still runs.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field, computed_field, create_model
 
 from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
-from claimscope.prompts.explanation import index_literal, numbered
+from claimscope.prompts.explanation import index_list, numbered
 from claimscope.tools.verdict import LocalLabel
 
 MAX_SENTENCES = 16
@@ -28,7 +28,7 @@ MAX_CITED = 3
 TEXT_LIMIT = 380
 
 LabelName = Literal["True", "Mostly True", "Somewhat True", "No Evidence", "Somewhat False", "Mostly False", "False"]
-assert set(LabelName.__args__) == {lab.value for lab in LocalLabel}, "label names must match tools.verdict.LocalLabel"
+assert set(get_args(LabelName)) == {lab.value for lab in LocalLabel}, "label names must match tools.verdict.LocalLabel"
 
 
 class LocalLabelInput(BaseModel):
@@ -62,7 +62,7 @@ def output_model_for(n: int) -> type[LocalLabelOutput]:
     return create_model(
         f"LocalLabelOutput{n}",
         __base__=LocalLabelOutput,
-        evidence=(list[index_literal(n)], Field(max_length=MAX_CITED)),
+        evidence=(index_list(n), Field(max_length=MAX_CITED)),
     )
 
 

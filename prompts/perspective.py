@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, computed_field, create_model
 
 from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
-from claimscope.prompts.explanation import index_literal, numbered
+from claimscope.prompts.explanation import index_list, numbered
 
 MAX_SEGMENTS = 10
 SUMMARY_CHARS = 300
@@ -52,7 +52,7 @@ def output_model_for(n: int) -> type[PerspectiveOutput]:
     return create_model(
         f"PerspectiveOutput{n}",
         __base__=PerspectiveOutput,
-        citations=(list[index_literal(n)], Field(min_length=1, max_length=MAX_CITED)),
+        citations=(index_list(n), Field(min_length=1, max_length=MAX_CITED)),
     )
 
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pydantic import BaseModel, Field, computed_field, create_model
 
 from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
-from claimscope.prompts.explanation import MAX_CITATIONS, SENTENCE_CHARS, index_literal, numbered
+from claimscope.prompts.explanation import MAX_CITATIONS, SENTENCE_CHARS, index_list, numbered
 
 
 class ReviseInput(BaseModel):
@@ -39,7 +39,7 @@ def output_model_for(n: int) -> type[ReviseOutput]:
     return create_model(
         f"ReviseOutput{n}",
         __base__=ReviseOutput,
-        citations=(list[index_literal(n)], Field(min_length=1, max_length=MAX_CITATIONS)),
+        citations=(index_list(n), Field(min_length=1, max_length=MAX_CITATIONS)),
     )
 
 

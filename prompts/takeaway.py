@@ -14,7 +14,7 @@ from functools import lru_cache
 from pydantic import BaseModel, Field, computed_field, create_model
 
 from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
-from claimscope.prompts.explanation import index_literal, numbered
+from claimscope.prompts.explanation import index_list, numbered
 
 # Abstract sentences shown; longer abstracts keep the matched sentences and the first/last ones.
 MAX_SENTENCES = 16
@@ -48,7 +48,7 @@ def output_model_for(n: int) -> type[TakeawayOutput]:
     return create_model(
         f"TakeawayOutput{n}",
         __base__=TakeawayOutput,
-        sentences=(list[index_literal(n)], Field(max_length=MAX_CITED)),
+        sentences=(index_list(n), Field(max_length=MAX_CITED)),
     )
 
 

@@ -19,9 +19,16 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 @pytest.fixture(autouse=True)
 def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from claimscope.agent.settings import Settings, get_settings, packaged_config_path
+
+    # The packaged defaults, whatever config.yaml or CLAIMSCOPE_<SECTION>__<KEY> the shell has.
+    monkeypatch.setenv("CLAIMSCOPE_CONFIG", str(packaged_config_path()))
+    for name in list(os.environ):
+        field = name.upper().removeprefix("CLAIMSCOPE_").split("__")[0].lower()
+        if name.upper().startswith("CLAIMSCOPE_") and field in Settings.model_fields:
+            monkeypatch.delenv(name)
     data_dir = tmp_path / "claimscope-data"
     monkeypatch.setenv("CLAIMSCOPE_DATA_DIR", str(data_dir))
-    from claimscope.agent.settings import get_settings
 
     get_settings.cache_clear()
     return data_dir

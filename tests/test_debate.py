@@ -162,6 +162,7 @@ def test_the_run_option_overrides_detection(tmp_path) -> None:
     assert result.status == "no_evidence"
 
 
+@pytest.mark.slow
 def test_the_packaged_argument_model_reads_arguments_offline() -> None:
     """The shipped model (tools/argument_model) on arguments written for this test, not PERSPECTRUM's."""
     from claimscope.tools.stance import load_argument_model

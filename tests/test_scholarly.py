@@ -106,14 +106,17 @@ def test_search_maps_recorded_papers_to_documents(tmp_path):
 
 
 def test_recorded_cassette_replays_through_the_real_transport(tmp_path):
-    vcr = pytest.importorskip("vcr")
+    import vcr  # a dev dependency: a missing vcrpy fails this test rather than skipping it
+
+    cassettes = [FIX / "ds2023_paper_search_year_filter_rich_fields.yaml", FIX / "ds_paper_search_zero_results.yaml"]
+    assert all(c.is_file() for c in cassettes), f"missing cassette(s): {[str(c) for c in cassettes if not c.is_file()]}"
     my_vcr = vcr.VCR(record_mode="none", match_on=["method", "host", "path"])
     search, _ = make(tmp_path, None)
-    with my_vcr.use_cassette(str(FIX / "ds2023_paper_search_year_filter_rich_fields.yaml")):
+    with my_vcr.use_cassette(str(cassettes[0])):
         out = search.search("turing", [S2])
     assert out.reports[0].status == "ok"
     assert out.documents and out.documents[0].title.startswith("On computable numbers")
-    with my_vcr.use_cassette(str(FIX / "ds_paper_search_zero_results.yaml")):
+    with my_vcr.use_cassette(str(cassettes[1])):
         zero = search.search("n0 r3sult s3arch t3rm", [S2])
     assert zero.documents == [] and zero.reports[0].status == "ok" and zero.reports[0].message == "no results"
 

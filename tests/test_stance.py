@@ -311,6 +311,7 @@ def packaged() -> OnnxStanceModel:
     return m
 
 
+@pytest.mark.slow
 def test_packaged_model_gets_obvious_pairs_right(packaged):
     pairs = [
         # unrelated evidence -> neutral
@@ -330,6 +331,7 @@ def test_packaged_model_gets_obvious_pairs_right(packaged):
     assert labels == [Stance.NEUTRAL] * 3 + [Stance.REFUTE] * 2 + [Stance.SUPPORT] * 2
 
 
+@pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason="known weakness of the shipped model: direction words (lower vs "
                    "increases) are often missed; when this passes, the model improved -- move these up")
 def test_packaged_model_polarity_known_weakness(packaged):
@@ -344,6 +346,7 @@ def test_packaged_model_polarity_known_weakness(packaged):
     assert labels == [Stance.SUPPORT, Stance.REFUTE, Stance.SUPPORT]
 
 
+@pytest.mark.slow
 def test_packaged_model_probabilities_and_truncation(packaged):
     res = packaged.predict([("Masks reduce transmission.", "Masks reduce transmission. " * 3000), ("a", "b")])
     assert len(res) == 2
@@ -377,6 +380,7 @@ def _trial(finding: str, conclusion: str, topic: str) -> list[str]:
      "There was no significant difference in colorectal cancer incidence between the aspirin and placebo groups.",
      "Daily aspirin does not lower the risk of colorectal cancer.", {"CONTRADICT", "NEI"}),
 ])
+@pytest.mark.slow
 def test_packaged_document_decision_reads_direction(packaged, claim, finding, conclusion, expected):
     topic = claim.split()[0]
     d = document_label(claim, _trial(finding, conclusion, topic), packaged, title=f"{topic}: a randomised trial")
@@ -384,6 +388,7 @@ def test_packaged_document_decision_reads_direction(packaged, claim, finding, co
     assert d.label in expected
 
 
+@pytest.mark.slow
 def test_packaged_document_decision_on_subject_off_relation_is_not_evidence(packaged):
     # About vitamin D, not about respiratory infection: the case that once made a confident verdict.
     sentences = ["Vitamin D supplementation was associated with significantly reduced mortality in elderly patients.",

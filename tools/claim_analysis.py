@@ -530,7 +530,7 @@ def _decompose(claim: str, claim_type: ClaimType, llm: StructuredLLM | None) -> 
     if llm is None:
         return rule_decompose(claim, claim_type), None
     try:
-        out = llm.run(decompose_prompt.PROMPT, decompose_prompt.DecomposeInput(claim=claim, claim_type=claim_type.value))
+        out = llm.run(decompose_prompt.PROMPT, decompose_prompt.DecomposeInput.model_validate({"claim": claim, "claim_type": claim_type.value}))
     except LLMError as exc:
         return rule_decompose(claim, claim_type), f"the LLM could not decompose the claim ({exc}); used the rule-based split"
     subs = _dedupe([s for s in out.sub_claims if _norm(s) != _norm(claim)])

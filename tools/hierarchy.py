@@ -351,13 +351,14 @@ def merge_siblings(nodes: Sequence[A], embedder: Embedder, *, threshold: float) 
     vecs = cached(embedder).encode([f"{n.name}: {n.description}" for n in nodes])
     kept: list[int] = []
     merged: dict[int, A] = {}
+    node: A
     for i, node in enumerate(nodes):
         target = next((j for j in kept if float(vecs[i] @ vecs[j]) >= threshold), None)
         if target is None:
             kept.append(i)
             merged[i] = node.model_copy(deep=True)
             continue
-        into = merged[target]
+        into: A = merged[target]
         into.keywords = _dedupe([*into.keywords, *node.keywords])
         if isinstance(into, AspectNode) and isinstance(node, AspectNode):
             best = dict(zip(into.segment_keys, into.segment_scores, strict=False))
@@ -397,6 +398,7 @@ def propose_aspects(
     n_keywords = max(1, min(8, n_keywords))
     ask = min(k, 8)
     top_level = parent is None or parent.id == ROOT_ID
+    out: aspects_prompt.AspectsOutput | subaspects_prompt.SubaspectsOutput
     try:
         if top_level:
             out = llm.run(aspects_prompt.PROMPT, aspects_prompt.AspectsInput(claim=claim, k=ask, n_keywords=n_keywords))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import NamedTuple, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 import numpy as np
 from pydantic import BaseModel, Field, computed_field
@@ -31,6 +31,11 @@ class SourceKind(StrEnum):
     LOCAL = "local"
     SEMANTIC_SCHOLAR = "semantic_scholar"
     SERPAPI = "serpapi"
+
+
+# SourceKind's values as a type: what settings, run options, API and CLI accept as a source name
+# (a Literal keeps plain strings in the JSON state and an inline enum in the tool schemas).
+SourceName = Literal["local", "semantic_scholar", "serpapi"]
 
 
 class Document(BaseModel):

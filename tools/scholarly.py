@@ -190,7 +190,7 @@ class ResponseCache:
         return self.root is not None and self.days > 0
 
     @staticmethod
-    def key(source: str, method: str, url: str, params: Sequence[tuple[str, str]], payload: Any = None) -> str:
+    def key(source: str, method: str, url: str, params: Sequence[tuple[str, Any]], payload: Any = None) -> str:
         clean = sorted((k, v) for k, v in params if k.lower() not in ("api_key", "x-api-key"))
         blob = json.dumps([source, method.upper(), url, clean, payload], sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
@@ -441,7 +441,9 @@ class ScholarlySearch:
     # ------------------------------------------------------------------------------------ S2
 
     def _s2_request(self, url: str, parameters: str, headers: dict, payload: dict | None) -> dict | list[dict]:
-        params = list(httpx.QueryParams(parameters.lstrip("&")).multi_items())
+        params: list[tuple[str, str | int | float | bool | None]] = list(
+            httpx.QueryParams(parameters.lstrip("&")).multi_items()
+        )
         method = "POST" if payload else "GET"
         key = ResponseCache.key("semantic_scholar", method, url, params, payload)
         cached = self.cache.get(key)

@@ -17,7 +17,7 @@ import json
 import logging
 import os
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -197,7 +197,7 @@ def default_label_map(id2label: dict[int, str]) -> dict[str, Stance]:
 class HFStanceModel(StanceModel):
     """Any Hugging Face sequence-classification model (NLI or cross-encoder), by name or path."""
 
-    def __init__(self, name_or_path: str, *, label_map: dict[str, str] | None = None, threads: int = 0,
+    def __init__(self, name_or_path: str, *, label_map: Mapping[str, str] | None = None, threads: int = 0,
                  **kw: Any) -> None:
         super().__init__(**kw)
         try:
@@ -282,7 +282,7 @@ class LLMStanceModel(StanceModel):
         return out
 
 
-def load_stance(backend: str = "packaged", *, label_map: dict[str, str] | None = None, batch_size: int = 64,
+def load_stance(backend: str = "packaged", *, label_map: Mapping[str, str] | None = None, batch_size: int = 64,
                 max_length: int = 256, llm: StructuredLLM | None = None, model_dir: Path | None = None,
                 calibrated: bool = True, threads: int = 0) -> StanceModel:
     """A stance scorer for `backend`: "packaged" (default), "hf:<name or path>" or "llm"."""
@@ -309,10 +309,13 @@ def load_argument_model(*, batch_size: int = 64, max_length: int = 128, threads:
 # ------------------------------------------------------------------------- document-level labels
 
 
+DocLabelName = Literal["SUPPORT", "CONTRADICT", "NEI"]
+
+
 class DocumentLabel(BaseModel):
     """SciFact-style label of a whole abstract toward a claim, with the sentences it rests on."""
 
-    label: Literal["SUPPORT", "CONTRADICT", "NEI"]
+    label: DocLabelName
     confidence: float = Field(ge=0, le=1, description="Probability-like strength of the label.")
     rationale_indices: list[int] = Field(default_factory=list, description="0-based sentences behind the label.")
     support: float = Field(0.0, description="Combined support score the decision used.")
@@ -337,7 +340,7 @@ def _doc_scores(sent: list[StanceResult], passage: StanceResult | None, w: float
     return s, r
 
 
-def _label(s: float, r: float, rule: dict[str, float]) -> str:
+def _label(s: float, r: float, rule: dict[str, float]) -> DocLabelName:
     ms, mr = s - rule["support_threshold"], r - rule["refute_threshold"]
     if ms < 0 and mr < 0:
         return "NEI"
@@ -441,7 +444,7 @@ def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
     return float(grid[int(np.argmin([nll(t) for t in grid]))])
 
 
-def _macro_f1(y: list[str], p: list[str], classes: Iterable[str]) -> float:
+def _macro_f1(y: Sequence[str], p: Sequence[str], classes: Iterable[str]) -> float:
     f1s = []
     for c in classes:
         tp = sum(1 for a, b in zip(y, p, strict=True) if a == c and b == c)

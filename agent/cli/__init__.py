@@ -24,12 +24,11 @@ from claimscope.agent.cli import sessions as _sessions  # noqa: E402,F401
 
 def main() -> None:
     """Entry point: runs the app and turns user-facing errors into a message and exit code 2."""
-    from claimscope.agent.settings import ConfigError
     from claimscope.tools.errors import ClaimscopeError
 
     try:
         app()
-    except (ClaimscopeError, ConfigError) as exc:
+    except ClaimscopeError as exc:  # bad settings included (ConfigError is an InputError)
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(2)
     except KeyboardInterrupt:

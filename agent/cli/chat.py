@@ -7,8 +7,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from claimscope.agent.bounds import DEPTH_MAX, DEPTH_MIN, SOURCE_NAMES, parse_sources
 from claimscope.agent.cli import app
-from claimscope.agent.cli.investigate import _parse_sources, _print_event
+from claimscope.agent.cli.investigate import _print_event
 
 console = Console()
 
@@ -24,8 +25,8 @@ HELP = (
 def chat(
     session: Annotated[str | None, typer.Option(help="Continue this chat session.")] = None,
     corpus: Annotated[list[str] | None, typer.Option("--corpus", "-c", help="Local corpus to search (repeatable).")] = None,
-    sources: Annotated[str | None, typer.Option(help="Comma-separated: local,semantic_scholar,serpapi.")] = None,
-    depth: Annotated[int | None, typer.Option(min=1, max=3, help="Aspect hierarchy depth.")] = None,
+    sources: Annotated[str | None, typer.Option(help=f"Comma-separated: {','.join(SOURCE_NAMES)}.")] = None,
+    depth: Annotated[int | None, typer.Option(min=DEPTH_MIN, max=DEPTH_MAX, help="Aspect hierarchy depth.")] = None,
     guided: Annotated[bool, typer.Option("--guided", help="Pause for your review at each review point.")] = False,
 ) -> None:
     """Chat with claimscope: investigate claims and ask follow-ups answered from the evidence."""
@@ -33,7 +34,7 @@ def chat(
     from claimscope.agent.investigation import Investigator
     from claimscope.tools.errors import ClaimscopeError
 
-    options = {"corpora": list(corpus or []), "sources": _parse_sources(sources) if sources else None,
+    options = {"corpora": list(corpus or []), "sources": parse_sources(sources) if sources else None,
                "depth": depth, "guided": guided or None}
     engine = ChatEngine(Investigator(), session, {k: v for k, v in options.items() if v is not None})
     console.print(f"[bold]claimscope chat[/] — session {engine.session.id}. {HELP}")

@@ -1,6 +1,9 @@
 """The LLM gateway (litellm): `get_llm(settings)` gives the process-wide gateway for the configured
-model, the embedded Qwen2.5-Coder by default; `scripted_llm(script)` gives a scripted fake model
-through the same code path for tests."""
+model, the embedded Qwen2.5-Coder by default.
+
+The scripted fake model for tests lives in `claimscope.agent.llm.fake` (`scripted_llm(script)`, the
+same gateway code path); nothing in the product imports it.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +14,6 @@ import threading
 from typing import Any
 
 from claimscope.agent.llm.embedded import EmbeddedModelError, get_server, get_spec
-from claimscope.agent.llm.fake import (
-    ScriptedGateway,
-    ScriptedModel,
-    ToolCall,
-    Truncated,
-    scripted_llm,
-)
 from claimscope.agent.llm.gateway import ACTION_PROMPT_NAME, LLMGateway
 from claimscope.agent.llm.usage import PromptUsage, Usage
 from claimscope.agent.settings import Settings
@@ -31,20 +27,27 @@ __all__ = [
     "LLMError",
     "LLMGateway",
     "PromptUsage",
-    "ScriptedGateway",
-    "ScriptedModel",
-    "ToolCall",
     "ToolSpec",
-    "Truncated",
     "Usage",
     "build_gateway",
     "discover_prompts",
     "embedded_server",
     "get_llm",
-    "scripted_llm",
 ]
 
 log = logging.getLogger(__name__)
+
+# Test helpers still reachable by their old names here, imported only when one is asked for so that
+# the product never loads the fake provider. New code imports them from claimscope.agent.llm.fake.
+_FAKE_NAMES = frozenset({"ScriptedGateway", "ScriptedModel", "ToolCall", "Truncated", "scripted_llm"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FAKE_NAMES:
+        from claimscope.agent.llm import fake
+
+        return getattr(fake, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # Key the embedded model's requests are sent with; llama.cpp's server ignores it but the OpenAI
 # client refuses to send a request without one.

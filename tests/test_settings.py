@@ -1,0 +1,186 @@
+"""Settings: config.yaml is the code's defaults, bad keys and values are refused at load with the key
+named, and the settings that give a run option its default accept what the run options accept."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import get_args
+
+import pytest
+import yaml
+from pydantic import BaseModel
+
+from claimscope.agent import settings as settings_mod
+from claimscope.agent.api import ToolOptions
+from claimscope.agent.bounds import SOURCE_NAMES, parse_sources
+from claimscope.agent.graph.state import InvestigationOptions
+from claimscope.agent.investigation import default_options
+from claimscope.agent.settings import ConfigError, Settings, load_settings, packaged_config_path
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import SourceKind, SourceName
+
+CONFIG = yaml.safe_load(packaged_config_path().read_text(encoding="utf-8"))
+SECTIONS = {
+    name: field.annotation
+    for name, field in Settings.model_fields.items()
+    if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
+}
+# setting (section, key) -> the run option it is the default of.
+OPTION_DEFAULTS = {
+    ("hierarchy", "depth"): "depth",
+    ("hierarchy", "top_k"): "top_k_aspects",
+    ("verdict", "top_documents"): "top_documents",
+    ("search", "top_k"): "docs_per_query",
+    ("search", "sources"): "sources",
+    ("stance", "claim_kind"): "claim_kind",
+}
+
+
+def _config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
+    path = tmp_path / "config.yaml"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("CLAIMSCOPE_CONFIG", str(path))
+    return path
+
+
+def test_config_yaml_has_exactly_the_settings_keys():
+    assert set(CONFIG) == set(Settings.model_fields)
+    for name, model in SECTIONS.items():
+        assert set(CONFIG[name]) == set(model.model_fields), name
+
+
+@pytest.mark.parametrize("section", sorted(SECTIONS))
+def test_config_yaml_values_are_the_code_defaults(section):
+    model = SECTIONS[section]
+    assert model.model_validate(CONFIG[section]).model_dump() == model().model_dump()
+
+
+def test_config_yaml_data_dir_is_the_code_default():
+    assert Path(CONFIG["data_dir"]) == Settings.model_fields["data_dir"].default
+
+
+def test_misspelt_key_in_the_config_file_is_refused_with_a_hint(tmp_path, monkeypatch):
+    path = _config(tmp_path, monkeypatch, "hierarchy:\n  detph: 3\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    msg = str(info.value)
+    assert "hierarchy.detph: unknown key (did you mean 'depth'?)" in msg and str(path) in msg
+    assert "\n" not in msg
+
+
+def test_unknown_section_is_refused(tmp_path, monkeypatch):
+    _config(tmp_path, monkeypatch, "hierachy:\n  depth: 3\n")
+    with pytest.raises(ConfigError, match=r"hierachy: unknown key \(did you mean 'hierarchy'\?\)"):
+        load_settings()
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("verdict:\n  top_documents: 60\n", "verdict.top_documents"),
+    ("search:\n  top_k: 500\n", "search.top_k"),
+    ("search:\n  sources: []\n", "search.sources"),
+    ("search:\n  sources: [local, arxiv]\n", "search.sources.1"),
+    ("hierarchy:\n  depth: 4\n", "hierarchy.depth"),
+    ("hierarchy:\n  top_k: 9\n", "hierarchy.top_k"),
+    ("stance:\n  claim_kind: opinion\n", "stance.claim_kind"),
+])
+def test_a_value_no_run_accepts_is_refused_at_load(tmp_path, monkeypatch, text, key):
+    _config(tmp_path, monkeypatch, text)
+    with pytest.raises(ConfigError, match=f"invalid settings: {re.escape(key)}: "):
+        load_settings()
+
+
+def test_the_settings_bounds_are_the_run_options_bounds():
+    # The largest and smallest values the settings accept are accepted by the run options...
+    for edge in ({"depth": 3, "top_k": 8}, {"depth": 1, "top_k": 1}):
+        top_docs, docs = (50, 200) if edge["depth"] == 3 else (1, 1)
+        s = load_settings(hierarchy=edge, verdict={"top_documents": top_docs},
+                          search={"top_k": docs, "sources": list(SOURCE_NAMES)}, stance={"claim_kind": "debate"})
+        opts = default_options(s)
+        assert (opts.depth, opts.top_k_aspects, opts.top_documents, opts.docs_per_query) == (
+            edge["depth"], edge["top_k"], top_docs, docs)
+    # ...and whatever a setting accepts, the run options accept: the API's options have the very same
+    # constraints, the graph state's at least as wide ones.
+    keys = ("minimum", "maximum", "minItems", "maxItems", "enum", "items")
+    state = InvestigationOptions.model_json_schema()["properties"]
+    tool = ToolOptions.model_json_schema()["properties"]
+    for (section, key), option in OPTION_DEFAULTS.items():
+        setting = SECTIONS[section].model_json_schema()["properties"][key]
+        want = {k: setting[k] for k in keys if k in setting}
+        assert _within(want, state[option]), option
+        if option in tool:
+            [typed] = [s for s in tool[option]["anyOf"] if s.get("type") != "null"]
+            assert {k: typed[k] for k in keys if k in typed} == want, option
+
+
+def _within(narrow: dict, wide: dict) -> bool:
+    """Every value the schema `narrow` allows is allowed by `wide` (for the constraints used here)."""
+    low = {"minimum", "minItems"}
+    for k, v in wide.items():
+        if k in low and narrow.get(k, float("-inf")) < v:
+            return False
+        if k in ("maximum", "maxItems") and narrow.get(k, float("inf")) > v:
+            return False
+        if k == "enum" and not set(narrow.get("enum", [None])) <= set(v):
+            return False
+        if k == "items" and not _within(narrow.get("items", {}), v):
+            return False
+    return True
+
+
+def test_env_override_works_and_a_misspelt_nested_env_var_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAIMSCOPE_LLM__MODEL", "openai/gpt-4o-mini")
+    monkeypatch.setenv("CLAIMSCOPE_SHARED_DATA", str(tmp_path))  # other CLAIMSCOPE_* variables are not settings
+    assert load_settings().llm.model == "openai/gpt-4o-mini"
+    monkeypatch.setenv("CLAIMSCOPE_HIERARCHY__DETPH", "3")
+    with pytest.raises(ConfigError, match=r"hierarchy\.detph: unknown key .*environment variable CLAIMSCOPE_HIERARCHY__DETPH"):
+        load_settings()
+
+
+def test_invalid_yaml_is_one_line(tmp_path, monkeypatch):
+    _config(tmp_path, monkeypatch, "search: [\n")
+    with pytest.raises(ConfigError, match="is not valid YAML") as info:
+        load_settings()
+    assert "\n" not in str(info.value)
+
+
+def test_config_errors_are_input_errors():
+    # Every path that turns a ClaimscopeError into a message (CLI, MCP tools, LangChain tools)
+    # reports a bad setting the same way.
+    assert issubclass(ConfigError, InputError)
+
+
+def test_a_config_file_other_than_the_defaults_is_named_once(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(settings_mod, "_ANNOUNCED", set())
+    monkeypatch.delenv("CLAIMSCOPE_CONFIG")
+    load_settings()
+    assert capsys.readouterr().err == ""  # the packaged defaults (conftest pins them) go unannounced
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_text("hierarchy:\n  depth: 3\n", encoding="utf-8")
+    assert load_settings().hierarchy.depth == 3
+    load_settings()
+    assert capsys.readouterr().err == f"claimscope: settings from {(tmp_path / 'config.yaml').resolve()}\n"
+
+
+def test_the_cli_reports_a_bad_setting_in_one_line(tmp_path, monkeypatch, capsys):
+    from claimscope.agent.cli import main
+
+    monkeypatch.setattr(settings_mod, "_ANNOUNCED", set())
+    monkeypatch.delenv("CLAIMSCOPE_CONFIG")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_text("verdict:\n  top_documents: 60\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "argv", ["claimscope", "llm", "info"])
+    with pytest.raises(SystemExit) as done:
+        main()
+    assert done.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[0] == f"claimscope: settings from {(tmp_path / 'config.yaml').resolve()}"
+    assert lines[1].startswith("error: invalid settings: verdict.top_documents: ") and len(lines) == 2
+
+
+def test_one_source_type():
+    assert set(get_args(SourceName)) == {s.value for s in SourceKind} == set(SOURCE_NAMES)
+    assert parse_sources("local, serpapi,local") == ["local", "serpapi"]
+    with pytest.raises(InputError, match="semantic_scholar"):
+        parse_sources("local,arxiv")
