@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from claimscope.agent.graph.readers import load_documents, query_plan
-from claimscope.agent.graph.state import InvestigationState
+from claimscope.agent.graph.readers import load_documents, query_plan, retrieval_score
+from claimscope.agent.graph.state import InvestigationState, SourceReportRecord
 from claimscope.agent.report import (
     Citation,
     Decision,
@@ -22,6 +22,7 @@ from claimscope.agent.report import (
     PerspectiveView,
     Report,
     SegmentView,
+    SourceStatus,
     SourceUsed,
     TrustSummary,
 )
@@ -47,9 +48,9 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         if parsed is None:
             return ""
         doc = docs.get(parsed.doc_id)
-        if doc is None or parsed.index >= len(doc.sentences):
+        if doc is None or parsed.start >= len(doc.sentences):
             return ""
-        return doc.sentences[parsed.index]
+        return doc.sentences[parsed.start]
 
     return Report(
         claim=state["claim"],
@@ -93,7 +94,7 @@ def _citation(key: str, text_of: Any) -> Citation | None:
     parsed = SentenceKey.read(key)
     if parsed is None:
         return None
-    return Citation(doc_id=parsed.doc_id, sentence=parsed.index, text=text_of(key))
+    return Citation(doc_id=parsed.doc_id, sentence=parsed.start, text=text_of(key))
 
 
 def _hierarchy(state: InvestigationState, text_of: Any) -> Hierarchy:
@@ -108,8 +109,9 @@ def _hierarchy(state: InvestigationState, text_of: Any) -> Hierarchy:
             parsed = SentenceKey.read(key)
             if parsed is None:
                 continue
-            label = stances.get(key, {}).get("label", Stance.NEUTRAL.value)
-            segs.append(SegmentView(doc_id=parsed.doc_id, sentence=parsed.index, text=text_of(key),
+            read = stances.get(key)
+            label = read["label"] if read else Stance.NEUTRAL.value
+            segs.append(SegmentView(doc_id=parsed.doc_id, sentence=parsed.start, text=text_of(key),
                                     stance=Stance(label), score=score))
             if len(segs) >= TOP_SEGMENTS_PER_NODE:
                 break
@@ -137,21 +139,21 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
     assessments = state.get("assessments") or {}
     reputation = state.get("reputation") or {}
     trust = (state.get("trust") or {}).get("scores") or {}
-    meta = state.get("documents") or {}
-    order = [d for d, _ in rerank([(d, float(meta.get(d, {}).get("score", 0.0))) for d in assessments],
+    order = [d for d, _ in rerank([(d, retrieval_score(state, d)) for d in assessments],
                                   trust, weight=weight)] if assessments else list(docs)
     out = []
     for doc_id in order:
         doc = docs.get(doc_id)
         if doc is None:
             continue
-        a = (assessments.get(doc_id) or {}).get("assessment") or _screened(state, doc_id)
-        tk = (assessments.get(doc_id) or {}).get("takeaway") or {}
-        rep = reputation.get(doc_id) or {}
+        record = assessments.get(doc_id)
+        a = record["assessment"] if record else _screened(state, doc_id)
+        tk = (record["takeaway"] if record else None) or {}
+        rep = reputation.get(doc_id)
         out.append(DocumentView(
             id=doc.id, title=doc.title, year=doc.year, venue=doc.venue, authors=doc.authors[:10],
             url=doc.url, doi=doc.doi, source=str(doc.source),
-            reputation=rep.get("score"), reputation_components=rep.get("components", {}),
+            reputation=rep["score"] if rep else None, reputation_components=rep["components"] if rep else {},
             trust=trust.get(doc_id), local_label=a.get("label"), label_explanation=a.get("explanation", ""),
             sign_conflict=bool(a.get("sign_conflict", False)), takeaway=tk.get("text", ""),
         ))
@@ -197,13 +199,13 @@ def _sources(state: InvestigationState) -> list[SourceUsed]:
         for corpus in opts.get("corpora", []):
             n = sum(1 for d in meta.values() if d.get("corpus") == corpus)
             out.append(SourceUsed(name=f"local:{corpus}", documents=n))
-    by_source: dict[str, list[dict[str, Any]]] = {}
+    by_source: dict[str, list[SourceReportRecord]] = {}
     for r in state.get("source_reports", []):
         by_source.setdefault(str(r.get("source")), []).append(r)
-    status_map = {"ok": "ok", "cached": "cached", "unauthorised": "skipped"}
+    status_map: dict[str, SourceStatus] = {"ok": "ok", "cached": "cached", "unauthorised": "skipped"}
     for name, reports in by_source.items():
-        statuses = [status_map.get(r.get("status", ""), "failed") for r in reports]
-        status = "ok" if "ok" in statuses else ("cached" if "cached" in statuses else statuses[0])
+        statuses: list[SourceStatus] = [status_map.get(r.get("status", ""), "failed") for r in reports]
+        status: SourceStatus = "ok" if "ok" in statuses else ("cached" if "cached" in statuses else statuses[0])
         problems = sorted({r.get("message", "") for r in reports if r.get("message")})
         out.append(SourceUsed(name=name, status=status, documents=sum(int(r.get("count", 0)) for r in reports),
                               detail="; ".join(problems)[:500]))
@@ -212,7 +214,7 @@ def _sources(state: InvestigationState) -> list[SourceUsed]:
 
 def _usage(state: InvestigationState, services: Services) -> LLMUsageView:
     usage = state.get("usage") or {}
-    cost = [v.get("cost_usd") for v in usage.values() if v.get("cost_usd")]
+    cost = [float(c) for v in usage.values() if (c := v.get("cost_usd"))]
     return LLMUsageView(
         model=services.settings.llm.model,
         calls=int(sum(v.get("calls", 0) for v in usage.values())),

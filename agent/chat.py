@@ -19,11 +19,13 @@ import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
 from claimscope.agent.graph.events import ProgressEvent
+from claimscope.agent.graph.readers import cited_sentences, evidence_segments, stance_label
+from claimscope.agent.graph.state import InvestigationState
 from claimscope.agent.investigation import Investigator, RunResult, default_options
 from claimscope.tools.errors import InputError
 from claimscope.tools.llm import LLMError, ToolSpec
@@ -177,8 +179,14 @@ class ChatEngine:
             return ChatReply(text=str(exc), tool=tool)
 
     # ------------------------------------------------------------------ helpers
-    def _state(self) -> dict[str, Any]:
-        return self.inv.state(self.session.current) if self.session.current else {}
+    def _state(self) -> InvestigationState:
+        return cast(InvestigationState, self.inv.state(self.session.current) if self.session.current else {})
+
+    def _current(self) -> str:
+        """The session of the investigation under discussion; InputError before there is one."""
+        if not self.session.current:
+            raise InputError("no investigation yet: state a claim first.")
+        return self.session.current
 
     def _report(self) -> dict[str, Any]:
         return self._state().get("report") or {}
@@ -276,8 +284,7 @@ class ChatEngine:
         state = self._state()
         lines, cites = [], []
         for d in chosen:
-            keys = [str(SentenceKey.sentence(d['id'], i)) for i in (state.get("assessments", {}).get(d["id"], {})
-                                              .get("assessment", {}).get("cited_sentences", []))]
+            keys = [str(SentenceKey.sentence(d["id"], i)) for i in cited_sentences(state, d["id"])]
             lines.append(f"- {d['id']} {d['title']} ({d.get('year') or 'n.d.'}): {d.get('local_label')} - "
                          f"{d.get('label_explanation', '')} [{', '.join(keys)}]")
             cites += keys
@@ -297,7 +304,7 @@ class ChatEngine:
         for nid, n in tree["nodes"].items():
             if nid != node["id"] and not n.get("children"):
                 n["expanded"] = True
-        run = self.inv.rerun_from(self.session.current, "grow_hierarchy",
+        run = self.inv.rerun_from(self._current(), "grow_hierarchy",
                                   {"tree": tree, "options": options}, on_event=on_event)
         reply = self._finish(run)
         kids = [n for n in (run.report or {}).get("hierarchy", {}).get("nodes", [])
@@ -316,7 +323,7 @@ class ChatEngine:
         docs = self._state().get("documents") or {}
         if doc_id not in docs:
             raise InputError(f"{doc_id!r} is not among this investigation's sources.")
-        run = self.inv.rerun_from(self.session.current, "assess", {"documents": {doc_id: None}}, on_event=on_event)
+        run = self.inv.rerun_from(self._current(), "assess", {"documents": {doc_id: None}}, on_event=on_event)
         reply = self._finish(run)
         reply.text = f"Ignoring {doc_id} and recomputing.\n\n" + reply.text
         reply.tool = "exclude_source"
@@ -335,8 +342,7 @@ class ChatEngine:
             view = by_id.get(d)
             if view is None:
                 continue
-            keys = [str(SentenceKey.sentence(d, i)) for i in (state.get("assessments", {}).get(d, {})
-                                        .get("assessment", {}).get("cited_sentences", []))]
+            keys = [str(SentenceKey.sentence(d, i)) for i in cited_sentences(state, d)]
             lines.append(f"- {d} {view['title']}: {view.get('local_label')} [{', '.join(keys)}]")
             cites += keys
         return ChatReply(text="\n".join(lines), citations=cites, tool="anti_claim_contribution")
@@ -349,18 +355,15 @@ class ChatEngine:
 
     def ask_evidence(self, question: str) -> ChatReply:
         """The evidence sentences closest to the question among this investigation's documents."""
-        from claimscope.agent.graph.readers import evidence_segments
-
         state = self._state()
         if not state:
             raise InputError("no investigation yet: state a claim first.")
         segs = evidence_segments(state, self.inv.services, question, k=5)
         if not segs:
             return ChatReply(text="The gathered evidence says nothing on that.", tool="ask_evidence")
-        stances = state.get("stances") or {}
         lines = ["From the gathered evidence:"]
         for s in segs:
-            st = stances.get(s.key, {}).get("label", "not assessed")
+            st = stance_label(state, s.key) or "not assessed"
             lines.append(f"- ({st}) {s.text} [{s.key}]")
         return ChatReply(text="\n".join(lines), citations=[s.key for s in segs], tool="ask_evidence")
 

@@ -92,7 +92,7 @@ def test_sentence_keys_round_trip_and_reject_garbage():
 
     key = SentenceKey.sentence("doc#with#hash", 3)
     assert str(key) == "doc#with#hash#3"
-    assert SentenceKey.parse(str(key)) == key and key.doc_id == "doc#with#hash" and key.index == 3
+    assert SentenceKey.parse(str(key)) == key and key.doc_id == "doc#with#hash" and key.start == 3
     span = SentenceKey.parse("d1#0-2")
     assert (span.doc_id, span.start, span.end, str(span)) == ("d1", 0, 2, "d1#0-2")
     assert GET("d1#1") == DOCS["d1"].sentences[1]

@@ -105,11 +105,6 @@ class SentenceKey(NamedTuple):
                              "or a span 'docid#start-end'.")
         return parsed
 
-    @property
-    def index(self) -> int:
-        """The (first) sentence's 0-based index."""
-        return self.start
-
     def __str__(self) -> str:
         if self.end - self.start == 1:
             return f"{self.doc_id}#{self.start}"

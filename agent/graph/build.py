@@ -10,7 +10,7 @@ steps whose inputs are present) and sends the run to the report when the step bu
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -77,10 +77,11 @@ def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepN
             log.update(mode="fallback", error=str(exc))
             warnings.append(f"planner LLM failed ({exc}); fixed policy used")
     emit("plan", "plan", f"next: {choice}", decision=log)
-    return Command(goto=choice, update={"step_count": count + 1, "plan_log": [log], "warnings": warnings})
+    return Command(goto=cast(StepName, choice), update={"step_count": count + 1, "plan_log": [log], "warnings": warnings})
 
 
-def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
+def build_graph(checkpointer: BaseCheckpointSaver | None = None
+                ) -> CompiledStateGraph[InvestigationState, Services, InvestigationInput, InvestigationOutput]:
     g = StateGraph(
         InvestigationState, context_schema=Services,
         input_schema=InvestigationInput, output_schema=InvestigationOutput,

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from claimscope.agent.graph.state import InvestigationState
 
-FINISH = "report"
+FINISH: Final = "report"
 
 
 def _done(state: InvestigationState, name: str) -> bool:

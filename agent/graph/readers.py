@@ -61,7 +61,8 @@ def load_documents(state: InvestigationState, services: Services, doc_ids: Itera
     docs = state.get("documents") or {}
     by_corpus: dict[str, list[str]] = {}
     for d in doc_ids:
-        by_corpus.setdefault(docs.get(d, {}).get("corpus", ""), []).append(d)
+        record = docs.get(d)
+        by_corpus.setdefault(record["corpus"] if record else "", []).append(d)
     out: dict[str, Document] = {}
     for corpus, ids in by_corpus.items():
         for doc in services.store.get_documents(ids, corpus=corpus or None):
@@ -100,9 +101,9 @@ def sentence_lookup(state: InvestigationState, services: Services) -> Callable[[
             found = load_documents(state, services, [doc_id])
             cache[doc_id] = found.get(doc_id)
         doc = cache[doc_id]
-        if doc is None or parsed.index >= len(doc.sentences):
+        if doc is None or parsed.start >= len(doc.sentences):
             return None
-        return doc.sentences[parsed.index]
+        return doc.sentences[parsed.start]
 
     return get
 
@@ -161,6 +162,12 @@ def subtree_keys(tree: AspectTree, node_id: str, assignments: dict[str, str]) ->
     return [k for k, n in assignments.items() if n in ids]
 
 
+def retrieval_score(state: InvestigationState, doc_id: str) -> float:
+    """A gathered document's best retrieval score (0 for one not gathered)."""
+    record = (state.get("documents") or {}).get(doc_id)
+    return float(record["score"]) if record else 0.0
+
+
 def reputation_score(state: InvestigationState, doc_id: str) -> float | None:
     """A weighed document's reputation prior, None for one that was not weighed."""
     rep = (state.get("reputation") or {}).get(doc_id)
@@ -179,6 +186,18 @@ def doc_weight(state: InvestigationState, doc_id: str) -> float:
     if rep is None or trust is None:
         return 0.5
     return rep * trust
+
+
+def cited_sentences(state: InvestigationState, doc_id: str) -> list[int]:
+    """The sentences a weighed document's local label cites ([] for one not weighed)."""
+    record = (state.get("assessments") or {}).get(doc_id)
+    return list(record["assessment"].get("cited_sentences", [])) if record else []
+
+
+def stance_label(state: InvestigationState, key: str) -> str | None:
+    """The stance toward the claim read for segment `key`, None for one not assessed."""
+    read = (state.get("stances") or {}).get(key)
+    return read["label"] if read else None
 
 
 def local_assessments(state: InvestigationState) -> list[LocalAssessment]:

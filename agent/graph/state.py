@@ -12,8 +12,19 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel, Field
 
+from claimscope.agent.bounds import (
+    AspectsPerNode,
+    ClaimKind,
+    Depth,
+    DocsPerQuery,
+    PlannerMode,
+    Source,
+    Sources,
+    TopDocuments,
+    Year,
+)
+
 Status = Literal["running", "no_evidence", "complete", "budget_exhausted", "failed"]
-PlannerMode = Literal["fixed", "llm"]
 
 
 def merge_dicts(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any]:
@@ -63,23 +74,26 @@ def record_steps(old: list[str] | None, new: list[str] | None) -> list[str]:
     return out
 
 
+def _local_only() -> list[Source]:
+    return ["local"]
+
+
 class InvestigationOptions(BaseModel):
-    """What a user may choose per investigation (defaults come from settings)."""
+    """What a user may choose per investigation (defaults come from settings; bounds from
+    agent/bounds.py, shared with the settings, the API and the CLI)."""
 
     corpora: list[str] = Field(default_factory=list, description="Local corpora to search.")
-    sources: list[Literal["local", "semantic_scholar", "serpapi"]] = Field(
-        default_factory=lambda: ["local"], description="Evidence sources."
-    )
-    depth: int = Field(2, ge=1, le=3, description="Aspect hierarchy depth.")
-    top_k_aspects: int = Field(3, ge=1, le=8, description="Aspects per node.")
-    top_documents: int = Field(5, ge=1, le=50, description="Documents given a takeaway and local label.")
-    docs_per_query: int = Field(50, ge=1, le=200, description="Documents kept per retrieval query.")
-    year_min: int | None = None
-    year_max: int | None = None
+    sources: Sources = Field(default_factory=_local_only, description="Evidence sources.")
+    depth: Depth = Field(2, description="Aspect hierarchy depth.")
+    top_k_aspects: AspectsPerNode = Field(3, description="Aspects per node.")
+    top_documents: TopDocuments = Field(5, description="Documents given a takeaway and local label.")
+    docs_per_query: DocsPerQuery = Field(50, description="Documents kept per retrieval query.")
+    year_min: Year | None = None
+    year_max: Year | None = None
     planner: PlannerMode = Field("fixed", description="'fixed' policy or 'llm' chooses the next step.")
     perspectives: bool = Field(True, description="Summarise each stance per top-level aspect (LLM).")
     guided: bool = Field(False, description="Pause for a person's review at each review point.")
-    claim_kind: Literal["auto", "empirical", "debate"] = Field(
+    claim_kind: ClaimKind = Field(
         "auto", description="How the claim is read: detected, empirical (findings on its relation) or debate "
         "(arguments for or against it).",
     )

@@ -39,7 +39,7 @@ from claimscope.agent.graph.screen import (
     insufficient_evidence,
     screen_documents,
 )
-from claimscope.agent.graph.state import InvestigationState
+from claimscope.agent.graph.state import DocumentRecord, InvestigationState
 from claimscope.agent.services import Services
 from claimscope.tools.llm import LLMError
 from claimscope.tools.models import (
@@ -120,7 +120,7 @@ def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
     from claimscope.tools.store import SearchFilter
 
     opts = options_of(state)
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, DocumentRecord] = {}
     # A store that had to fall back (e.g. an old collection it could not upgrade) says so here.
     warnings: list[str] = list(services.store.warnings)
     reports: list[dict[str, Any]] = []
@@ -130,7 +130,7 @@ def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
     inv_corpus = state.get("investigation_corpus") or f"inv-{thread}"
 
     def note(doc_id: str, corpus: str, tag: str, score: float) -> None:
-        entry = found.setdefault(doc_id, {"corpus": corpus, "found_by": [], "score": score})
+        entry = found.setdefault(doc_id, DocumentRecord(corpus=corpus, found_by=[], score=score))
         if tag not in entry["found_by"]:
             entry["found_by"].append(tag)
         entry["score"] = max(entry["score"], score)
@@ -176,13 +176,14 @@ def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
 
 
 def _filter_by_sub_claims(
-    state: InvestigationState, services: Services, found: dict[str, dict[str, Any]], sub_claims: list[str]
+    state: InvestigationState, services: Services, found: dict[str, DocumentRecord], sub_claims: list[str]
 ) -> NodeUpdate:
     """Keep documents with a passage that entails at least one sub-claim (RAG+NLI+sub-claims);
     the filter falls back to everything retrieved when no passage does."""
     from claimscope.tools.claim_analysis import filter_passages
 
-    st = {**state, "documents": found}
+    st = state.copy()
+    st["documents"] = found
     passages = []
     for query in [state["claim"], *sub_claims]:
         passages += evidence_segments(st, services, query, k=40)
@@ -276,10 +277,10 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     if rejected:
         warnings.append(f"{len(rejected)} proposed sub-aspect(s) rejected: fewer than {h.min_node_segments} "
                         f"segments address both the claim and the aspect ({', '.join(repr(n.name) for n in rejected)})")
-    for parent in {n.parent_id for n in new_nodes}:
-        emit("tree", "grow_hierarchy", f"{len(tree.children(parent or 'root'))} aspect(s) under "
-             f"{tree.node(parent or 'root').name!r}", parent=parent,
-             children=[c.name for c in tree.children(parent or "root")])
+    for parent_id in {n.parent_id for n in new_nodes}:
+        emit("tree", "grow_hierarchy", f"{len(tree.children(parent_id or 'root'))} aspect(s) under "
+             f"{tree.node(parent_id or 'root').name!r}", parent=parent_id,
+             children=[c.name for c in tree.children(parent_id or "root")])
 
     complete = not tree.frontier(opts.depth)
     emit("tree", "grow_hierarchy", tree.render_text(), nodes=len(tree.nodes) - 1, depth=tree.depth())

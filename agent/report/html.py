@@ -180,8 +180,8 @@ def render_html(report: Report) -> str:
     out.append('<h2>Sources</h2><ol class="src">')
     cited = cited_sentences(r)
     for doc_id in order:
-        d = docs.get(doc_id)
-        title = _e(d.title) if d and d.title else _e(doc_id)
+        listed = docs.get(doc_id)
+        title = _e(listed.title) if listed and listed.title else _e(doc_id)
         out.append(
             f'<li id="{anchor(doc_id)}" value="{refs[doc_id]}"><strong>{title}</strong> '
             f'<span class="small">({_e(doc_id)})</span><ul>'

@@ -5,7 +5,7 @@ SCHEMA_VERSION does), and load_report, which reads a report back from a model, d
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -13,7 +13,7 @@ from claimscope.tools.errors import InputError
 from claimscope.tools.models import SentenceKey, Stance
 from claimscope.tools.verdict import Consensus, GlobalLabel, LocalLabel, Verdict
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION: Final = "1"
 AttributionStatus = Literal["supported", "interpretation", "dropped"]
 SourceStatus = Literal["ok", "cached", "failed", "skipped"]
 Format = Literal["md", "json", "html"]
@@ -34,7 +34,7 @@ class Citation(BaseModel):
     def from_key(cls, key: str, text: str = "") -> Citation:
         """From a sentence key 'docid#idx' (a span cites its first sentence)."""
         parsed = SentenceKey.parse(key)
-        return cls(doc_id=parsed.doc_id, sentence=parsed.index, text=text)
+        return cls(doc_id=parsed.doc_id, sentence=parsed.start, text=text)
 
 
 class StanceRatios(BaseModel):

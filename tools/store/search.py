@@ -92,7 +92,8 @@ class _SearchMixin(_StoreCore):
                 ids, pls, dense, sparse_vecs = [], [], [], []
                 for p in points:
                     vec = p.vector if isinstance(p.vector, dict) else {}
-                    sv = vec.get(SPARSE if kind == "seg" else SPARSE_DOC)
+                    stored = vec.get(SPARSE if kind == "seg" else SPARSE_DOC)
+                    sv = stored if isinstance(stored, qm.SparseVector) else None
                     if kind == "doc" and sv is None:
                         continue
                     ids.append(str(p.id))

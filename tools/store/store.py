@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from qdrant_client import models as qm
@@ -27,7 +27,7 @@ from claimscope.tools.store.layout import (
     seg_point_id,
     segment_document,
 )
-from claimscope.tools.store.mirror import _CORPUS_NAMES, _MIRRORS
+from claimscope.tools.store.mirror import _CORPUS_NAMES, _MIRRORS, _Mirror
 from claimscope.tools.store.pool import _acquire_client, _release_client
 from claimscope.tools.store.search import _SearchMixin
 
@@ -105,8 +105,8 @@ class EvidenceStore(_IngestMixin, _SearchMixin):
         norm = _norm_doi(doi)
         if not norm:
             return []
-        must = [qm.FieldCondition(key="type", match=qm.MatchValue(value="doc")),
-                qm.FieldCondition(key="doi", match=qm.MatchValue(value=norm))]
+        must: list[qm.Condition] = [qm.FieldCondition(key="type", match=qm.MatchValue(value="doc")),
+                                    qm.FieldCondition(key="doi", match=qm.MatchValue(value=norm))]
         if corpus is not None:
             must.append(qm.FieldCondition(key="corpus", match=qm.MatchValue(value=corpus)))
         points, _ = self.client.scroll(self.collection, scroll_filter=qm.Filter(must=must), limit=10,
@@ -166,5 +166,10 @@ class EvidenceStore(_IngestMixin, _SearchMixin):
         for mkey in ((self._key, self.collection), (self._key, self.collection, "doc")):
             mirror = _MIRRORS.get(mkey)
             if mirror is not None:
-                mirror.kill(lambda i, m=mirror: m.corpus[i] == name)
+                mirror.kill(_in_corpus(mirror, name))
         return n_docs
+
+
+def _in_corpus(mirror: _Mirror, name: str) -> Callable[[int], bool]:
+    """Whether row i of `mirror` belongs to corpus `name`."""
+    return lambda i: mirror.corpus[i] == name
