@@ -44,10 +44,15 @@ def sqlite_checkpointer(path: Path) -> BaseCheckpointSaver:
     """A SQLite checkpointer usable from the thread that runs the graph."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
+    from claimscope.agent.sessions_repair import database_guard
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), check_same_thread=False)
-    saver = SqliteSaver(conn)
-    saver.setup()
+    with database_guard(path):
+        conn = sqlite3.connect(str(path), check_same_thread=False)
+        saver = SqliteSaver(conn)
+        saver.setup()
+        # setup() only reads the schema: touch the data too, so damage is reported here, in one line.
+        conn.execute("SELECT count(*) FROM checkpoints").fetchone()
     return saver
 
 
@@ -80,6 +85,10 @@ class Investigator:
         persistent: bool = True,
     ) -> None:
         self.services = services or Services(get_settings())
+        if checkpointer is None and persistent:
+            from claimscope.agent.datadir import ensure_data_dir
+
+            ensure_data_dir(self.services.settings)
         if checkpointer is None:
             checkpointer = (
                 sqlite_checkpointer(self.services.settings.resolve(self.services.settings.sessions.path))

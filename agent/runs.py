@@ -98,17 +98,12 @@ class SessionIndex:
         target = ":memory:" if path is None else str(path)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(target, check_same_thread=False, timeout=30)
-        with self._lock, self._conn:
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, claim TEXT NOT NULL, "
-                "created REAL NOT NULL, updated REAL NOT NULL, status TEXT NOT NULL, error TEXT, "
-                "options TEXT NOT NULL DEFAULT '{}')"
-            )
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
-                "body TEXT NOT NULL, PRIMARY KEY (session_id, seq))"
-            )
+        from claimscope.agent.sessions_repair import database_guard
+
+        with database_guard(path or Path(":memory:")):
+            self._conn = sqlite3.connect(target, check_same_thread=False, timeout=30)
+            with self._lock, self._conn:
+                create_index_tables(self._conn)
 
     def upsert(self, session_id: str, *, claim: str | None = None, status: str | None = None,
                error: str | None = None, options: dict[str, Any] | None = None) -> None:
@@ -168,6 +163,19 @@ class SessionIndex:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def create_index_tables(conn: sqlite3.Connection) -> None:
+    """The session index's tables (kept here so a repaired index gets the same schema)."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, claim TEXT NOT NULL, "
+        "created REAL NOT NULL, updated REAL NOT NULL, status TEXT NOT NULL, error TEXT, "
+        "options TEXT NOT NULL DEFAULT '{}')"
+    )
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
+        "body TEXT NOT NULL, PRIMARY KEY (session_id, seq))"
+    )
 
 
 def index_path_for(checkpoint_path: Path) -> Path:

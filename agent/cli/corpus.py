@@ -23,10 +23,13 @@ console = Console(soft_wrap=True)
 
 
 def _store() -> EvidenceStore:
+    from claimscope.agent.datadir import ensure_data_dir
     from claimscope.agent.resources import get_store
     from claimscope.agent.settings import get_settings
 
-    return get_store(get_settings())
+    settings = get_settings()
+    ensure_data_dir(settings)
+    return get_store(settings)
 
 
 def _require_corpus(store: EvidenceStore, name: str) -> None:

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from claimscope.agent.cli import app
 from claimscope.agent.graph.events import ProgressEvent
+from claimscope.agent.investigation import Investigator
 from claimscope.tools.errors import InputError
 
 console = Console(stderr=True)
@@ -41,6 +42,21 @@ def _parse_sources(value: str) -> list[str]:
     return items
 
 
+def _investigator(session: str | None) -> Investigator:
+    """The investigator, saving sessions; with a damaged sessions database a run without --session
+    goes on unsaved (one warning) rather than not at all."""
+    from claimscope.agent.investigation import Investigator
+    from claimscope.agent.sessions_repair import SessionsDatabaseError
+
+    try:
+        return Investigator()
+    except SessionsDatabaseError as exc:
+        if session:
+            raise
+        console.print(f"[yellow]warning:[/] {exc} This run is not saved as a session.", highlight=False)
+        return Investigator(persistent=False)
+
+
 @app.command()
 def investigate(
     claim: Annotated[str, typer.Argument(help="The claim to investigate, in quotes.")],
@@ -65,7 +81,7 @@ def investigate(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
 ) -> None:
     """Investigate CLAIM against local corpora and scholarly sources and print a graded report."""
-    from claimscope.agent.investigation import Investigator, default_options
+    from claimscope.agent.investigation import default_options
     from claimscope.agent.report import render
 
     if fmt not in ("md", "json", "html"):
@@ -75,7 +91,7 @@ def investigate(
     if claim_kind is not None and claim_kind not in ("auto", "empirical", "debate"):
         raise InputError(f"--claim-kind must be auto, empirical or debate, not {claim_kind!r}.")
     corpora = list(corpus or [])
-    inv = Investigator()
+    inv = _investigator(session)
     if ingest is not None:
         if not corpora:
             raise InputError("--ingest needs --corpus NAME to ingest into.")

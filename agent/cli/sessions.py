@@ -7,9 +7,11 @@ Sessions are the investigations kept in the LangGraph SQLite checkpointer (setti
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -27,6 +29,32 @@ console = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 EXPORT_FORMATS = ("md", "json", "html", "state")
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _sessions_path() -> Path:
+    from claimscope.agent.datadir import ensure_data_dir
+    from claimscope.agent.settings import get_settings
+
+    settings = get_settings()
+    ensure_data_dir(settings)
+    return settings.resolve(settings.sessions.path)
+
+
+def _guarded(fn: F) -> F:
+    """Damage found while reading the sessions database ends the command with one line saying
+    which file and what to do, not a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from claimscope.agent.sessions_repair import database_guard
+
+        with database_guard(_sessions_path()):
+            return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 def _manager() -> RunManager:
@@ -50,6 +78,7 @@ def _verdict(manager: RunManager, info: SessionInfo) -> str:
 
 
 @sessions_app.command("list")
+@_guarded
 def list_sessions(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
@@ -73,6 +102,7 @@ def list_sessions(
 
 
 @sessions_app.command()
+@_guarded
 def show(
     session_id: Annotated[str, typer.Argument(help="Session id (see `claimscope sessions list`).")],
     events: Annotated[bool, typer.Option("--events", help="Also print the recorded progress events.")] = False,
@@ -134,6 +164,7 @@ def _print_event(ev: ProgressEvent) -> None:
 
 
 @sessions_app.command()
+@_guarded
 def resume(
     session_id: Annotated[str, typer.Argument(help="Session id (see `claimscope sessions list`).")],
     decision: Annotated[list[str] | None, typer.Option(
@@ -188,6 +219,7 @@ def _write(text: str, out: Path | None) -> None:
 
 
 @sessions_app.command()
+@_guarded
 def export(
     session_id: Annotated[str, typer.Argument(help="Session id (see `claimscope sessions list`).")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="md, json or html (the report), or state (the "
@@ -215,6 +247,7 @@ def export(
 
 
 @sessions_app.command()
+@_guarded
 def delete(
     session_id: Annotated[str, typer.Argument(help="Session id (see `claimscope sessions list`).")],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
@@ -235,6 +268,22 @@ def delete(
             removed = store.delete_corpus(corpus)
     console.print(f"deleted session {info.session_id}" + (f" and {removed} stored documents of {corpus}"
                                                           if removed else ""), highlight=False)
+
+
+@sessions_app.command()
+def repair() -> None:
+    """Repair a damaged sessions database: keep a backup, recover what is readable, start a fresh file."""
+    from claimscope.agent.sessions_repair import repair_sessions
+
+    for rep in repair_sessions(_sessions_path()):
+        if rep.healthy:
+            console.print(f"{rep.path}: no damage found, left as it is.", highlight=False)
+            continue
+        kept = ", ".join(f"{t.recovered} {t.table}" + (" (some unreadable)" if t.unreadable else "")
+                         for t in rep.tables)
+        console.print(f"{rep.path}: damaged; backup kept at {rep.backup}; recovered {kept or 'nothing'}; "
+                      "a fresh file is in place.", highlight=False, markup=False)
+    console.print("`claimscope sessions list` shows the sessions recovered.", markup=False)
 
 
 @app.command()
