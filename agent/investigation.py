@@ -56,6 +56,41 @@ def sqlite_checkpointer(path: Path) -> BaseCheckpointSaver:
     return saver
 
 
+def prepare_claim(claim: str) -> str:
+    """The claim as it will be stored and shown, or an InputError before anything is stored: control
+    characters and terminal escapes removed, a claim in a language the models cannot read refused
+    (before the length checks, so a Chinese claim is not called "too short"), then the length checks."""
+    from claimscope.tools.claim_analysis import validate_claim
+    from claimscope.tools.language import SUPPORTED, detect_language
+    from claimscope.tools.text_guard import strip_control
+
+    if not isinstance(claim, str):
+        raise InputError(f"the claim must be text, got {type(claim).__name__}.")
+    text = " ".join(strip_control(claim).split())
+    if not text:
+        raise InputError("the claim is empty: give the statement to investigate, e.g. "
+                         '`claimscope investigate "Vitamin D prevents colds"`.')
+    guess = detect_language(text)
+    if not guess.english:
+        raise InputError(
+            f"the claim looks like {guess.language}, but claimscope reads claims in {', '.join(SUPPORTED)} "
+            "only (its retrieval, stance and explanation models are English and would misread it): "
+            "state the claim in English."
+        )
+    return validate_claim(text)
+
+
+def check_corpora(services: Services, corpora: list[str]) -> None:
+    """Refuse corpus names the evidence store does not hold, naming the ones it does."""
+    if not corpora:
+        return
+    names = [c.name for c in services.store.corpora()]
+    unknown = [c for c in corpora if c not in names]
+    if unknown:
+        known = ", ".join(names) if names else "none yet; add one with `claimscope ingest PATH --corpus NAME`"
+        raise InputError(f"unknown corpus {', '.join(map(repr, unknown))} (corpora: {known}).")
+
+
 def default_options(settings: Settings, **overrides: Any) -> InvestigationOptions:
     """Options from settings, with per-run overrides; bad values become an InputError."""
     base: dict[str, Any] = {
@@ -121,10 +156,7 @@ class Investigator:
         thread_id: str | None = None,
         on_event: EventHandler | None = None,
     ) -> RunResult:
-        claim = " ".join((claim or "").split())
-        if not claim:
-            raise InputError("the claim is empty: give the statement to investigate, e.g. "
-                             '`claimscope investigate "Vitamin D prevents colds"`.')
+        claim = prepare_claim(claim)
         opts = options or default_options(self.services.settings)
         thread_id = thread_id or uuid.uuid4().hex[:12]
         return self._drive({"claim": claim, "options": opts.model_dump(mode="json")}, thread_id, on_event)
@@ -161,7 +193,7 @@ class Investigator:
         intr = self._interrupt(thread_id)
         if intr is None:
             raise InputError(f"session {thread_id!r} is not waiting for a review decision.")
-        parse_decision(intr.value["point"], decision)  # a bad decision is refused before resuming
+        parse_decision(intr.value["point"], decision, intr.value.get("summary"))  # a bad decision is refused before resuming
         # Keyed by interrupt id: a bare dict (e.g. {} for "accept") would be read as such a mapping.
         return self._drive(Command(resume={intr.id: decision}), thread_id, on_event)
 
@@ -210,7 +242,9 @@ def investigate(claim: str, *, services: Services | None = None, **options: Any)
     from claimscope.agent.report import Report
 
     inv = Investigator(services)
-    result = inv.run(claim, default_options(inv.services.settings, **options))
+    opts = default_options(inv.services.settings, **options)
+    check_corpora(inv.services, list(opts.corpora))
+    result = inv.run(claim, opts)
     if result.report is None:
         raise InputError(f"the investigation ended without a report (status {result.status}).")
     return Report.model_validate(result.report)

@@ -229,13 +229,15 @@ class RunManager:
         session_id: str | None = None,
     ) -> str:
         """Start an investigation in the background and return its session id at once."""
-        claim = " ".join((claim or "").split())
-        if not claim:
-            raise InputError("the claim is empty: give the statement to investigate.")
+        from claimscope.agent.investigation import check_corpora, prepare_claim
+
+        # Everything that can refuse the run does so here, before a session is recorded.
+        claim = prepare_claim(claim)
         sid = check_session_id(session_id) if session_id else uuid.uuid4().hex[:12]
         if self._known(sid):
             raise InputError(f"session {sid!r} already exists; resume it or choose another id.")
         opts = options or self._default_options()
+        check_corpora(self.investigator.services, list(opts.corpora))
         self.index.upsert(sid, claim=claim, status="queued", options=opts.model_dump(mode="json"))
         self._submit(sid, lambda on_event: self.investigator.run(claim, opts, thread_id=sid, on_event=on_event))
         return sid
@@ -252,7 +254,7 @@ class RunManager:
         if waiting is None:
             info = self.status(sid)
             raise InputError(f"session {sid!r} is not waiting for a review decision (status {info.status}).")
-        parse_decision(waiting["point"], decision)
+        parse_decision(waiting["point"], decision, waiting.get("summary"))
         if decision in ({}, None, True, ""):
             # LangGraph reads a dict resume value as {interrupt id: value}: an empty one resumes nothing.
             decision = "accept"

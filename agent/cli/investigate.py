@@ -81,7 +81,7 @@ def investigate(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
 ) -> None:
     """Investigate CLAIM against local corpora and scholarly sources and print a graded report."""
-    from claimscope.agent.investigation import default_options
+    from claimscope.agent.investigation import check_corpora, default_options, prepare_claim
     from claimscope.agent.report import render
 
     if fmt not in ("md", "json", "html"):
@@ -105,13 +105,30 @@ def investigate(
         perspectives=False if no_perspectives else None, stop_after=stop_after, guided=guided or None,
         claim_kind=claim_kind,
     )
+    check_corpora(inv.services, corpora)
     handler = None if quiet else _print_event
-    if session and inv.state(session):
+    previous = inv.state(session) if session else {}
+    if previous:
+        given = prepare_claim(claim)
+        if previous.get("claim") and previous["claim"] != given:
+            raise InputError(
+                f"session {session} investigates {previous['claim']!r}, not {given!r}: resume it with "
+                f"`claimscope sessions resume {session}`, or choose another --session id for the new claim."
+            )
         console.print(f"resuming session {session}")
         result = inv.resume(session, on_event=handler)
     else:
         result = inv.run(claim, opts, thread_id=session, on_event=handler)
     console.print(f"session: {result.thread_id} (status: {result.status})")
+    if result.pending is not None:
+        from claimscope.agent.cli.sessions import _print_pending
+
+        _print_pending(result.pending)
+        console.print(
+            f"session {result.thread_id} is paused for your review. Answer with `claimscope sessions resume "
+            f"{result.thread_id} --decision accept` (or a JSON edit as listed above), or `--ask` to be "
+            "asked at each review.", markup=False, highlight=False, soft_wrap=True)
+        return
     if result.report is None:
         raise InputError(f"no report was produced (status {result.status}); resume with --session {result.thread_id}.")
     text = render(result.report, fmt)

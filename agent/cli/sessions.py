@@ -20,6 +20,7 @@ from claimscope.agent.cli import app
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.runs import RunManager, SessionInfo
 from claimscope.tools.errors import InputError
+from claimscope.tools.text_guard import strip_control
 
 sessions_app = typer.Typer(help="List, inspect, resume, export and delete investigation sessions.",
                            no_args_is_help=True)
@@ -97,7 +98,7 @@ def list_sessions(
                   highlight=False)
     for info in infos:
         console.print(f"{info.session_id:<{width}}  {_when(info.created):<16}  {info.status:<16}  "
-                      f"{len(info.finished_steps):>5}  {_verdict(manager, info):<20}  {info.claim}",
+                      f"{len(info.finished_steps):>5}  {_verdict(manager, info):<20}  {strip_control(info.claim)}",
                       markup=False, highlight=False)
 
 
@@ -112,7 +113,7 @@ def show(
     info = manager.status(session_id)
     state = manager.investigator.state(info.session_id)
     console.print(f"[bold]{info.session_id}[/]  {info.status}", highlight=False)
-    console.print(f"claim: {info.claim}", markup=False, highlight=False)
+    console.print(f"claim: {strip_control(info.claim)}", markup=False, highlight=False)
     console.print(f"created: {_when(info.created)}   updated: {_when(info.updated)}")
     console.print(f"finished steps: {', '.join(info.finished_steps) or 'none'}", highlight=False)
     if info.error:
