@@ -138,7 +138,16 @@ class Investigator:
         return {"configurable": {"thread_id": thread_id}, "recursion_limit": limit}
 
     def _drive(self, payload: Any, thread_id: str, on_event: EventHandler | None) -> RunResult:
+        from claimscope.agent.llm.usage import usage_scope
+
         config = self._config(thread_id)
+        with usage_scope():
+            self._stream(payload, config, on_event)
+        return self.result(thread_id)
+
+    def _stream(self, payload: Any, config: dict[str, Any], on_event: EventHandler | None) -> None:
+        # Run in a usage scope: the steps' per-step usage deltas then count this run's LLM calls
+        # only, not those of other runs sharing the process-wide gateway.
         # durability="sync": a step's checkpoint is written before the next step starts, so a killed
         # process never loses a step it had finished (the default "async" can, by a few ms).
         for mode, chunk in self.graph.stream(
@@ -146,7 +155,6 @@ class Investigator:
         ):
             if mode == "custom" and on_event is not None:
                 on_event(ProgressEvent.model_validate(chunk))
-        return self.result(thread_id)
 
     def run(
         self,
