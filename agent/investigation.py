@@ -150,11 +150,25 @@ class Investigator:
         # only, not those of other runs sharing the process-wide gateway.
         # durability="sync": a step's checkpoint is written before the next step starts, so a killed
         # process never loses a step it had finished (the default "async" can, by a few ms).
+        announced: set[str] = set()
         for mode, chunk in self.graph.stream(
             payload, config, context=self.services, stream_mode=["custom", "updates"], durability="sync"
         ):
-            if mode == "custom" and on_event is not None:
-                on_event(ProgressEvent.model_validate(chunk))
+            if on_event is None:
+                continue
+            if mode == "custom":
+                event = ProgressEvent.model_validate(chunk)
+                if event.kind == "warning":
+                    announced.add(event.message)
+                on_event(event)
+            elif mode == "updates" and isinstance(chunk, dict):
+                # A step's warnings (an unreachable source, a skipped document) are shown as the step
+                # ends, not first in the final report.
+                for step, update in chunk.items():
+                    for warning in (update.get("warnings") or []) if isinstance(update, dict) else []:
+                        if isinstance(warning, str) and warning not in announced:
+                            announced.add(warning)
+                            on_event(ProgressEvent(kind="warning", step=step, message=warning))
 
     def run(
         self,

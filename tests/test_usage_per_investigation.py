@@ -61,3 +61,4 @@ def _opts():
     from claimscope.agent.graph.state import InvestigationOptions
 
     return InvestigationOptions(corpora=["fixture"], sources=["local"], depth=1)
+

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -9,8 +11,10 @@ import typer
 from rich.console import Console
 
 from claimscope.agent.cli import app
+from claimscope.agent.cli.progress import Heartbeat
 from claimscope.agent.graph.events import ProgressEvent
-from claimscope.agent.investigation import Investigator
+from claimscope.agent.graph.state import InvestigationOptions
+from claimscope.agent.investigation import Investigator, RunResult
 from claimscope.tools.errors import InputError
 
 console = Console(stderr=True)
@@ -81,8 +85,7 @@ def investigate(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
 ) -> None:
     """Investigate CLAIM against local corpora and scholarly sources and print a graded report."""
-    from claimscope.agent.investigation import check_corpora, default_options, prepare_claim
-    from claimscope.agent.report import render
+    from claimscope.agent.investigation import check_corpora, default_options
 
     if fmt not in ("md", "json", "html"):
         raise InputError(f"--format must be md, json or html, not {fmt!r}.")
@@ -106,7 +109,23 @@ def investigate(
         claim_kind=claim_kind,
     )
     check_corpora(inv.services, corpora)
-    handler = None if quiet else _print_event
+    with Heartbeat(console) if not quiet else nullcontext() as beat:
+        result = _run(inv, claim, opts, session, None if beat is None else _handler(beat))
+    _finish(result, fmt, out)
+
+
+def _handler(beat: Heartbeat) -> Callable[[ProgressEvent], None]:
+    def handle(ev: ProgressEvent) -> None:
+        beat.saw(ev.step, started=ev.kind == "step_started")
+        _print_event(ev)
+
+    return handle
+
+
+def _run(inv: Investigator, claim: str, opts: InvestigationOptions, session: str | None,
+         handler: Callable[[ProgressEvent], None] | None) -> RunResult:
+    from claimscope.agent.investigation import prepare_claim
+
     previous = inv.state(session) if session else {}
     if previous:
         given = prepare_claim(claim)
@@ -119,6 +138,12 @@ def investigate(
         result = inv.resume(session, on_event=handler)
     else:
         result = inv.run(claim, opts, thread_id=session, on_event=handler)
+    return result
+
+
+def _finish(result: RunResult, fmt: str, out: Path | None) -> None:
+    from claimscope.agent.report import render
+
     console.print(f"session: {result.thread_id} (status: {result.status})")
     if result.pending is not None:
         from claimscope.agent.cli.sessions import _print_pending
