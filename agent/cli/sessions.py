@@ -290,15 +290,25 @@ def repair() -> None:
 @app.command()
 def mcp(
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP instead of stdio.")] = False,
-    host: Annotated[str, typer.Option(help="Interface for --http (keep 127.0.0.1 unless you add auth).")]
+    host: Annotated[str, typer.Option(help="Interface for --http; other than loopback it needs an access token "
+                                           "(CLAIMSCOPE_MCP_TOKEN or --generate-token).")]
     = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port for --http.")] = 8765,
     workers: Annotated[int, typer.Option(min=1, max=16, help="Investigations run at the same time.")] = 2,
+    generate_token: Annotated[bool, typer.Option(
+        "--generate-token", help="With --http: make a random access token, print it once, and require it.")] = False,
 ) -> None:
     """Serve claimscope to other assistants over MCP (stdio by default; --http for streamable HTTP at /mcp)."""
     from claimscope.agent.investigation import Investigator
-    from claimscope.agent.mcp_server import serve
+    from claimscope.agent.mcp_server import TOKEN_ENV, access_token, serve
 
+    token = None
     if http:
+        token, generated = access_token(host, generate=generate_token)
         err.print(f"claimscope MCP server on http://{host}:{port}/mcp", highlight=False)
-    serve(http=http, host=host, port=port, manager=RunManager(Investigator(), max_workers=workers))
+        if generated:
+            err.print(f"access token (send as 'Authorization: Bearer TOKEN'; set {TOKEN_ENV} to keep one): {token}",
+                      highlight=False, markup=False)
+        elif token:
+            err.print(f"requests must carry the access token from {TOKEN_ENV}.", highlight=False)
+    serve(http=http, host=host, port=port, manager=RunManager(Investigator(), max_workers=workers), token=token)
