@@ -124,11 +124,14 @@ class Investigator:
             from claimscope.agent.datadir import ensure_data_dir
 
             ensure_data_dir(self.services.settings)
+        # The sessions file, when this investigator keeps sessions in it (named in damage reports).
+        self._db_path: Path | None = None
         if checkpointer is None:
-            checkpointer = (
-                sqlite_checkpointer(self.services.settings.resolve(self.services.settings.sessions.path))
-                if persistent else InMemorySaver()
-            )
+            if persistent:
+                self._db_path = self.services.settings.resolve(self.services.settings.sessions.path)
+                checkpointer = sqlite_checkpointer(self._db_path)
+            else:
+                checkpointer = InMemorySaver()
         self.checkpointer = checkpointer
         self.graph = build_graph(checkpointer)
 
@@ -138,11 +141,24 @@ class Investigator:
         return {"configurable": {"thread_id": thread_id}, "recursion_limit": limit}
 
     def _drive(self, payload: Any, thread_id: str, on_event: EventHandler | None) -> RunResult:
+        from claimscope.agent.datadir import disk_full
         from claimscope.agent.llm.usage import usage_scope
 
         config = self._config(thread_id)
-        with usage_scope():
-            self._stream(payload, config, on_event)
+        try:
+            with usage_scope():
+                self._stream(payload, config, on_event)
+        except (OSError, sqlite3.DatabaseError) as exc:
+            if isinstance(exc, sqlite3.DatabaseError) and not disk_full(exc) and self._db_path is not None:
+                from claimscope.agent.sessions_repair import SessionsDatabaseError
+
+                raise SessionsDatabaseError(self._db_path, exc) from exc
+            if not disk_full(exc):
+                raise
+            raise InputError(
+                f"the disk is full ({exc}): investigation {thread_id} stopped; its finished steps are kept. "
+                f"Free some space, then continue it with `claimscope sessions resume {thread_id}`."
+            ) from exc
         return self.result(thread_id)
 
     def _stream(self, payload: Any, config: dict[str, Any], on_event: EventHandler | None) -> None:

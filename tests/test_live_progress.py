@@ -58,8 +58,11 @@ def test_ingest_off_a_terminal_prints_plain_progress_lines(monkeypatch, capsys):
 
 
 def test_investigate_off_a_terminal_says_which_step_is_still_running(monkeypatch, capsys):
+    import claimscope.agent.resources as res
+    from tests.fakes import HashEmbedder
     from tests.fixtures.sessions import stub_steps
 
+    monkeypatch.setattr(res, "get_embedder", lambda settings: HashEmbedder(64))
     stub_steps.install(monkeypatch, delay=0.8)
     monkeypatch.setenv("CLAIMSCOPE_PROGRESS_SECONDS", "0.1")
     code, out, err = run_main(monkeypatch, capsys, "investigate", "Green tea prevents colds", "-f", "json")

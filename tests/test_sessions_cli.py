@@ -228,6 +228,10 @@ def test_repair_of_an_unreadable_file_still_starts_fresh(sessions):
 
 
 def test_investigate_without_session_works_while_the_database_is_damaged(sessions, monkeypatch, capsys):
+    import claimscope.agent.resources as res
+    from tests.fakes import HashEmbedder
+
+    monkeypatch.setattr(res, "get_embedder", lambda settings: HashEmbedder(64))
     path = _sessions_file()
     _truncate(path, 0.5)
     code, out = run_main(monkeypatch, capsys, "investigate", "Green tea prevents colds", "-f", "json")

@@ -24,13 +24,13 @@ progress_console = Console(stderr=True, soft_wrap=True)
 
 
 def _store() -> EvidenceStore:
-    from claimscope.agent.datadir import ensure_data_dir
-    from claimscope.agent.resources import get_store
+    from claimscope.agent.datadir import ensure_data_dir, open_store
+    from claimscope.agent.services import Services
     from claimscope.agent.settings import get_settings
 
     settings = get_settings()
     ensure_data_dir(settings)
-    return get_store(settings)
+    return open_store(Services(settings))
 
 
 def _require_corpus(store: EvidenceStore, name: str) -> None:
@@ -54,8 +54,15 @@ def ingest_path(path: Path, corpus: str, *, store: EvidenceStore | None = None, 
         raise InputError(f"no readable documents in {path} ({len(result.problems)} skipped, see above).")
     store = store or _store()
     # Progress goes to stderr: stdout stays for results, and a log of stderr shows how far it got.
-    with counted(progress_console, "ingesting", len(result.documents), quiet=quiet) as advance:
-        stats = store.add_documents(result.documents, corpus, progress=advance)
+    try:
+        with counted(progress_console, "ingesting", len(result.documents), quiet=quiet) as advance:
+            stats = store.add_documents(result.documents, corpus, progress=advance)
+    except OSError as exc:
+        raise InputError(
+            f"could not write to the evidence store at {store.location} ({exc.strerror or exc}); documents "
+            "stored before this stay. Free some space and run the same ingest again: documents already "
+            "stored are skipped."
+        ) from exc
     if not quiet:
         console.print(
             f"corpus [bold]{corpus}[/]: added {stats.added} documents ({stats.segments} segments), "

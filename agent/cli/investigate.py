@@ -15,6 +15,7 @@ from claimscope.agent.cli.progress import Heartbeat
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.state import InvestigationOptions
 from claimscope.agent.investigation import Investigator, RunResult
+from claimscope.agent.sessions_repair import SessionsDatabaseError
 from claimscope.tools.errors import InputError
 
 console = Console(stderr=True)
@@ -49,9 +50,6 @@ def _parse_sources(value: str) -> list[str]:
 def _investigator(session: str | None) -> Investigator:
     """The investigator, saving sessions; with a damaged sessions database a run without --session
     goes on unsaved (one warning) rather than not at all."""
-    from claimscope.agent.investigation import Investigator
-    from claimscope.agent.sessions_repair import SessionsDatabaseError
-
     try:
         return Investigator()
     except SessionsDatabaseError as exc:
@@ -85,6 +83,7 @@ def investigate(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
 ) -> None:
     """Investigate CLAIM against local corpora and scholarly sources and print a graded report."""
+    from claimscope.agent.datadir import open_store
     from claimscope.agent.investigation import check_corpora, default_options
 
     if fmt not in ("md", "json", "html"):
@@ -93,8 +92,11 @@ def investigate(
         raise InputError(f"--planner must be 'fixed' or 'llm', not {planner!r}.")
     if claim_kind is not None and claim_kind not in ("auto", "empirical", "debate"):
         raise InputError(f"--claim-kind must be auto, empirical or debate, not {claim_kind!r}.")
+    if year_min is not None and year_max is not None and year_min > year_max:
+        raise InputError(f"--year-min {year_min} is after --year-max {year_max}: no document could match.")
     corpora = list(corpus or [])
     inv = _investigator(session)
+    open_store(inv.services)
     if ingest is not None:
         if not corpora:
             raise InputError("--ingest needs --corpus NAME to ingest into.")
@@ -137,7 +139,15 @@ def _run(inv: Investigator, claim: str, opts: InvestigationOptions, session: str
         console.print(f"resuming session {session}")
         result = inv.resume(session, on_event=handler)
     else:
-        result = inv.run(claim, opts, thread_id=session, on_event=handler)
+        try:
+            result = inv.run(claim, opts, thread_id=session, on_event=handler)
+        except SessionsDatabaseError as exc:
+            # Damage found while writing a checkpoint: a run without --session starts again, unsaved,
+            # rather than not at all (it has no session anyone could resume).
+            if session:
+                raise
+            console.print(f"[yellow]warning:[/] {exc} This run is not saved as a session.", highlight=False)
+            result = Investigator(inv.services, persistent=False).run(claim, opts, on_event=handler)
     return result
 
 
@@ -158,8 +168,15 @@ def _finish(result: RunResult, fmt: str, out: Path | None) -> None:
         raise InputError(f"no report was produced (status {result.status}); resume with --session {result.thread_id}.")
     text = render(result.report, fmt)
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(
+                f"could not write the report to {out} ({exc.strerror or exc}); session {result.thread_id} "
+                f"keeps it: `claimscope sessions export {result.thread_id} --format {fmt} -o FILE` once there "
+                "is room (or with another FILE)."
+            ) from exc
         console.print(f"report written to {out}")
     else:
         typer.echo(text)

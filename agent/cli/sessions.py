@@ -214,8 +214,12 @@ def _write(text: str, out: Path | None) -> None:
     if out is None:
         typer.echo(text)
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"could not write {out} ({exc.strerror or exc}); the session keeps everything: "
+                         "free space or choose another --out and export again.") from exc
     err.print(f"written to {out}", highlight=False)
 
 
