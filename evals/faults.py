@@ -333,6 +333,65 @@ def guided_review_bad_decisions() -> Outcome:
                        "; ".join(problems) or "bad decisions refused, the note kept in the report", shown)
 
 
+def _mcp_calls(env: Env, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    import asyncio
+
+    from mcp import Client
+
+    from claimscope.agent.investigation import Investigator
+    from claimscope.agent.mcp_server import build_server
+    from claimscope.agent.runs import RunManager
+
+    manager = RunManager(Investigator(), max_workers=1)
+    try:
+        async def main() -> list[Any]:
+            async with Client(build_server(manager)) as c:
+                return [await c.call_tool(tool, args) for tool, args in calls]
+
+        results = asyncio.run(main())
+    finally:
+        manager.shutdown(cancel=True, wait=True)
+    env.outputs.extend(r.content[0].text if r.content else "" for r in results)
+    return results
+
+
+def _mcp_refusal(name: str, args: dict[str, Any], *expect: str) -> Scenario:
+    def run() -> Outcome:
+        with environment() as env:
+            (r,) = _mcp_calls(env, [("start_investigation", args)])
+            text = r.content[0].text if r.content else ""
+            ok = r.is_error and all(e.lower() in text.lower() for e in expect) and "\n" not in text.strip()
+            left = _sessions(env)
+            if left:
+                ok, text = False, f"{text} (left sessions {sorted(left)})"
+            return Outcome(name, "bad input", ok, text[:300], "Traceback" in text)
+
+    run.__name__ = name
+    return scenario("bad input")(run)
+
+
+_mcp_refusal("mcp_unknown_corpus", {"claim": CLAIM, "options": {"corpora": ["nosuchcorpus"]}},
+             "unknown corpus 'nosuchcorpus'", "fixture")
+_mcp_refusal("mcp_claim_too_long", {"claim": "vitamin " * 1250}, "claim")
+_mcp_refusal("mcp_chinese_claim", {"claim": "维生素D补充剂可以预防呼吸道感染"}, "Chinese", "English")
+_mcp_refusal("mcp_out_of_range_option", {"claim": CLAIM, "options": {"depth": 7}}, "options.depth")
+
+
+@scenario("bad input")
+def api_unknown_corpus() -> Outcome:
+    from claimscope.agent.api import investigate
+    from claimscope.tools.errors import InputError
+
+    with environment() as env:
+        try:
+            investigate(CLAIM, corpora=["nosuchcorpus"], sources=["local"], depth=1)
+        except InputError as exc:
+            env.outputs.append(str(exc))
+            ok = "unknown corpus 'nosuchcorpus'" in str(exc)
+            return Outcome("api_unknown_corpus", "bad input", ok, str(exc)[:300])
+        return Outcome("api_unknown_corpus", "bad input", False, "investigated a corpus that does not exist")
+
+
 # ingest files
 
 
