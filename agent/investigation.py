@@ -9,6 +9,7 @@ This is the Python API behind the CLI, the chat and the MCP server:
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import uuid
 from collections.abc import Callable
@@ -56,6 +57,53 @@ def sqlite_checkpointer(path: Path) -> BaseCheckpointSaver:
     return saver
 
 
+TRANSLATE_ENV = "CLAIMSCOPE_TRANSLATE_CLAIMS"
+
+
+def translation_wanted(flag: bool = False) -> bool:
+    """Translate claims in other languages (the --translate flag, or CLAIMSCOPE_TRANSLATE_CLAIMS=1)."""
+    return flag or os.environ.get(TRANSLATE_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def accept_claim(claim: str, services: Services, *, translate: bool = False) -> tuple[str, list[str]]:
+    """The claim to investigate and the warnings to record with it. A claim in another language is
+    refused (see prepare_claim) unless `translate`: then the configured model translates it, and the
+    English text is investigated only if it reads as English and passes the claim checks; the
+    report's warnings name the original."""
+    try:
+        return prepare_claim(claim), []
+    except UnreadableLanguageError as exc:
+        if not translate:
+            raise
+        original, language = exc.claim, exc.language
+    from claimscope.prompts import translate_claim as tp
+    from claimscope.tools.claim_analysis import validate_claim
+    from claimscope.tools.language import detect_language
+    from claimscope.tools.llm import LLMError
+    from claimscope.tools.text_guard import strip_control
+
+    try:
+        out = services.llm.run(tp.PROMPT, tp.TranslateInput(claim=original, language=language))
+    except LLMError as exc:
+        raise InputError(f"the claim looks like {language} and the model could not translate it ({exc}): "
+                         "state the claim in English.") from exc
+    english = " ".join(strip_control(out.english).split())
+    if not detect_language(english).english:
+        raise InputError(f"the claim looks like {language} and the model's translation {english!r} is not "
+                         "English either: state the claim in English.")
+    english = validate_claim(english)
+    return english, [f"the claim was written in {language} ({original!r}); the model translated it to "
+                     f"{english!r}, which is what was investigated — check the translation."]
+
+
+class UnreadableLanguageError(InputError):
+    """A claim in a language the models cannot read."""
+
+    def __init__(self, claim: str, language: str, message: str) -> None:
+        self.claim, self.language = claim, language
+        super().__init__(message)
+
+
 def prepare_claim(claim: str) -> str:
     """The claim as it will be stored and shown, or an InputError before anything is stored: control
     characters and terminal escapes removed, a claim in a language the models cannot read refused
@@ -72,10 +120,12 @@ def prepare_claim(claim: str) -> str:
                          '`claimscope investigate "Vitamin D prevents colds"`.')
     guess = detect_language(text)
     if not guess.english:
-        raise InputError(
+        raise UnreadableLanguageError(
+            text, guess.language,
             f"the claim looks like {guess.language}, but claimscope reads claims in {', '.join(SUPPORTED)} "
             "only (its retrieval, stance and explanation models are English and would misread it): "
-            "state the claim in English."
+            f"state the claim in English, or pass --translate ({TRANSLATE_ENV}=1) to have the configured "
+            "model translate it.",
         )
     return validate_claim(text)
 
@@ -193,11 +243,23 @@ class Investigator:
         *,
         thread_id: str | None = None,
         on_event: EventHandler | None = None,
+        translate: bool = False,
+        notes: list[str] | None = None,
     ) -> RunResult:
-        claim = prepare_claim(claim)
+        """Investigate `claim` from the start. `translate`: a claim in another language is translated
+        by the model instead of refused; `notes`: warnings recorded with the claim (e.g. a translation
+        made by the caller)."""
+        claim, warnings = accept_claim(claim, self.services, translate=translation_wanted(translate))
+        warnings = [*(notes or []), *warnings]
         opts = options or default_options(self.services.settings)
         thread_id = thread_id or uuid.uuid4().hex[:12]
-        return self._drive({"claim": claim, "options": opts.model_dump(mode="json")}, thread_id, on_event)
+        payload: dict[str, Any] = {"claim": claim, "options": opts.model_dump(mode="json")}
+        if warnings:
+            payload["warnings"] = warnings
+            if on_event is not None:
+                for w in warnings:
+                    on_event(ProgressEvent(kind="warning", step="analyse", message=w))
+        return self._drive(payload, thread_id, on_event)
 
     def resume(self, thread_id: str, *, on_event: EventHandler | None = None) -> RunResult:
         """Continue an interrupted run from its last finished step."""

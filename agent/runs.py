@@ -229,17 +229,19 @@ class RunManager:
         session_id: str | None = None,
     ) -> str:
         """Start an investigation in the background and return its session id at once."""
-        from claimscope.agent.investigation import check_corpora, prepare_claim
+        from claimscope.agent.investigation import accept_claim, check_corpora, translation_wanted
 
-        # Everything that can refuse the run does so here, before a session is recorded.
-        claim = prepare_claim(claim)
+        # Everything that can refuse the run does so here, before a session is recorded; a claim
+        # translated here is investigated as its English text (run() then has nothing to refuse).
+        claim, notes = accept_claim(claim, self.investigator.services, translate=translation_wanted())
         sid = check_session_id(session_id) if session_id else uuid.uuid4().hex[:12]
         if self._known(sid):
             raise InputError(f"session {sid!r} already exists; resume it or choose another id.")
         opts = options or self._default_options()
         check_corpora(self.investigator.services, list(opts.corpora))
         self.index.upsert(sid, claim=claim, status="queued", options=opts.model_dump(mode="json"))
-        self._submit(sid, lambda on_event: self.investigator.run(claim, opts, thread_id=sid, on_event=on_event))
+        self._submit(sid, lambda on_event: self.investigator.run(claim, opts, thread_id=sid, on_event=on_event,
+                                                                 notes=notes))
         return sid
 
     def answer(self, session_id: str, decision: Any) -> None:

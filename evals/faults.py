@@ -250,6 +250,20 @@ def _no_controls(text: str) -> str | None:
 
 
 @scenario("bad input")
+def german_claim_with_translate() -> Outcome:
+    from tests.investigation_fixtures import investigation_script
+
+    with environment(script={**investigation_script(), "translate_claim": [{"english": CLAIM}]}) as env:
+        def check(text: str) -> str | None:
+            return None if "written in German" in text and f"# Claim: {CLAIM}" in text else \
+                "the translation is not shown, or the English claim not investigated"
+
+        return sane_report("german_claim_with_translate", "bad input", env,
+                           ("investigate", "Vitamin-D-Supplementierung verringert das Risiko von "
+                            "Atemwegsinfektionen", *RUN_ARGS, "--translate"), check)
+
+
+@scenario("bad input")
 def control_character_claim() -> Outcome:
     with environment() as env:
         out = sane_report("control_character_claim", "bad input", env,

@@ -81,6 +81,9 @@ def investigate(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (else print it).")] = None,
     session: Annotated[str | None, typer.Option(help="Session id: resume it if it exists, else start it under this id.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    translate: Annotated[bool, typer.Option(
+        "--translate", help="A claim in another language is translated to English by the configured model "
+                            "(and the report says so) instead of refused.")] = False,
 ) -> None:
     """Investigate CLAIM against local corpora and scholarly sources and print a graded report."""
     from claimscope.agent.datadir import open_store
@@ -112,7 +115,7 @@ def investigate(
     )
     check_corpora(inv.services, corpora)
     with Heartbeat(console) if not quiet else nullcontext() as beat:
-        result = _run(inv, claim, opts, session, None if beat is None else _handler(beat))
+        result = _run(inv, claim, opts, session, None if beat is None else _handler(beat), translate)
     _finish(result, fmt, out)
 
 
@@ -125,12 +128,12 @@ def _handler(beat: Heartbeat) -> Callable[[ProgressEvent], None]:
 
 
 def _run(inv: Investigator, claim: str, opts: InvestigationOptions, session: str | None,
-         handler: Callable[[ProgressEvent], None] | None) -> RunResult:
-    from claimscope.agent.investigation import prepare_claim
+         handler: Callable[[ProgressEvent], None] | None, translate: bool = False) -> RunResult:
+    from claimscope.agent.investigation import accept_claim, translation_wanted
 
     previous = inv.state(session) if session else {}
     if previous:
-        given = prepare_claim(claim)
+        given, _ = accept_claim(claim, inv.services, translate=translation_wanted(translate))
         if previous.get("claim") and previous["claim"] != given:
             raise InputError(
                 f"session {session} investigates {previous['claim']!r}, not {given!r}: resume it with "
@@ -140,14 +143,15 @@ def _run(inv: Investigator, claim: str, opts: InvestigationOptions, session: str
         result = inv.resume(session, on_event=handler)
     else:
         try:
-            result = inv.run(claim, opts, thread_id=session, on_event=handler)
+            result = inv.run(claim, opts, thread_id=session, on_event=handler, translate=translate)
         except SessionsDatabaseError as exc:
             # Damage found while writing a checkpoint: a run without --session starts again, unsaved,
             # rather than not at all (it has no session anyone could resume).
             if session:
                 raise
             console.print(f"[yellow]warning:[/] {exc} This run is not saved as a session.", highlight=False)
-            result = Investigator(inv.services, persistent=False).run(claim, opts, on_event=handler)
+            result = Investigator(inv.services, persistent=False).run(claim, opts, on_event=handler,
+                                                                       translate=translate)
     return result
 
 
