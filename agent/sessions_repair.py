@@ -109,6 +109,9 @@ def _scratch_copy(backup: Path) -> Path:
     the pages before the cut can be read."""
     scratch = backup.with_name(backup.name + ".scratch")
     shutil.copy2(backup, scratch)
+    log = backup.with_name(backup.name + "-wal")
+    if log.exists():  # committed rows not yet folded into the file are read from the log
+        shutil.copy2(log, scratch.with_name(scratch.name + "-wal"))
     size = scratch.stat().st_size
     if size < 100:
         return scratch
