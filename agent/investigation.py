@@ -9,6 +9,7 @@ This is the Python API behind the CLI, the chat and the MCP server:
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import uuid
 from collections.abc import Callable
@@ -44,11 +45,100 @@ def sqlite_checkpointer(path: Path) -> BaseCheckpointSaver:
     """A SQLite checkpointer usable from the thread that runs the graph."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
+    from claimscope.agent.sessions_repair import database_guard
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), check_same_thread=False)
-    saver = SqliteSaver(conn)
-    saver.setup()
+    with database_guard(path):
+        conn = sqlite3.connect(str(path), check_same_thread=False)
+        saver = SqliteSaver(conn)
+        saver.setup()
+        # setup() only reads the schema: touch the data too, so damage is reported here, in one line.
+        conn.execute("SELECT count(*) FROM checkpoints").fetchone()
     return saver
+
+
+TRANSLATE_ENV = "CLAIMSCOPE_TRANSLATE_CLAIMS"
+
+
+def translation_wanted(flag: bool = False) -> bool:
+    """Translate claims in other languages (the --translate flag, or CLAIMSCOPE_TRANSLATE_CLAIMS=1)."""
+    return flag or os.environ.get(TRANSLATE_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def accept_claim(claim: str, services: Services, *, translate: bool = False) -> tuple[str, list[str]]:
+    """The claim to investigate and the warnings to record with it. A claim in another language is
+    refused (see prepare_claim) unless `translate`: then the configured model translates it, and the
+    English text is investigated only if it reads as English and passes the claim checks; the
+    report's warnings name the original."""
+    try:
+        return prepare_claim(claim), []
+    except UnreadableLanguageError as exc:
+        if not translate:
+            raise
+        original, language = exc.claim, exc.language
+    from claimscope.prompts import translate_claim as tp
+    from claimscope.tools.claim_analysis import validate_claim
+    from claimscope.tools.language import detect_language
+    from claimscope.tools.llm import LLMError
+    from claimscope.tools.text_guard import strip_control
+
+    try:
+        out = services.llm.run(tp.PROMPT, tp.TranslateInput(claim=original, language=language))
+    except LLMError as exc:
+        raise InputError(f"the claim looks like {language} and the model could not translate it ({exc}): "
+                         "state the claim in English.") from exc
+    english = " ".join(strip_control(out.english).split())
+    if not detect_language(english).english:
+        raise InputError(f"the claim looks like {language} and the model's translation {english!r} is not "
+                         "English either: state the claim in English.")
+    english = validate_claim(english)
+    return english, [f"the claim was written in {language} ({original!r}); the model translated it to "
+                     f"{english!r}, which is what was investigated — check the translation."]
+
+
+class UnreadableLanguageError(InputError):
+    """A claim in a language the models cannot read."""
+
+    def __init__(self, claim: str, language: str, message: str) -> None:
+        self.claim, self.language = claim, language
+        super().__init__(message)
+
+
+def prepare_claim(claim: str) -> str:
+    """The claim as it will be stored and shown, or an InputError before anything is stored: control
+    characters and terminal escapes removed, a claim in a language the models cannot read refused
+    (before the length checks, so a Chinese claim is not called "too short"), then the length checks."""
+    from claimscope.tools.claim_analysis import validate_claim
+    from claimscope.tools.language import SUPPORTED, detect_language
+    from claimscope.tools.text_guard import strip_control
+
+    if not isinstance(claim, str):
+        raise InputError(f"the claim must be text, got {type(claim).__name__}.")
+    text = " ".join(strip_control(claim).split())
+    if not text:
+        raise InputError("the claim is empty: give the statement to investigate, e.g. "
+                         '`claimscope investigate "Vitamin D prevents colds"`.')
+    guess = detect_language(text)
+    if not guess.english:
+        raise UnreadableLanguageError(
+            text, guess.language,
+            f"the claim looks like {guess.language}, but claimscope reads claims in {', '.join(SUPPORTED)} "
+            "only (its retrieval, stance and explanation models are English and would misread it): "
+            f"state the claim in English, or pass --translate ({TRANSLATE_ENV}=1) to have the configured "
+            "model translate it.",
+        )
+    return validate_claim(text)
+
+
+def check_corpora(services: Services, corpora: list[str]) -> None:
+    """Refuse corpus names the evidence store does not hold, naming the ones it does."""
+    if not corpora:
+        return
+    names = [c.name for c in services.store.corpora()]
+    unknown = [c for c in corpora if c not in names]
+    if unknown:
+        known = ", ".join(names) if names else "none yet; add one with `claimscope ingest PATH --corpus NAME`"
+        raise InputError(f"unknown corpus {', '.join(map(repr, unknown))} (corpora: {known}).")
 
 
 def default_options(settings: Settings, **overrides: Any) -> InvestigationOptions:
@@ -80,11 +170,18 @@ class Investigator:
         persistent: bool = True,
     ) -> None:
         self.services = services or Services(get_settings())
+        if checkpointer is None and persistent:
+            from claimscope.agent.datadir import ensure_data_dir
+
+            ensure_data_dir(self.services.settings)
+        # The sessions file, when this investigator keeps sessions in it (named in damage reports).
+        self._db_path: Path | None = None
         if checkpointer is None:
-            checkpointer = (
-                sqlite_checkpointer(self.services.settings.resolve(self.services.settings.sessions.path))
-                if persistent else InMemorySaver()
-            )
+            if persistent:
+                self._db_path = self.services.settings.resolve(self.services.settings.sessions.path)
+                checkpointer = sqlite_checkpointer(self._db_path)
+            else:
+                checkpointer = InMemorySaver()
         self.checkpointer = checkpointer
         self.graph = build_graph(checkpointer)
 
@@ -94,15 +191,50 @@ class Investigator:
         return {"configurable": {"thread_id": thread_id}, "recursion_limit": limit}
 
     def _drive(self, payload: Any, thread_id: str, on_event: EventHandler | None) -> RunResult:
+        from claimscope.agent.datadir import disk_full
+        from claimscope.agent.llm.usage import usage_scope
+
         config = self._config(thread_id)
+        try:
+            with usage_scope():
+                self._stream(payload, config, on_event)
+        except (OSError, sqlite3.DatabaseError) as exc:
+            if isinstance(exc, sqlite3.DatabaseError) and not disk_full(exc) and self._db_path is not None:
+                from claimscope.agent.sessions_repair import SessionsDatabaseError
+
+                raise SessionsDatabaseError(self._db_path, exc) from exc
+            if not disk_full(exc):
+                raise
+            raise InputError(
+                f"the disk is full ({exc}): investigation {thread_id} stopped; its finished steps are kept. "
+                f"Free some space, then continue it with `claimscope sessions resume {thread_id}`."
+            ) from exc
+        return self.result(thread_id)
+
+    def _stream(self, payload: Any, config: dict[str, Any], on_event: EventHandler | None) -> None:
+        # Run in a usage scope: the steps' per-step usage deltas then count this run's LLM calls
+        # only, not those of other runs sharing the process-wide gateway.
         # durability="sync": a step's checkpoint is written before the next step starts, so a killed
         # process never loses a step it had finished (the default "async" can, by a few ms).
+        announced: set[str] = set()
         for mode, chunk in self.graph.stream(
             payload, config, context=self.services, stream_mode=["custom", "updates"], durability="sync"
         ):
-            if mode == "custom" and on_event is not None:
-                on_event(ProgressEvent.model_validate(chunk))
-        return self.result(thread_id)
+            if on_event is None:
+                continue
+            if mode == "custom":
+                event = ProgressEvent.model_validate(chunk)
+                if event.kind == "warning":
+                    announced.add(event.message)
+                on_event(event)
+            elif mode == "updates" and isinstance(chunk, dict):
+                # A step's warnings (an unreachable source, a skipped document) are shown as the step
+                # ends, not first in the final report.
+                for step, update in chunk.items():
+                    for warning in (update.get("warnings") or []) if isinstance(update, dict) else []:
+                        if isinstance(warning, str) and warning not in announced:
+                            announced.add(warning)
+                            on_event(ProgressEvent(kind="warning", step=step, message=warning))
 
     def run(
         self,
@@ -111,14 +243,23 @@ class Investigator:
         *,
         thread_id: str | None = None,
         on_event: EventHandler | None = None,
+        translate: bool = False,
+        notes: list[str] | None = None,
     ) -> RunResult:
-        claim = " ".join((claim or "").split())
-        if not claim:
-            raise InputError("the claim is empty: give the statement to investigate, e.g. "
-                             '`claimscope investigate "Vitamin D prevents colds"`.')
+        """Investigate `claim` from the start. `translate`: a claim in another language is translated
+        by the model instead of refused; `notes`: warnings recorded with the claim (e.g. a translation
+        made by the caller)."""
+        claim, warnings = accept_claim(claim, self.services, translate=translation_wanted(translate))
+        warnings = [*(notes or []), *warnings]
         opts = options or default_options(self.services.settings)
         thread_id = thread_id or uuid.uuid4().hex[:12]
-        return self._drive({"claim": claim, "options": opts.model_dump(mode="json")}, thread_id, on_event)
+        payload: dict[str, Any] = {"claim": claim, "options": opts.model_dump(mode="json")}
+        if warnings:
+            payload["warnings"] = warnings
+            if on_event is not None:
+                for w in warnings:
+                    on_event(ProgressEvent(kind="warning", step="analyse", message=w))
+        return self._drive(payload, thread_id, on_event)
 
     def resume(self, thread_id: str, *, on_event: EventHandler | None = None) -> RunResult:
         """Continue an interrupted run from its last finished step."""
@@ -152,7 +293,7 @@ class Investigator:
         intr = self._interrupt(thread_id)
         if intr is None:
             raise InputError(f"session {thread_id!r} is not waiting for a review decision.")
-        parse_decision(intr.value["point"], decision)  # a bad decision is refused before resuming
+        parse_decision(intr.value["point"], decision, intr.value.get("summary"))  # a bad decision is refused before resuming
         # Keyed by interrupt id: a bare dict (e.g. {} for "accept") would be read as such a mapping.
         return self._drive(Command(resume={intr.id: decision}), thread_id, on_event)
 
@@ -201,7 +342,9 @@ def investigate(claim: str, *, services: Services | None = None, **options: Any)
     from claimscope.agent.report import Report
 
     inv = Investigator(services)
-    result = inv.run(claim, default_options(inv.services.settings, **options))
+    opts = default_options(inv.services.settings, **options)
+    check_corpora(inv.services, list(opts.corpora))
+    result = inv.run(claim, opts)
     if result.report is None:
         raise InputError(f"the investigation ended without a report (status {result.status}).")
     return Report.model_validate(result.report)

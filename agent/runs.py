@@ -98,17 +98,12 @@ class SessionIndex:
         target = ":memory:" if path is None else str(path)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(target, check_same_thread=False, timeout=30)
-        with self._lock, self._conn:
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, claim TEXT NOT NULL, "
-                "created REAL NOT NULL, updated REAL NOT NULL, status TEXT NOT NULL, error TEXT, "
-                "options TEXT NOT NULL DEFAULT '{}')"
-            )
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
-                "body TEXT NOT NULL, PRIMARY KEY (session_id, seq))"
-            )
+        from claimscope.agent.sessions_repair import database_guard
+
+        with database_guard(path or Path(":memory:")):
+            self._conn = sqlite3.connect(target, check_same_thread=False, timeout=30)
+            with self._lock, self._conn:
+                create_index_tables(self._conn)
 
     def upsert(self, session_id: str, *, claim: str | None = None, status: str | None = None,
                error: str | None = None, options: dict[str, Any] | None = None) -> None:
@@ -170,6 +165,19 @@ class SessionIndex:
             self._conn.close()
 
 
+def create_index_tables(conn: sqlite3.Connection) -> None:
+    """The session index's tables (kept here so a repaired index gets the same schema)."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, claim TEXT NOT NULL, "
+        "created REAL NOT NULL, updated REAL NOT NULL, status TEXT NOT NULL, error TEXT, "
+        "options TEXT NOT NULL DEFAULT '{}')"
+    )
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, "
+        "body TEXT NOT NULL, PRIMARY KEY (session_id, seq))"
+    )
+
+
 def index_path_for(checkpoint_path: Path) -> Path:
     """The session index file that sits beside a checkpointer file."""
     return checkpoint_path.with_name(checkpoint_path.stem + ".index.sqlite")
@@ -221,15 +229,19 @@ class RunManager:
         session_id: str | None = None,
     ) -> str:
         """Start an investigation in the background and return its session id at once."""
-        claim = " ".join((claim or "").split())
-        if not claim:
-            raise InputError("the claim is empty: give the statement to investigate.")
+        from claimscope.agent.investigation import accept_claim, check_corpora, translation_wanted
+
+        # Everything that can refuse the run does so here, before a session is recorded; a claim
+        # translated here is investigated as its English text (run() then has nothing to refuse).
+        claim, notes = accept_claim(claim, self.investigator.services, translate=translation_wanted())
         sid = check_session_id(session_id) if session_id else uuid.uuid4().hex[:12]
         if self._known(sid):
             raise InputError(f"session {sid!r} already exists; resume it or choose another id.")
         opts = options or self._default_options()
+        check_corpora(self.investigator.services, list(opts.corpora))
         self.index.upsert(sid, claim=claim, status="queued", options=opts.model_dump(mode="json"))
-        self._submit(sid, lambda on_event: self.investigator.run(claim, opts, thread_id=sid, on_event=on_event))
+        self._submit(sid, lambda on_event: self.investigator.run(claim, opts, thread_id=sid, on_event=on_event,
+                                                                 notes=notes))
         return sid
 
     def answer(self, session_id: str, decision: Any) -> None:
@@ -244,7 +256,7 @@ class RunManager:
         if waiting is None:
             info = self.status(sid)
             raise InputError(f"session {sid!r} is not waiting for a review decision (status {info.status}).")
-        parse_decision(waiting["point"], decision)
+        parse_decision(waiting["point"], decision, waiting.get("summary"))
         if decision in ({}, None, True, ""):
             # LangGraph reads a dict resume value as {interrupt id: value}: an empty one resumes nothing.
             decision = "accept"

@@ -105,13 +105,27 @@ def median(xs: list[float]) -> float | None:
     return round(statistics.median(xs), 3) if xs else None
 
 
+def _report_usage(state: dict[str, Any]) -> dict[str, Any] | None:
+    """The usage the claim's report carries (its own investigation's calls only)."""
+    usage = (state.get("report") or {}).get("usage")
+    return usage if isinstance(usage, dict) and usage.get("calls") is not None else None
+
+
 def tokens(state: dict[str, Any], prompts: set[str] | None = None) -> int:
+    """Tokens of one claim's investigation: from its report, or per prompt from the state's per-step
+    counts (which the report's figure is the sum of)."""
+    reported = _report_usage(state) if prompts is None else None
+    if reported is not None:
+        return int((reported.get("prompt_tokens") or 0) + (reported.get("completion_tokens") or 0))
     usage = state.get("usage") or {}
     return int(sum(v.get("prompt_tokens", 0) + v.get("completion_tokens", 0)
                    for k, v in usage.items() if prompts is None or k in prompts))
 
 
 def calls(state: dict[str, Any], prompts: set[str] | None = None) -> int:
+    reported = _report_usage(state) if prompts is None else None
+    if reported is not None:
+        return int(reported.get("calls") or 0)
     usage = state.get("usage") or {}
     return int(sum(v.get("calls", 0) for k, v in usage.items() if prompts is None or k in prompts))
 

@@ -79,3 +79,21 @@ def test_missing_id_becomes_content_hash(tmp_path):
     f.write_text('{"title": "T", "text": "A finding. Another one."}\n')
     d = read_path(f).documents[0]
     assert d.id == d.content_hash and d.sentences == ["A finding.", "Another one."]
+
+
+def test_control_characters_and_escapes_never_reach_the_documents(tmp_path):
+    import json
+
+    from claimscope.tools.ingest import read_path
+
+    rows = [{"doc_id": 1, "title": "Zinc\x00 \x1b[31mand colds\x1b[0m", "abstract": ["Zinc\x07 shortened colds."]},
+            {"id": "g1", "title": "Tea\u202e", "text": "Green tea\x1b]0;owned\x07 reduced colds. It was cheap."}]
+    (tmp_path / "a.jsonl").write_text(json.dumps(rows[0]) + "\n")
+    (tmp_path / "b.jsonl").write_text(json.dumps(rows[1]) + "\n")
+    (tmp_path / "f").mkdir()
+    (tmp_path / "f" / "n.txt").write_text("Coffee\x1b[2J and sleep\n\nCoffee\x00 delayed sleep onset.\n")
+    docs = [d for name in ("a.jsonl", "b.jsonl", "f") for d in read_path(tmp_path / name).documents]
+    texts = [t for d in docs for t in (d.title, *d.sentences)]
+    assert "Zinc and colds" in texts and "Zinc shortened colds." in texts
+    assert "Green tea reduced colds." in texts and "Coffee delayed sleep onset." in texts
+    assert not any(ch in t for t in texts for ch in "\x00\x07\x1b\u202e"), texts

@@ -18,6 +18,31 @@ def test_decisions_accept_shortcuts_and_reject_bad_shapes():
         parse_decision("hierarchy", {"edits": [{"op": "explode"}]})
     with pytest.raises(InputError, match="unknown review point"):
         parse_decision("nope", {})
+    # A mistyped field is refused, naming it, rather than recorded as "accepted".
+    for point in DECISIONS:
+        with pytest.raises(InputError, match="bogus"):
+            parse_decision(point, {"bogus": 1})
+    with pytest.raises(InputError, match="nodes.0|edits.0.colour"):
+        parse_decision("hierarchy", {"edits": [{"op": "delete", "node_id": "1", "colour": "red"}]})
+
+
+def test_a_verdict_note_is_kept_in_the_state_and_every_report_format(tmp_path):
+    from claimscope.agent.report import render
+
+    inv = Investigator(make_services(tmp_path), persistent=True)
+    r = inv.run(CLAIM, _opts(), thread_id="vn")
+    while r.pending and r.pending["point"] != "verdict":
+        r = inv.answer("vn", "accept")
+    assert r.pending and r.pending["point"] == "verdict"
+    note = "The trials mostly enrolled deficient adults\x1b[31m; say so."
+    r = inv.answer("vn", {"accept": False, "note": note})
+    state = inv.state("vn")
+    assert state["decisions"][-1]["decision"]["note"] == note.replace("\x1b[31m", "")
+    assert r.report is not None
+    for fmt in ("md", "json", "html"):
+        text = render(r.report, fmt)
+        assert "The trials mostly enrolled deficient adults" in text and "disputed" in text, fmt
+        assert "\x1b" not in text and "\\u001b" not in text, fmt
 
 
 def test_sources_review_adds_by_doi_and_hierarchy_edits_apply(tmp_path):
@@ -30,20 +55,26 @@ def test_sources_review_adds_by_doi_and_hierarchy_edits_apply(tmp_path):
     r = inv.run(CLAIM, _opts(), thread_id="rv")
     r = inv.answer("rv", "accept")
     assert r.pending["point"] == "sources"
-    r = inv.answer("rv", {"add": ["https://doi.org/10.1234/cod.1", "no-such-doc"], "exclude": ["nope"]})
+    with pytest.raises(InputError, match="'nope', not among the gathered documents"):
+        inv.answer("rv", {"exclude": ["nope"]})
+    assert inv.pending("rv")["point"] == "sources"  # refused before anything was recorded
+    r = inv.answer("rv", {"add": ["https://doi.org/10.1234/cod.1", "no-such-doc"]})
     state = inv.state("rv")
     assert state["documents"]["doi-doc"]["found_by"] == ["person"]
-    assert any("no-such-doc" in w for w in state["warnings"]) and any("nope" in w for w in state["warnings"])
+    assert any("no-such-doc" in w for w in state["warnings"])
     assert r.pending["point"] == "hierarchy"
+    for bad, says in (({"op": "delete", "node_id": "root"}, "root"), ({"op": "delete", "node_id": "9.9"}, "'9.9'"),
+                      ({"op": "merge", "node_id": "2", "into": "7"}, "'7'"), ({"op": "rename", "name": "x"}, "node_id")):
+        with pytest.raises(InputError, match=says):
+            inv.answer("rv", {"edits": [bad]})
+    assert inv.state("rv")["decisions"][-1]["point"] == "sources"
     r = inv.answer("rv", {"edits": [
         {"op": "add", "parent_id": "root", "name": "cod liver oil", "description": "fish oil sources of vitamin d"},
         {"op": "merge", "node_id": "2", "into": "1"},
-        {"op": "delete", "node_id": "root"},
     ]})
     state = inv.state("rv")
     nodes = state["tree"]["nodes"]
     assert "2" not in nodes and any(n["name"] == "cod liver oil" for n in nodes.values())
-    assert any("cannot be deleted" in w for w in state["warnings"])
     applied = state["decisions"][-1]["applied"]
     assert any(a.startswith("added") for a in applied) and "merged 2 into 1" in applied
 

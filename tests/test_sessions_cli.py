@@ -169,3 +169,83 @@ def test_sessions_started_by_the_run_manager_are_indexed_with_their_events(monke
     assert r.exit_code == 0, r.output
     assert "created: -" not in r.output
     assert "step_started  analyse" in r.output and "step_finished report" in r.output
+
+
+# ------------------------------------------------------------------ a damaged sessions database
+
+
+def _truncate(path, fraction: float) -> None:
+    """Cut the file at a page boundary, as a full disk or a killed copy leaves it."""
+    size = path.stat().st_size
+    keep = max(4096, int(size * fraction) // 4096 * 4096)
+    with path.open("r+b") as fh:
+        fh.truncate(keep)
+
+
+def _sessions_file():
+    settings = get_settings()
+    return settings.resolve(settings.sessions.path)
+
+
+def test_a_damaged_sessions_database_is_one_line_saying_what_to_do(sessions, monkeypatch, capsys):
+    path = _sessions_file()
+    _truncate(path, 0.5)
+    for args in (("sessions", "list"), ("sessions", "show", "done"), ("sessions", "export", "done")):
+        code, out = run_main(monkeypatch, capsys, *args)
+        assert code == 2, out
+        assert "Traceback" not in out and len(out.strip().splitlines()) == 1, out
+        assert str(path) in out and "claimscope sessions repair" in out
+
+
+def test_repair_keeps_a_backup_recovers_what_is_readable_and_starts_fresh(sessions, monkeypatch, capsys):
+    path = _sessions_file()
+    original = path.read_bytes()
+    _truncate(path, 0.6)
+    damaged = path.read_bytes()
+    r = run("sessions", "repair")
+    assert r.exit_code == 0, r.output
+    assert "backup kept at" in r.output and "recovered" in r.output
+    backups = list(path.parent.glob(path.name + ".damaged-*"))
+    assert len(backups) == 1 and backups[0].read_bytes() == damaged
+    # The fresh file is a healthy database holding only rows read from the damaged one.
+    from claimscope.agent.sessions_repair import is_healthy
+
+    assert is_healthy(path) and path.read_bytes() != original
+    listed = run("sessions", "list", "--json")
+    assert listed.exit_code == 0, listed.output
+    ids = {s["session_id"] for s in json.loads(listed.output)}
+    assert ids <= set(sessions) and ids, listed.output  # the first sessions lie before the cut
+    again = run("sessions", "repair")
+    assert again.exit_code == 0 and "no damage found" in again.output
+
+
+def test_repair_of_an_unreadable_file_still_starts_fresh(sessions):
+    path = _sessions_file()
+    path.write_bytes(b"this is not a database at all" * 100)
+    r = run("sessions", "repair")
+    assert r.exit_code == 0, r.output
+    assert run("sessions", "list").exit_code == 0
+
+
+def test_investigate_without_session_works_while_the_database_is_damaged(sessions, monkeypatch, capsys):
+    import claimscope.agent.resources as res
+    from tests.fakes import HashEmbedder
+
+    monkeypatch.setattr(res, "get_embedder", lambda settings: HashEmbedder(64))
+    path = _sessions_file()
+    _truncate(path, 0.5)
+    code, out = run_main(monkeypatch, capsys, "investigate", "Green tea prevents colds", "-f", "json")
+    assert code == 0, out
+    assert "not saved as a session" in out and '"claim": "Green tea prevents colds"' in out
+    code, out = run_main(monkeypatch, capsys, "investigate", "Green tea prevents colds", "--session", "x1")
+    assert code == 2 and "claimscope sessions repair" in out
+
+
+@pytest.mark.parametrize("args", [("sessions", "list"), ("corpus", "list"), ("investigate", "Green tea prevents colds")])
+def test_an_unwritable_data_directory_is_one_line(args, monkeypatch, capsys):
+    stub_steps.install(monkeypatch)
+    monkeypatch.setenv("CLAIMSCOPE_DATA_DIR", "/proc/x")
+    get_settings.cache_clear()
+    code, out = run_main(monkeypatch, capsys, *args)
+    assert code == 2, out
+    assert "Traceback" not in out and "/proc/x" in out and "CLAIMSCOPE_DATA_DIR" in out, out

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from claimscope.tools.errors import InputError
 from claimscope.tools.models import Document
 from claimscope.tools.segmenter import paragraphs, split_paragraph, split_sentences
+from claimscope.tools.text_guard import strip_control
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,9 @@ class ReadResult(BaseModel):
 
 
 def _clean(s: Any) -> str:
-    return " ".join(str(s).split()) if s is not None else ""
+    # Control characters and terminal escapes never reach the store, so no report or terminal
+    # shows them raw.
+    return " ".join(strip_control(str(s)).split()) if s is not None else ""
 
 
 def _as_int(value: Any, name: str) -> int | None:
@@ -105,7 +108,7 @@ def generic_document(row: dict[str, Any]) -> Document:
     if isinstance(text, list):
         sentences = [_clean(s) for s in text if _clean(s)]
     else:
-        sentences = split_sentences(str(text)) if text is not None else []
+        sentences = split_sentences(strip_control(str(text), keep_newlines=True)) if text is not None else []
     title = _clean(row.get("title"))
     if not sentences:
         raise ValueError("missing or empty text")
@@ -201,6 +204,7 @@ def read_file_document(path: Path, root: Path) -> Document:
     else:
         text = path.read_text(encoding="utf-8", errors="replace")
         title = ""
+    text = strip_control(text, keep_newlines=True)
     paras = paragraphs(text)
     first_line = text.lstrip().split("\n", 1)[0]
     if path.suffix.lower() == ".md" and first_line.startswith("#") and paras:

@@ -203,3 +203,27 @@ def name_problems(name: str) -> list[str]:
 
 def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ANSI/VT escape sequences (CSI "ESC [ ... final", OSC "ESC ] ... BEL|ESC \", and two-byte escapes):
+# removed whole, so no parameter bytes ("[31m") are left behind as text.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
+# Bidirectional overrides and isolates reorder what a terminal or browser shows.
+_BIDI = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+
+
+def strip_control(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` without terminal escape sequences, bidi overrides and control characters (NUL, BEL,
+    DEL, C0 and C1). Tabs and line breaks become spaces unless `keep_newlines` (then line breaks stay)."""
+    text = _ANSI.sub("", text).translate(_BIDI)
+    out = []
+    for ch in text:
+        if ch in "\n\r" and keep_newlines:
+            out.append("\n" if ch == "\n" else "")
+        elif ch in "\t\n\r\v\f":
+            out.append(" ")
+        elif unicodedata.category(ch) == "Cc":
+            continue
+        else:
+            out.append(ch)
+    return "".join(out)

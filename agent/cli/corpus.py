@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from claimscope.agent.cli import app
+from claimscope.agent.cli.progress import counted
 from claimscope.tools.errors import InputError
 from claimscope.tools.models import SourceKind
 from claimscope.tools.store import EvidenceStore, IngestStats, SearchFilter
@@ -20,13 +20,17 @@ app.add_typer(corpus_app, name="corpus")
 
 # soft_wrap: long sentences stay on one line, so output can be piped and grepped.
 console = Console(soft_wrap=True)
+progress_console = Console(stderr=True, soft_wrap=True)
 
 
 def _store() -> EvidenceStore:
-    from claimscope.agent.resources import get_store
+    from claimscope.agent.datadir import ensure_data_dir, open_store
+    from claimscope.agent.services import Services
     from claimscope.agent.settings import get_settings
 
-    return get_store(get_settings())
+    settings = get_settings()
+    ensure_data_dir(settings)
+    return open_store(Services(settings))
 
 
 def _require_corpus(store: EvidenceStore, name: str) -> None:
@@ -49,10 +53,16 @@ def ingest_path(path: Path, corpus: str, *, store: EvidenceStore | None = None, 
             console.print(f"[yellow]skipped[/] {p.location}: {p.reason}")
         raise InputError(f"no readable documents in {path} ({len(result.problems)} skipped, see above).")
     store = store or _store()
-    with Progress(TextColumn("[bold]ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True, disable=quiet) as bar:
-        task = bar.add_task("ingest", total=len(result.documents))
-        stats = store.add_documents(result.documents, corpus, progress=lambda n: bar.advance(task, n))
+    # Progress goes to stderr: stdout stays for results, and a log of stderr shows how far it got.
+    try:
+        with counted(progress_console, "ingesting", len(result.documents), quiet=quiet) as advance:
+            stats = store.add_documents(result.documents, corpus, progress=advance)
+    except OSError as exc:
+        raise InputError(
+            f"could not write to the evidence store at {store.location} ({exc.strerror or exc}); documents "
+            "stored before this stay. Free some space and run the same ingest again: documents already "
+            "stored are skipped."
+        ) from exc
     if not quiet:
         console.print(
             f"corpus [bold]{corpus}[/]: added {stats.added} documents ({stats.segments} segments), "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -9,7 +11,11 @@ import typer
 from rich.console import Console
 
 from claimscope.agent.cli import app
+from claimscope.agent.cli.progress import Heartbeat
 from claimscope.agent.graph.events import ProgressEvent
+from claimscope.agent.graph.state import InvestigationOptions
+from claimscope.agent.investigation import Investigator, RunResult
+from claimscope.agent.sessions_repair import SessionsDatabaseError
 from claimscope.tools.errors import InputError
 
 console = Console(stderr=True)
@@ -41,6 +47,18 @@ def _parse_sources(value: str) -> list[str]:
     return items
 
 
+def _investigator(session: str | None) -> Investigator:
+    """The investigator, saving sessions; with a damaged sessions database a run without --session
+    goes on unsaved (one warning) rather than not at all."""
+    try:
+        return Investigator()
+    except SessionsDatabaseError as exc:
+        if session:
+            raise
+        console.print(f"[yellow]warning:[/] {exc} This run is not saved as a session.", highlight=False)
+        return Investigator(persistent=False)
+
+
 @app.command()
 def investigate(
     claim: Annotated[str, typer.Argument(help="The claim to investigate, in quotes.")],
@@ -63,10 +81,13 @@ def investigate(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (else print it).")] = None,
     session: Annotated[str | None, typer.Option(help="Session id: resume it if it exists, else start it under this id.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    translate: Annotated[bool, typer.Option(
+        "--translate", help="A claim in another language is translated to English by the configured model "
+                            "(and the report says so) instead of refused.")] = False,
 ) -> None:
     """Investigate CLAIM against local corpora and scholarly sources and print a graded report."""
-    from claimscope.agent.investigation import Investigator, default_options
-    from claimscope.agent.report import render
+    from claimscope.agent.datadir import open_store
+    from claimscope.agent.investigation import check_corpora, default_options
 
     if fmt not in ("md", "json", "html"):
         raise InputError(f"--format must be md, json or html, not {fmt!r}.")
@@ -74,8 +95,11 @@ def investigate(
         raise InputError(f"--planner must be 'fixed' or 'llm', not {planner!r}.")
     if claim_kind is not None and claim_kind not in ("auto", "empirical", "debate"):
         raise InputError(f"--claim-kind must be auto, empirical or debate, not {claim_kind!r}.")
+    if year_min is not None and year_max is not None and year_min > year_max:
+        raise InputError(f"--year-min {year_min} is after --year-max {year_max}: no document could match.")
     corpora = list(corpus or [])
-    inv = Investigator()
+    inv = _investigator(session)
+    open_store(inv.services)
     if ingest is not None:
         if not corpora:
             raise InputError("--ingest needs --corpus NAME to ingest into.")
@@ -89,19 +113,74 @@ def investigate(
         perspectives=False if no_perspectives else None, stop_after=stop_after, guided=guided or None,
         claim_kind=claim_kind,
     )
-    handler = None if quiet else _print_event
-    if session and inv.state(session):
+    check_corpora(inv.services, corpora)
+    with Heartbeat(console) if not quiet else nullcontext() as beat:
+        result = _run(inv, claim, opts, session, None if beat is None else _handler(beat), translate)
+    _finish(result, fmt, out)
+
+
+def _handler(beat: Heartbeat) -> Callable[[ProgressEvent], None]:
+    def handle(ev: ProgressEvent) -> None:
+        beat.saw(ev.step, started=ev.kind == "step_started")
+        _print_event(ev)
+
+    return handle
+
+
+def _run(inv: Investigator, claim: str, opts: InvestigationOptions, session: str | None,
+         handler: Callable[[ProgressEvent], None] | None, translate: bool = False) -> RunResult:
+    from claimscope.agent.investigation import accept_claim, translation_wanted
+
+    previous = inv.state(session) if session else {}
+    if previous:
+        given, _ = accept_claim(claim, inv.services, translate=translation_wanted(translate))
+        if previous.get("claim") and previous["claim"] != given:
+            raise InputError(
+                f"session {session} investigates {previous['claim']!r}, not {given!r}: resume it with "
+                f"`claimscope sessions resume {session}`, or choose another --session id for the new claim."
+            )
         console.print(f"resuming session {session}")
         result = inv.resume(session, on_event=handler)
     else:
-        result = inv.run(claim, opts, thread_id=session, on_event=handler)
+        try:
+            result = inv.run(claim, opts, thread_id=session, on_event=handler, translate=translate)
+        except SessionsDatabaseError as exc:
+            # Damage found while writing a checkpoint: a run without --session starts again, unsaved,
+            # rather than not at all (it has no session anyone could resume).
+            if session:
+                raise
+            console.print(f"[yellow]warning:[/] {exc} This run is not saved as a session.", highlight=False)
+            result = Investigator(inv.services, persistent=False).run(claim, opts, on_event=handler,
+                                                                       translate=translate)
+    return result
+
+
+def _finish(result: RunResult, fmt: str, out: Path | None) -> None:
+    from claimscope.agent.report import render
+
     console.print(f"session: {result.thread_id} (status: {result.status})")
+    if result.pending is not None:
+        from claimscope.agent.cli.sessions import _print_pending
+
+        _print_pending(result.pending)
+        console.print(
+            f"session {result.thread_id} is paused for your review. Answer with `claimscope sessions resume "
+            f"{result.thread_id} --decision accept` (or a JSON edit as listed above), or `--ask` to be "
+            "asked at each review.", markup=False, highlight=False, soft_wrap=True)
+        return
     if result.report is None:
         raise InputError(f"no report was produced (status {result.status}); resume with --session {result.thread_id}.")
     text = render(result.report, fmt)
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(
+                f"could not write the report to {out} ({exc.strerror or exc}); session {result.thread_id} "
+                f"keeps it: `claimscope sessions export {result.thread_id} --format {fmt} -o FILE` once there "
+                "is room (or with another FILE)."
+            ) from exc
         console.print(f"report written to {out}")
     else:
         typer.echo(text)

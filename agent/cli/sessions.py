@@ -7,9 +7,11 @@ Sessions are the investigations kept in the LangGraph SQLite checkpointer (setti
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -18,6 +20,7 @@ from claimscope.agent.cli import app
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.runs import RunManager, SessionInfo
 from claimscope.tools.errors import InputError
+from claimscope.tools.text_guard import strip_control
 
 sessions_app = typer.Typer(help="List, inspect, resume, export and delete investigation sessions.",
                            no_args_is_help=True)
@@ -27,6 +30,32 @@ console = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 EXPORT_FORMATS = ("md", "json", "html", "state")
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _sessions_path() -> Path:
+    from claimscope.agent.datadir import ensure_data_dir
+    from claimscope.agent.settings import get_settings
+
+    settings = get_settings()
+    ensure_data_dir(settings)
+    return settings.resolve(settings.sessions.path)
+
+
+def _guarded(fn: F) -> F:
+    """Damage found while reading the sessions database ends the command with one line saying
+    which file and what to do, not a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from claimscope.agent.sessions_repair import database_guard
+
+        with database_guard(_sessions_path()):
+            return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 def _manager() -> RunManager:
@@ -50,6 +79,7 @@ def _verdict(manager: RunManager, info: SessionInfo) -> str:
 
 
 @sessions_app.command("list")
+@_guarded
 def list_sessions(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
@@ -68,11 +98,12 @@ def list_sessions(
                   highlight=False)
     for info in infos:
         console.print(f"{info.session_id:<{width}}  {_when(info.created):<16}  {info.status:<16}  "
-                      f"{len(info.finished_steps):>5}  {_verdict(manager, info):<20}  {info.claim}",
+                      f"{len(info.finished_steps):>5}  {_verdict(manager, info):<20}  {strip_control(info.claim)}",
                       markup=False, highlight=False)
 
 
 @sessions_app.command()
+@_guarded
 def show(
     session_id: Annotated[str, typer.Argument(help="Session id (see `claimscope sessions list`).")],
     events: Annotated[bool, typer.Option("--events", help="Also print the recorded progress events.")] = False,
@@ -82,7 +113,7 @@ def show(
     info = manager.status(session_id)
     state = manager.investigator.state(info.session_id)
     console.print(f"[bold]{info.session_id}[/]  {info.status}", highlight=False)
-    console.print(f"claim: {info.claim}", markup=False, highlight=False)
+    console.print(f"claim: {strip_control(info.claim)}", markup=False, highlight=False)
     console.print(f"created: {_when(info.created)}   updated: {_when(info.updated)}")
     console.print(f"finished steps: {', '.join(info.finished_steps) or 'none'}", highlight=False)
     if info.error:
@@ -134,6 +165,7 @@ def _print_event(ev: ProgressEvent) -> None:
 
 
 @sessions_app.command()
+@_guarded
 def resume(
     session_id: Annotated[str, typer.Argument(help="Session id (see `claimscope sessions list`).")],
     decision: Annotated[list[str] | None, typer.Option(
@@ -182,12 +214,17 @@ def _write(text: str, out: Path | None) -> None:
     if out is None:
         typer.echo(text)
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"could not write {out} ({exc.strerror or exc}); the session keeps everything: "
+                         "free space or choose another --out and export again.") from exc
     err.print(f"written to {out}", highlight=False)
 
 
 @sessions_app.command()
+@_guarded
 def export(
     session_id: Annotated[str, typer.Argument(help="Session id (see `claimscope sessions list`).")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="md, json or html (the report), or state (the "
@@ -215,6 +252,7 @@ def export(
 
 
 @sessions_app.command()
+@_guarded
 def delete(
     session_id: Annotated[str, typer.Argument(help="Session id (see `claimscope sessions list`).")],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
@@ -237,18 +275,44 @@ def delete(
                                                           if removed else ""), highlight=False)
 
 
+@sessions_app.command()
+def repair() -> None:
+    """Repair a damaged sessions database: keep a backup, recover what is readable, start a fresh file."""
+    from claimscope.agent.sessions_repair import repair_sessions
+
+    for rep in repair_sessions(_sessions_path()):
+        if rep.healthy:
+            console.print(f"{rep.path}: no damage found, left as it is.", highlight=False)
+            continue
+        kept = ", ".join(f"{t.recovered} {t.table}" + (" (some unreadable)" if t.unreadable else "")
+                         for t in rep.tables)
+        console.print(f"{rep.path}: damaged; backup kept at {rep.backup}; recovered {kept or 'nothing'}; "
+                      "a fresh file is in place.", highlight=False, markup=False)
+    console.print("`claimscope sessions list` shows the sessions recovered.", markup=False)
+
+
 @app.command()
 def mcp(
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP instead of stdio.")] = False,
-    host: Annotated[str, typer.Option(help="Interface for --http (keep 127.0.0.1 unless you add auth).")]
+    host: Annotated[str, typer.Option(help="Interface for --http; other than loopback it needs an access token "
+                                           "(CLAIMSCOPE_MCP_TOKEN or --generate-token).")]
     = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port for --http.")] = 8765,
     workers: Annotated[int, typer.Option(min=1, max=16, help="Investigations run at the same time.")] = 2,
+    generate_token: Annotated[bool, typer.Option(
+        "--generate-token", help="With --http: make a random access token, print it once, and require it.")] = False,
 ) -> None:
     """Serve claimscope to other assistants over MCP (stdio by default; --http for streamable HTTP at /mcp)."""
     from claimscope.agent.investigation import Investigator
-    from claimscope.agent.mcp_server import serve
+    from claimscope.agent.mcp_server import TOKEN_ENV, access_token, serve
 
+    token = None
     if http:
+        token, generated = access_token(host, generate=generate_token)
         err.print(f"claimscope MCP server on http://{host}:{port}/mcp", highlight=False)
-    serve(http=http, host=host, port=port, manager=RunManager(Investigator(), max_workers=workers))
+        if generated:
+            err.print(f"access token (send as 'Authorization: Bearer TOKEN'; set {TOKEN_ENV} to keep one): {token}",
+                      highlight=False, markup=False)
+        elif token:
+            err.print(f"requests must carry the access token from {TOKEN_ENV}.", highlight=False)
+    serve(http=http, host=host, port=port, manager=RunManager(Investigator(), max_workers=workers), token=token)

@@ -14,12 +14,13 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from claimscope.agent.graph.events import emit
 from claimscope.agent.graph.state import InvestigationState
 from claimscope.agent.services import Services
 from claimscope.tools.errors import InputError
+from claimscope.tools.text_guard import strip_control
 
 ReviewPoint = Literal["claim", "sources", "hierarchy", "verdict"]
 # point -> the step after which it is due
@@ -30,6 +31,8 @@ REVIEW_AFTER: dict[str, str] = {"claim": "analyse", "sources": "gather", "hierar
 class ClaimDecision(BaseModel):
     """Accept the analysis or edit it."""
 
+    model_config = ConfigDict(extra="forbid")  # a mistyped field is refused, not ignored
+
     anti_claim: str | None = Field(None, max_length=500, description="Replacement anti-claim.")
     sub_claims: list[str] | None = Field(None, max_length=10, description="Replacement sub-claims.")
     extra_queries: list[str] = Field(default_factory=list, max_length=10, description="More search queries.")
@@ -38,11 +41,15 @@ class ClaimDecision(BaseModel):
 
 
 class SourcesDecision(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a mistyped field is refused, not ignored
+
     exclude: list[str] = Field(default_factory=list, description="Document ids to drop from the evidence.")
     add: list[str] = Field(default_factory=list, description="Document ids or DOIs to add (from the local corpora).")
 
 
 class HierarchyEdit(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a mistyped field is refused, not ignored
+
     op: Literal["rename", "merge", "delete", "add"]
     node_id: str | None = Field(None, description="The node renamed, merged away, or deleted.")
     into: str | None = Field(None, description="merge: the node that absorbs node_id.")
@@ -52,12 +59,21 @@ class HierarchyEdit(BaseModel):
 
 
 class HierarchyDecision(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a mistyped field is refused, not ignored
+
     edits: list[HierarchyEdit] = Field(default_factory=list)
 
 
 class VerdictDecision(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a mistyped field is refused, not ignored
+
     accept: bool = True
     note: str = Field("", max_length=2000, description="The reviewer's comment, kept in the report.")
+
+    @field_validator("note")
+    @classmethod
+    def _printable(cls, v: str) -> str:
+        return strip_control(v, keep_newlines=True).strip()
 
 
 DECISIONS: dict[str, type[BaseModel]] = {
@@ -82,19 +98,54 @@ def due_review(state: InvestigationState) -> str | None:
     return None
 
 
-def parse_decision(point: str, raw: Any) -> BaseModel:
-    """Validate a person's decision for `point`; a clear InputError says what is accepted."""
+def parse_decision(point: str, raw: Any, summary: dict[str, Any] | None = None) -> BaseModel:
+    """Validate a person's decision for `point`; a clear InputError says what is accepted.
+
+    With the pending review's `summary`, ids the decision names are checked against what the review
+    showed, so an edit of a node or document that is not there is refused instead of recorded."""
     model = DECISIONS.get(point)
     if model is None:
         raise InputError(f"unknown review point {point!r}; expected one of {sorted(DECISIONS)}.")
     if raw in (None, "", "accept", True):
         raw = {}
     try:
-        return model.model_validate(raw)
+        decision = model.model_validate(raw)
     except ValidationError as exc:
         fields = ", ".join(model.model_fields)
-        raise InputError(f"invalid decision for the {point} review ({exc.errors()[0]['msg']}); "
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise InputError(f"invalid decision for the {point} review ({where + ': ' if where else ''}{err['msg']}); "
                          f"it takes an object with: {fields}.") from exc
+    if summary is not None:
+        _check_ids(point, decision, summary)
+    return decision
+
+
+def _check_ids(point: str, decision: BaseModel, summary: dict[str, Any]) -> None:
+    if isinstance(decision, HierarchyDecision):
+        nodes = {str(n.get("id")) for n in summary.get("nodes") or []}
+        for e in decision.edits:
+            named = {"node_id": e.node_id, "into": e.into}
+            if e.op == "add":
+                named = {"parent_id": e.parent_id or "root"}
+            elif e.op != "merge":
+                named = {"node_id": e.node_id}
+            for key, value in named.items():
+                if value is None:
+                    raise InputError(f"invalid decision for the hierarchy review: {e.op} needs {key}.")
+                if value == "root" and key != "parent_id":
+                    raise InputError(f"invalid decision for the hierarchy review: the root (the claim itself) "
+                                     f"cannot be the node of a {e.op}.")
+                if value not in nodes and not (key == "parent_id" and value == "root"):
+                    shown = ", ".join(sorted(nodes)) or "none"
+                    raise InputError(f"invalid decision for the hierarchy review: {e.op} names node {value!r}, "
+                                     f"which is not in the tree (nodes: {shown}).")
+    elif isinstance(decision, SourcesDecision):
+        docs = {str(d.get("id")) for d in summary.get("documents") or []}
+        missing = [d for d in decision.exclude if d not in docs]
+        if missing:
+            raise InputError(f"invalid decision for the sources review: exclude names {', '.join(map(repr, missing))}, "
+                             "not among the gathered documents (see the review's list of documents).")
 
 
 def _summary(point: str, state: InvestigationState) -> dict[str, Any]:
@@ -162,7 +213,10 @@ def _apply(point: str, d: BaseModel, state: InvestigationState, services: Servic
     if isinstance(d, HierarchyDecision):
         return _apply_hierarchy(d, state, services)
     assert isinstance(d, VerdictDecision)
-    return {"_applied": ["verdict accepted" if d.accept else "verdict disputed by the reviewer"]}
+    outcome = "verdict accepted" if d.accept else "verdict disputed by the reviewer"
+    # The note goes into what was applied, which every report format shows as the decision.
+    note = " ".join(strip_control(d.note).split())
+    return {"_applied": [f"{outcome}: {note}" if note else outcome]}
 
 
 def _apply_sources(d: SourcesDecision, state: InvestigationState, services: Services) -> dict[str, Any]:

@@ -169,7 +169,10 @@ class LLMGateway:
 
     @property
     def usage(self) -> Usage:
-        """Totals since construction or the last reset_usage() (a snapshot)."""
+        """A snapshot of the calls counted so far: inside a `usage_scope()` (each investigation
+        runs in one) those of that scope only, so concurrent or successive investigations sharing
+        this gateway never see each other's calls; outside any scope, the totals since construction
+        or the last reset_usage()."""
         return self._meter.snapshot()
 
     def reset_usage(self) -> Usage:

@@ -1,0 +1,204 @@
+"""A damaged sessions database (the checkpointer file and its session index): recognise it, say
+what to do in one line, and repair it by keeping a backup, copying every row that can still be
+read into a fresh file, and putting the fresh file in place.
+
+SQLite reports damage as `sqlite3.DatabaseError` ("database disk image is malformed", "file is not
+a database") at whatever statement first touches a bad page, so the callers turn it into
+`SessionsDatabaseError` where they open or read the files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import sqlite3
+import struct
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from claimscope.tools.errors import InputError
+
+# Rowids tried after an unreadable stretch of a table: a damaged page hides a run of rows, and the
+# rows after it are often still readable.
+_SKIPS = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
+
+
+class SessionsDatabaseError(InputError):
+    """The sessions database cannot be read; the message names the file and the way out."""
+
+    def __init__(self, path: Path, exc: BaseException) -> None:
+        self.path = path
+        super().__init__(
+            f"the sessions database {path} is damaged ({exc}). Run `claimscope sessions repair` "
+            "(it keeps a backup, recovers what is readable and starts a fresh file); meanwhile "
+            "`claimscope investigate` without --session still works."
+        )
+
+
+@contextmanager
+def database_guard(path: Path) -> Iterator[None]:
+    """Turn SQLite damage reported inside the block into a SessionsDatabaseError naming `path`."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            raise
+        raise SessionsDatabaseError(path, exc) from exc
+
+
+class TableRecovery(BaseModel):
+    table: str
+    recovered: int = 0
+    unreadable: bool = Field(default=False, description="Some stretch of the table could not be read.")
+
+
+class FileRepair(BaseModel):
+    path: str
+    backup: str | None = Field(default=None, description="Where the damaged file was kept; None if it was healthy.")
+    healthy: bool = False
+    tables: list[TableRecovery] = Field(default_factory=list)
+
+
+def is_healthy(path: Path) -> bool:
+    """True if SQLite's own integrity check passes (a missing file counts as healthy)."""
+    if not path.exists():
+        return True
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            row = conn.execute("PRAGMA integrity_check").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return False
+    return bool(row) and row[0] == "ok"
+
+
+def _rows(src: sqlite3.Connection, table: str, columns: list[str], out: TableRecovery) -> Iterator[tuple]:
+    """Every readable row of `table`, walking rowids and stepping over unreadable stretches."""
+    cols = ", ".join(f'"{c}"' for c in columns)
+    last = -(2**63)
+    while True:
+        try:
+            for row in src.execute(f'SELECT rowid, {cols} FROM "{table}" WHERE rowid > ? ORDER BY rowid', (last,)):
+                last = row[0]
+                yield row[1:]
+            return
+        except sqlite3.DatabaseError:
+            out.unreadable = True
+            for skip in _SKIPS:
+                try:
+                    nxt = src.execute(f'SELECT rowid FROM "{table}" WHERE rowid > ? ORDER BY rowid LIMIT 1',
+                                      (last + skip,)).fetchone()
+                except sqlite3.DatabaseError:
+                    continue
+                if nxt is None:
+                    return
+                last = nxt[0] - 1
+                break
+            else:
+                return
+
+
+def _scratch_copy(backup: Path) -> Path:
+    """A copy of the damaged file to read from. A truncated file still claims its old size in the
+    header, which makes SQLite refuse every statement; the copy claims the pages it really has, so
+    the pages before the cut can be read."""
+    scratch = backup.with_name(backup.name + ".scratch")
+    shutil.copy2(backup, scratch)
+    log = backup.with_name(backup.name + "-wal")
+    if log.exists():  # committed rows not yet folded into the file are read from the log
+        shutil.copy2(log, scratch.with_name(scratch.name + "-wal"))
+    size = scratch.stat().st_size
+    if size < 100:
+        return scratch
+    with scratch.open("r+b") as fh:
+        header = fh.read(100)
+        if header[:16] != b"SQLite format 3\x00":
+            return scratch
+        page_size = struct.unpack(">H", header[16:18])[0]
+        page_size = 65536 if page_size == 1 else page_size
+        claimed = struct.unpack(">I", header[28:32])[0]
+        if page_size and claimed > size // page_size:
+            fh.seek(28)
+            fh.write(struct.pack(">I", size // page_size))
+    return scratch
+
+
+def repair_file(path: Path, create_schema: Callable[[sqlite3.Connection], None]) -> FileRepair:
+    """Back up a damaged SQLite file, copy its readable rows into a fresh one with `create_schema`'s
+    tables, and put the fresh file in its place. A healthy or missing file is left alone."""
+    result = FileRepair(path=str(path))
+    if is_healthy(path):
+        result.healthy = True
+        return result
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    backup = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while backup.exists():
+        n += 1
+        backup = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    shutil.copy2(path, backup)
+    # The journal and write-ahead log may hold committed rows; -shm is only an index of the log.
+    for suffix in ("-journal", "-wal"):
+        side = path.with_name(path.name + suffix)
+        if side.exists() and side.stat().st_size:
+            shutil.copy2(side, backup.with_name(backup.name + suffix))
+    result.backup = str(backup)
+    fresh = path.with_name(f"{path.name}.repairing")
+    fresh.unlink(missing_ok=True)
+    dst = sqlite3.connect(str(fresh))
+    try:
+        create_schema(dst)
+        tables = [r[0] for r in dst.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                            "AND name NOT LIKE 'sqlite_%'")]
+        scratch = _scratch_copy(backup)
+        src = sqlite3.connect(str(scratch))
+        try:
+            for table in tables:
+                columns = [r[1] for r in dst.execute(f'PRAGMA table_info("{table}")')]
+                rec = TableRecovery(table=table)
+                marks = ", ".join("?" for _ in columns)
+                insert = f'INSERT OR IGNORE INTO "{table}" ({", ".join(columns)}) VALUES ({marks})'
+                try:
+                    for row in _rows(src, table, columns, rec):
+                        dst.execute(insert, row)
+                        rec.recovered += 1
+                except sqlite3.DatabaseError:  # not even the table's schema could be read
+                    rec.unreadable = True
+                result.tables.append(rec)
+        finally:
+            src.close()
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                scratch.with_name(scratch.name + suffix).unlink(missing_ok=True)
+        dst.commit()
+    finally:
+        dst.close()
+    for suffix in ("-journal", "-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    fresh.replace(path)
+    return result
+
+
+def checkpoint_schema(conn: sqlite3.Connection) -> None:
+    """The checkpointer's tables, created by LangGraph's own saver so they always match it."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    SqliteSaver(conn).setup()
+
+
+def index_schema(conn: sqlite3.Connection) -> None:
+    from claimscope.agent.runs import create_index_tables
+
+    create_index_tables(conn)
+
+
+def repair_sessions(checkpoint_path: Path) -> list[FileRepair]:
+    """Repair the checkpointer file and the session index beside it."""
+    from claimscope.agent.runs import index_path_for
+
+    return [repair_file(checkpoint_path, checkpoint_schema),
+            repair_file(index_path_for(checkpoint_path), index_schema)]
