@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel, Field, ValidationError
@@ -185,10 +186,10 @@ class Investigator:
         self.checkpointer = checkpointer
         self.graph = build_graph(checkpointer)
 
-    def _config(self, thread_id: str) -> dict[str, Any]:
+    def _config(self, thread_id: str) -> RunnableConfig:
         # Recursion limit above the step budget: plan + step per budgeted step, plus the report.
         limit = 2 * self.services.settings.sessions.step_budget + 10
-        return {"configurable": {"thread_id": thread_id}, "recursion_limit": limit}
+        return RunnableConfig(configurable={"thread_id": thread_id}, recursion_limit=limit)
 
     def _drive(self, payload: Any, thread_id: str, on_event: EventHandler | None) -> RunResult:
         from claimscope.agent.datadir import disk_full
@@ -211,7 +212,7 @@ class Investigator:
             ) from exc
         return self.result(thread_id)
 
-    def _stream(self, payload: Any, config: dict[str, Any], on_event: EventHandler | None) -> None:
+    def _stream(self, payload: Any, config: RunnableConfig, on_event: EventHandler | None) -> None:
         # Run in a usage scope: the steps' per-step usage deltas then count this run's LLM calls
         # only, not those of other runs sharing the process-wide gateway.
         # durability="sync": a step's checkpoint is written before the next step starts, so a killed

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, Field
 
 from claimscope.agent.graph.events import ProgressEvent
@@ -441,7 +442,7 @@ class RunManager:
 
     def _checkpoint_time(self, sid: str, *, first: bool = False) -> float | None:
         """Unix time of the session's latest (or first) checkpoint, for sessions not in the index."""
-        config = {"configurable": {"thread_id": sid}}
+        config = RunnableConfig(configurable={"thread_id": sid})
         stamp = None
         for item in self.investigator.checkpointer.list(config, limit=None if first else 1):
             stamp = item.checkpoint.get("ts")

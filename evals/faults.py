@@ -99,7 +99,7 @@ def environment(script: dict[str, Any] | None = None, scholarly: Callable[[Any],
     import claimscope.agent.llm as llm_mod
     import claimscope.agent.resources as res
     import claimscope.tools.stance as stance_mod
-    from claimscope.agent.llm import scripted_llm
+    from claimscope.agent.llm.fake import scripted_llm
     from claimscope.agent.services import Services
     from claimscope.agent.settings import get_settings
     from tests.fakes import HashEmbedder, KeywordStance

@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from claimscope.agent.llm import ActionChoice, scripted_llm
+from claimscope.agent.llm import ActionChoice
+from claimscope.agent.llm.fake import scripted_llm
 from claimscope.agent.services import Services
 from claimscope.agent.settings import Settings, load_settings
 from tests.conftest import FIXTURES

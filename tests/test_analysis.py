@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from claimscope.agent.llm import scripted_llm
+from claimscope.agent.llm.fake import scripted_llm
 from claimscope.prompts import perspective as perspective_prompt
 from claimscope.prompts.anti_claim import PROMPT as ANTI_PROMPT
 from claimscope.prompts.anti_claim import AntiClaimInput

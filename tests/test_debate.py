@@ -99,7 +99,7 @@ def _debate_script() -> dict:
 
 
 def _debate_services(tmp_path, **overrides):
-    from claimscope.agent.llm import scripted_llm
+    from claimscope.agent.llm.fake import scripted_llm
     from claimscope.agent.services import Services
     from claimscope.tools.ingest import read_path
     from claimscope.tools.store import EvidenceStore

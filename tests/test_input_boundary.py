@@ -210,8 +210,6 @@ def test_with_translate_the_model_translates_and_the_progress_says_so(tmp_path):
     assert services.llm.scripted.calls.count("translate_claim") == 1
 
 
-@pytest.mark.xfail(strict=True, reason="needs agent/graph/state.py change: InvestigationInput must accept "
-                   "'warnings' so the translation note recorded with the claim reaches the report")
 def test_a_translated_claims_report_names_the_original(tmp_path):
     from claimscope.agent.report import render
 

@@ -13,15 +13,20 @@ from claimscope.agent.llm import (
     ActionChoice,
     LLMError,
     LLMGateway,
-    ToolCall,
     ToolSpec,
-    Truncated,
     build_gateway,
     discover_prompts,
     get_llm,
-    scripted_llm,
 )
-from claimscope.agent.llm.fake import auth_error, rate_limited, server_error, timeout
+from claimscope.agent.llm.fake import (
+    ToolCall,
+    Truncated,
+    auth_error,
+    rate_limited,
+    scripted_llm,
+    server_error,
+    timeout,
+)
 from claimscope.agent.llm.gateway import action_schema
 from claimscope.agent.settings import load_settings
 from claimscope.prompts.base import Prompt

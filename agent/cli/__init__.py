@@ -34,3 +34,8 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.secho("interrupted.", err=True)
         sys.exit(130)
+    except OSError as exc:  # a full disk or an unwritable folder reached by a command that did not check
+        where = f": {exc.filename}" if exc.filename else ""
+        typer.secho(f"error: {exc.strerror or exc}{where}. Free space or choose a writable folder "
+                    "(CLAIMSCOPE_DATA_DIR).", fg=typer.colors.RED, err=True)
+        sys.exit(2)

@@ -88,9 +88,9 @@ def investigate(
     """Investigate CLAIM against local corpora and scholarly sources and print a graded report."""
     from claimscope.agent.datadir import open_store
     from claimscope.agent.investigation import check_corpora, default_options
+    from claimscope.agent.report import report_format
 
-    if fmt not in ("md", "json", "html"):
-        raise InputError(f"--format must be md, json or html, not {fmt!r}.")
+    report_format(fmt)
     if planner not in ("fixed", "llm"):
         raise InputError(f"--planner must be 'fixed' or 'llm', not {planner!r}.")
     if claim_kind is not None and claim_kind not in ("auto", "empirical", "debate"):
@@ -132,7 +132,7 @@ def _run(inv: Investigator, claim: str, opts: InvestigationOptions, session: str
     from claimscope.agent.investigation import accept_claim, translation_wanted
 
     previous = inv.state(session) if session else {}
-    if previous:
+    if session and previous:
         given, _ = accept_claim(claim, inv.services, translate=translation_wanted(translate))
         if previous.get("claim") and previous["claim"] != given:
             raise InputError(

@@ -178,10 +178,9 @@ def resume(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
 ) -> None:
     """Continue a session from its last finished step, answering guided reviews on the way."""
-    from claimscope.agent.report import render
+    from claimscope.agent.report import render, report_format
 
-    if fmt not in ("md", "json", "html"):
-        raise InputError(f"--format must be md, json or html, not {fmt!r}.")
+    report_format(fmt)
     manager = _manager()
     info = manager.status(session_id)
     sid = info.session_id

@@ -8,7 +8,7 @@ Accumulating fields carry reducers; single-writer fields are replaced.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, Required, TypedDict
 
 from pydantic import BaseModel, Field
 
@@ -102,9 +102,10 @@ class InvestigationOptions(BaseModel):
     )
 
 
-class InvestigationInput(TypedDict):
-    claim: str
-    options: dict[str, Any]
+class InvestigationInput(TypedDict, total=False):
+    claim: Required[str]
+    options: Required[dict[str, Any]]
+    warnings: list[str]  # recorded with the claim before the first step (e.g. that it was translated)
 
 
 class InvestigationOutput(TypedDict, total=False):

@@ -141,6 +141,8 @@ def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
             outcome = services.scholarly.search(query, remote)
             reports += [r.model_dump(mode="json") for r in outcome.reports]
             warnings += outcome.warnings
+            for w in outcome.warnings:  # an unreachable source is announced as it is found
+                emit("warning", "gather", w)
             if outcome.documents:
                 services.store.add_documents(outcome.documents, corpus=inv_corpus)
                 emit("source", "gather", f"{len(outcome.documents)} documents from scholarly search for {tag}")

@@ -37,18 +37,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-# Test helpers still reachable by their old names here, imported only when one is asked for so that
-# the product never loads the fake provider. New code imports them from claimscope.agent.llm.fake.
-_FAKE_NAMES = frozenset({"ScriptedGateway", "ScriptedModel", "ToolCall", "Truncated", "scripted_llm"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _FAKE_NAMES:
-        from claimscope.agent.llm import fake
-
-        return getattr(fake, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 # Key the embedded model's requests are sent with; llama.cpp's server ignores it but the OpenAI
 # client refuses to send a request without one.
 _LOCAL_KEY = "sk-no-key-required"

@@ -15,7 +15,7 @@ are re-exported here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast, get_args
 
 from claimscope.agent.report.common import cited_sentences
 from claimscope.agent.report.html import render_html
@@ -53,16 +53,22 @@ def render_json(report: Report) -> str:
     return report.model_dump_json(indent=2) + "\n"
 
 
-def render(report: Report | dict[str, Any] | str, fmt: Format) -> str:
+def report_format(value: str, *, option: str = "--format") -> Format:
+    """`value` as a report format; InputError naming the choices when it is not one."""
+    if value not in get_args(Format):
+        raise InputError(f"{option} must be md, json or html, not {value!r}.")
+    return cast(Format, value)
+
+
+def render(report: Report | dict[str, Any] | str, fmt: str) -> str:
     """Render a report (model, dict or JSON text) as 'md', 'json' or 'html'."""
+    kind = report_format(fmt, option="the report format")
     rep = load_report(report)
-    if fmt == "json":
+    if kind == "json":
         return render_json(rep)
-    if fmt == "md":
+    if kind == "md":
         return render_markdown(rep)
-    if fmt == "html":
-        return render_html(rep)
-    raise InputError(f"unknown report format {fmt!r}; use md, json or html.")
+    return render_html(rep)
 
 
 __all__ = [
@@ -96,4 +102,5 @@ __all__ = [
     "render_html",
     "render_json",
     "render_markdown",
+    "report_format",
 ]
