@@ -79,7 +79,6 @@ class ClaimType(StrEnum):
     DISJUNCTIVE = "disjunctive"
 
 
-
 _COMPARATIVE = re.compile(
     r"\b(?:than|compared\s+(?:to|with)|in\s+comparison\s+(?:to|with)|relative\s+to|versus|vs\.?"
     r"|outperforms?|outperformed|superior\s+to|inferior\s+to|non-?inferior\s+to|differs?\s+from"
