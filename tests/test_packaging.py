@@ -60,3 +60,14 @@ def test_packaged_models_are_pinned_to_the_locked_versions():
     for extra in PYPROJECT["optional-dependencies"]["small-model"]:
         [spec] = Requirement(extra).specifier
         assert spec.operator == "==", extra
+
+
+def test_every_package_directory_is_installed():
+    """A subpackage left out of pyproject's package list is silently missing from the wheel
+    (.ci/package-check builds one and checks every module is in it)."""
+    tool = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    listed = set(tool["packages"])
+    on_disk = {"claimscope." + ".".join(p.parent.relative_to(REPO).parts)
+               for top in ("agent", "tools", "prompts") for p in (REPO / top).rglob("__init__.py")
+               if "__pycache__" not in p.parts}
+    assert on_disk - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
