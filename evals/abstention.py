@@ -5,7 +5,7 @@
 Claims whose topic the corpus does not cover must end "insufficient evidence". The set: `--n`
 Check-COVID test claims (news claims on COVID-19; the SciFact corpus predates the pandemic), drawn
 with a fixed seed from the composed and extracted test files (distinct claims), plus the vitamin D
-and coffee claims the README once used as examples (no SciFact abstract mentions vitamin D with
+and coffee claims a new user might try first (no SciFact abstract mentions vitamin D with
 respiratory infection, or coffee with diabetes). Each runs as a full investigation over the SciFact
 corpus with the product's defaults. Evaluation only: nothing is tuned on these claims.
 

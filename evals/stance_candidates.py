@@ -2,7 +2,7 @@
 
     python -m evals.stance_candidates --encoder PATH [--encoder PATH ...]
 
-Issue #4 allows a larger encoder than the packaged MiniLM-L6 "if it pays for itself within the
+A larger encoder than the packaged MiniLM-L6 is worth it only "if it pays for itself within the
 speed target" (>= 200 pairs/s on 2 cores) and asks for a model of <= 60 MB. Both limits are
 properties of the architecture, not of training, so they can be checked before spending an hour of
 CPU on fine-tuning: each candidate gets a randomly initialised 3-way head, is exported to int8 ONNX

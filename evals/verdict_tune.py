@@ -165,8 +165,8 @@ def llm_comparison(services: Any, entries: list[dict], best: dict[str, Any]) -> 
     """stance vs hybrid local labels on the same claims, hybrid under each `verdict.on_conflict`
     policy. As in the product's hybrid mode, the LLM assesses only the documents the stance model
     counts as evidence (tools.explain.label_document). The llm-only mode is not rerun here: it needs
-    an LLM call for every top document; its dev figures are in the session-2 verdict benchmark
-    (macro-F1 0.21, 88 of 110 abstracts "Mostly True")."""
+    an LLM call for every top document; its SciFact dev figures when it was the default are in
+    CHANGELOG.md (macro-F1 0.21, 88 of 110 abstracts "Mostly True")."""
     from claimscope.tools.explain import label_document
     from claimscope.tools.stance import decide_document
     from claimscope.tools.verdict import LocalItem, global_verdict
