@@ -10,6 +10,18 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from claimscope.agent.bounds import (
+    ASPECTS_MAX,
+    ASPECTS_MIN,
+    DEPTH_MAX,
+    DEPTH_MIN,
+    SOURCE_NAMES,
+    TOP_DOCUMENTS_MAX,
+    TOP_DOCUMENTS_MIN,
+    YEAR_MAX,
+    YEAR_MIN,
+    parse_sources,
+)
 from claimscope.agent.cli import app
 from claimscope.agent.cli.progress import Heartbeat
 from claimscope.agent.graph.events import ProgressEvent
@@ -38,15 +50,6 @@ def _print_event(ev: ProgressEvent) -> None:
         console.print(f"  {ev.message}", markup=False, highlight=False)
 
 
-def _parse_sources(value: str) -> list[str]:
-    allowed = {"local", "semantic_scholar", "serpapi"}
-    items = [s.strip() for s in value.split(",") if s.strip()]
-    bad = [s for s in items if s not in allowed]
-    if bad or not items:
-        raise InputError(f"--sources takes a comma-separated list of {sorted(allowed)}; got {value!r}.")
-    return items
-
-
 def _investigator(session: str | None) -> Investigator:
     """The investigator, saving sessions; with a damaged sessions database a run without --session
     goes on unsaved (one warning) rather than not at all."""
@@ -64,12 +67,13 @@ def investigate(
     claim: Annotated[str, typer.Argument(help="The claim to investigate, in quotes.")],
     corpus: Annotated[list[str] | None, typer.Option("--corpus", "-c", help="Local corpus to search (repeatable).")] = None,
     ingest: Annotated[Path | None, typer.Option(help="Ingest this file/folder into the first --corpus first (idempotent).")] = None,
-    sources: Annotated[str | None, typer.Option(help="Comma-separated: local,semantic_scholar,serpapi.")] = None,
-    depth: Annotated[int | None, typer.Option(min=1, max=3, help="Aspect hierarchy depth.")] = None,
-    aspects: Annotated[int | None, typer.Option(min=1, max=8, help="Aspects per node.")] = None,
-    top_docs: Annotated[int | None, typer.Option(min=1, max=50, help="Documents given a takeaway and label.")] = None,
-    year_min: Annotated[int | None, typer.Option(help="Earliest publication year.")] = None,
-    year_max: Annotated[int | None, typer.Option(help="Latest publication year.")] = None,
+    sources: Annotated[str | None, typer.Option(help=f"Comma-separated: {','.join(SOURCE_NAMES)}.")] = None,
+    depth: Annotated[int | None, typer.Option(min=DEPTH_MIN, max=DEPTH_MAX, help="Aspect hierarchy depth.")] = None,
+    aspects: Annotated[int | None, typer.Option(min=ASPECTS_MIN, max=ASPECTS_MAX, help="Aspects per node.")] = None,
+    top_docs: Annotated[int | None, typer.Option(min=TOP_DOCUMENTS_MIN, max=TOP_DOCUMENTS_MAX,
+                                                 help="Documents given a takeaway and label.")] = None,
+    year_min: Annotated[int | None, typer.Option(min=YEAR_MIN, max=YEAR_MAX, help="Earliest publication year.")] = None,
+    year_max: Annotated[int | None, typer.Option(min=YEAR_MIN, max=YEAR_MAX, help="Latest publication year.")] = None,
     planner: Annotated[str, typer.Option(help="'fixed' policy or 'llm' chooses the next step.")] = "fixed",
     stop_after: Annotated[str | None, typer.Option(help="'hierarchy': stop once the aspect tree is built.")] = None,
     guided: Annotated[bool, typer.Option("--guided", help="Pause for your review at each review point.")] = False,
@@ -106,7 +110,7 @@ def investigate(
         from claimscope.agent.cli.corpus import ingest_path
 
         ingest_path(ingest, corpora[0], store=inv.services.store, quiet=quiet)
-    src = _parse_sources(sources) if sources else None
+    src = parse_sources(sources) if sources else None
     opts = default_options(
         inv.services.settings, corpora=corpora, sources=src, depth=depth, top_k_aspects=aspects,
         top_documents=top_docs, year_min=year_min, year_max=year_max, planner=planner,
