@@ -436,7 +436,7 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
             warnings.append(f"{doc_id}: {la.warning}")
         assessments[doc_id] = {"takeaway": tk.model_dump(mode="json") if tk else None,
                                "assessment": la.model_dump(mode="json")}
-        emit("counts", "weigh", f"{doc_id}: {la.label}", doc_id=doc_id, label=str(la.label))
+        emit("counts", "weigh", f"document {doc_id}: local label {la.label!s}", doc_id=doc_id, label=str(la.label))
 
     t = services.settings.trust
     rep_cfg = ReputationConfig(prior=t.prior, citation_ref=t.citation_ref, influential_ref=t.influential_ref,
