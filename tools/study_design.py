@@ -83,20 +83,31 @@ class DesignTag(BaseModel):
 _I = re.IGNORECASE
 # Most specific first: the first design whose pattern matches a text is its design.
 _PATTERNS: list[tuple[Design, re.Pattern[str]]] = [
-    (Design.META_ANALYSIS, re.compile(r"\bmeta-?\s?analy[sz]|\bsystematic(?:ally)?\s+(?:literature\s+)?review|"
-                                      r"\bpooled analysis of (?:\d+|\w+) (?:randomi[sz]ed|trials|studies)|"
-                                      r"\bumbrella review|\bnetwork meta", _I)),
-    (Design.IN_VITRO, re.compile(r"\bin vitro\b|\bcell lines?\b|\bcultured (?:\w+ )?cells\b", _I)),
+    (Design.META_ANALYSIS, re.compile(r"\bmeta-?\s?analy[sz]|\bsystematic(?:ally)?\s+(?:literature\s+)?(?:review|"
+                                      r"search|evaluat|identif)|\bpooled analysis of (?:\d+|\w+) (?:randomi[sz]ed|"
+                                      r"trials|studies)|\bumbrella review|\bnetwork meta|\b(?:searched|search of) "
+                                      r"(?:\w+ ){0,3}(?:medline|pubmed|embase|cochrane|databases?)\b|"
+                                      r"\beligible (?:studies|trials)\b", _I)),
+    (Design.IN_VITRO, re.compile(r"\bin vitro\b|\bcell lines?\b|\bcultured (?:\w+ )?cells\b|\bcell cultures?\b|"
+                                 r"\bincubat(?:ed|ion) (?:of|with)\b|\bcells were (?:treated|transfected|incubated|"
+                                 r"exposed)\b|\bfibroblasts?\b", _I)),
     (Design.ANIMAL, re.compile(r"\b(?:mice|mouse|murine|rats?|rodents?|zebrafish|drosophila|primates?|"
                                r"macaques?|pigs|piglets|dogs|rabbits|hamsters|sheep|c\. elegans)\b|"
-                               r"\banimal models?\b|\bknockout\b", _I)),
-    (Design.RCT, re.compile(r"\brandomi[sz]ed\b|\brandomly (?:assigned|allocated)\b|\bplacebo-controlled\b|"
-                            r"\bcontrolled trial\b|\bcrossover trial\b|\bdouble-blind", _I)),
-    (Design.CASE_CONTROL, re.compile(r"\bcase-?\s?control\b|\bcases and (?:\w+ )?controls\b", _I)),
-    (Design.COHORT, re.compile(r"\bcohort\b|\bprospective(?:ly)? (?:study|studies|followed|observational)|"
-                               r"\bretrospective (?:study|analysis|review of)|\bfollow-?up (?:study|of \d)|"
-                               r"\blongitudinal (?:study|data|analysis)|\bregistry\b", _I)),
-    (Design.CROSS_SECTIONAL, re.compile(r"\bcross-?\s?sectional\b|\bsurvey\b|\bprevalence study\b", _I)),
+                               r"\banimal models?\b|\bknockout\b|\bin vivo\b", _I)),
+    (Design.RCT, re.compile(r"(?<!non-)(?<!non)\brandomi[sz]ed(?:,)? (?:\w+[ -]){0,3}(?:trial|study)\b|"
+                            r"\b(?:were|was|been) randomi[sz]ed\b|\brandomly (?:assigned|allocated)\b|"
+                            r"\brandomi[sz]ed (?:to|into)\b|\bplacebo-controlled\b|\bcontrolled trial\b|"
+                            r"\bcrossover trial\b|\bdouble-blind", _I)),
+    (Design.CASE_CONTROL, re.compile(r"\bcase-?\s?control\b|\bcases and (?:\w+ )?controls\b|"
+                                     r"\b(?:healthy|matched|age-matched|sex-matched|normal) (?:controls|control "
+                                     r"subjects|volunteers)\b", _I)),
+    (Design.CROSS_SECTIONAL, re.compile(r"\bcross-?\s?sectional\b|\bsurvey\b|\bprevalence study\b|"
+                                        r"\bquestionnaires? (?:was|were) (?:sent|administered|completed|distributed)", _I)),
+    (Design.COHORT, re.compile(r"\bcohorts?\b|\bprospective(?:ly)? (?:\w+ )?(?:study|studies|followed|observational|"
+                               r"evaluation|assessment|collected|enrolled|recruited|evaluated|studied|"
+                               r"assessed|analy[sz]ed)|\bretrospective(?:ly)?\b|\bfollow-?up (?:study|of \d)|"
+                               r"\bfollowed (?:up )?for\b|\blongitudinal\b|\bregistry\b|\bmedical records\b|"
+                               r"\bchart review\b|\bincidence of\b", _I)),
     (Design.CASE_REPORT, re.compile(r"\bcase reports?\b|\bcase series\b|\bwe (?:report|describe|present) "
                                     r"(?:a|an|the|two|three|\d+) (?:\w+ )?(?:cases?|patients?)\b|"
                                     r"\b(?:a|an) \d+-year-old\b", _I)),
@@ -105,6 +116,9 @@ _PATTERNS: list[tuple[Design, re.Pattern[str]]] = [
     (Design.NARRATIVE_REVIEW, re.compile(r"\b(?:this|a|our|in this) (?:narrative |brief |mini-?)?review\b|"
                                          r"\bwe review\b|\breview of the literature\b|\bhere,? we review", _I)),
 ]
+_ANIMAL = dict(_PATTERNS)[Design.ANIMAL]
+# An abstract's own "DESIGN:" statement, read before the rest of the text.
+_DESIGN_SECTION = re.compile(r"\b(?:DESIGN|STUDY DESIGN|Design|Study design)\b\s*[:.,-]?\s+([^.]{3,200})")
 
 # Publication types from metadata (lower case) -> design; types that do not name a design
 # (JournalArticle, Study, article) are ignored.
@@ -165,9 +179,25 @@ def sample_size(text: str) -> int | None:
 
 
 def design_from_text(text: str) -> Design | None:
-    """The first (most specific) design whose pattern matches `text`, None if none does."""
+    """The design `text` states: its 'DESIGN:' section first, else the first (most specific)
+    pattern that matches; between in vitro and animal, the one named more often (animal studies
+    often culture cells, and cell studies mention the animals the cells came from)."""
+    section = _DESIGN_SECTION.search(text)
+    if section:
+        stated = _first_design(section.group(1))
+        if stated is not None:
+            return stated
+    return _first_design(text)
+
+
+def _first_design(text: str) -> Design | None:
     for design, pattern in _PATTERNS:
         if pattern.search(text):
+            if design is Design.IN_VITRO:
+                vitro = len(pattern.findall(text))
+                animal = len(_ANIMAL.findall(text))
+                if animal > vitro:
+                    return Design.ANIMAL
             return design
     return None
 

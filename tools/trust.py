@@ -133,14 +133,14 @@ def reputation(
         comps["recency"] = 0.5 ** (age / cfg.half_life_years)
     if doc.study_design is not None and doc.study_design in cfg.design_scores:
         comps["design"] = min(1.0, max(0.0, cfg.design_scores[doc.study_design]))
-    shown = {"design": doc.study_design, "sample_size": doc.sample_size, "notices": list(doc.notices)}
+    shown = Reputation(score=0.0, design=doc.study_design, sample_size=doc.sample_size, notices=list(doc.notices))
     if doc.retracted:
-        return Reputation(score=0.0, components={**comps, "retracted": 1.0}, retracted=True, **shown)
+        return shown.model_copy(update={"components": {**comps, "retracted": 1.0}, "retracted": True})
     total_w = sum(cfg.weights.get(k, 0.0) for k in comps)
     if total_w <= 0:
-        return Reputation(score=cfg.prior, components=comps, **shown)
+        return shown.model_copy(update={"score": cfg.prior, "components": comps})
     score = sum(cfg.weights.get(k, 0.0) * v for k, v in comps.items()) / total_w
-    return Reputation(score=min(1.0, max(0.0, score)), components=comps, **shown)
+    return shown.model_copy(update={"score": min(1.0, max(0.0, score)), "components": comps})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -81,7 +81,7 @@ def _notices(updates: Any, *, own: bool) -> list[Notice]:
                 continue
             kind = "retraction_notice"
         source = u.get("source")
-        label = u.get("label") if isinstance(u.get("label"), str) else ""
+        label: str = u["label"] if isinstance(u.get("label"), str) else ""
         out.append(Notice(
             kind=kind, source="retraction_watch" if source == "retraction-watch" else "crossref",
             doi=u.get("DOI") if isinstance(u.get("DOI"), str) else None, date=_date(u),

@@ -200,7 +200,7 @@ class _OpenAlexMixin(_ClientCore):
         doi = _strip_doi(doi) or ""
         with self._lock:
             try:
-                body = self._openalex_request(f"/works/https://doi.org/{quote(doi, safe='/')}", {})
+                body = self._openalex_request(f"/works/https://doi.org/{quote(doi, safe='')}", {})
             except _NotFound:
                 return None
             except _Failure as exc:
