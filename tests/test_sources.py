@@ -353,3 +353,50 @@ def test_investigation_flags_a_retracted_source_and_tags_designs(tmp_path):
     assert "RCT" in report.designs
     others = [d for d in report.documents if d.id != "101" and d.reputation is not None]
     assert others and all(d.reputation > 0 and not d.retracted for d in others)
+
+
+def _services_with_transport(tmp_path, handler, **overrides):
+    from claimscope.agent.services import Services
+    from claimscope.tools.scholarly import ScholarlySearch
+    from tests.investigation_fixtures import make_settings
+
+    services = Services(make_settings(tmp_path, **overrides))
+    services._scholarly = ScholarlySearch(cache_dir=None, s2_transport=httpx.MockTransport(handler),
+                                          sleep=lambda s: None, s2_min_interval_s=0, max_retries=0)
+    return services
+
+
+def test_enrichment_asks_crossref_only_with_a_scholarly_source_and_once_when_down(tmp_path):
+    from claimscope.agent.sources import enrich_documents
+
+    retraction = {"status": "ok", "message": {"DOI": "10.1/a", "container-title": ["Journal A"], "type": "journal-article",
+                                              "updated-by": [{"DOI": "10.1/r", "type": "retraction", "source": "publisher",
+                                                              "updated": {"date-parts": [[2021, 6, 1]]}}]}}
+    asked: list[str] = []
+
+    def crossref(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        return httpx.Response(200, json=retraction)
+
+    docs = {"a": Document(id="a", doi="10.1/a", sentences=["Patients were randomly assigned to two arms."]),
+            "b": Document(id="b", sentences=["No DOI here."])}
+    services = _services_with_transport(tmp_path, crossref)
+    local, warnings = enrich_documents(docs, services, ["local"])
+    assert asked == [] and warnings == [] and local["a"].retracted is None and local["a"].study_design == "rct"
+    online, warnings = enrich_documents(docs, services, ["local", "openalex"])
+    assert asked == ["/works/10.1/a"] and warnings == []
+    assert online["a"].retracted is True and online["a"].venue == "Journal A"
+    assert "journal-article" in online["a"].publication_types and online["b"].retracted is None
+
+    def down(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        raise httpx.ConnectError("no network", request=request)
+
+    asked.clear()
+    many = {f"d{i}": Document(id=f"d{i}", doi=f"10.1/{i}", sentences=["s"]) for i in range(3)}
+    out, warnings = enrich_documents(many, _services_with_transport(tmp_path, down), ["semantic_scholar"])
+    assert len(asked) == 1 and len(warnings) == 1 and "Crossref could not be reached" in warnings[0]
+    assert all(d.retracted is None for d in out.values())
+    off, _ = enrich_documents(many, _services_with_transport(tmp_path, down, search={"crossref": False}),
+                              ["semantic_scholar"])
+    assert len(asked) == 1 and set(off) == set(many)
