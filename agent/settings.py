@@ -182,6 +182,8 @@ class TrustSettings(_Section):
     half_life_years: float = Field(10.0, gt=0, description="Age at which the recency component is 0.5.")
     top_venues: list[str] = Field(default_factory=list, description="Venues scored 1.0 (substrings).")
     design_weight: float = Field(0.3, ge=0, le=1, description="Weight of the study-design component of the prior.")
+    design_llm: bool = Field(
+        False, description="Ask the model about abstracts whose design the patterns leave undecided (validated).")
     design_scores: dict[str, float] = Field(
         default_factory=lambda: dict(DESIGN_SCORES),
         description="Design component per study design: the evidence hierarchy.")

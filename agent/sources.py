@@ -1,6 +1,7 @@
 """What the investigation knows about each evidence document beyond its text: editorial notices
 (the imported Retraction Watch index, offline; Crossref by DOI when a scholarly source is in use),
-its study design and sample size, and the reputation settings that weigh them.
+its study design and sample size (the model asked about undecided abstracts when trust.design_llm
+is on), and the reputation settings that weigh them.
 """
 
 from __future__ import annotations
@@ -56,5 +57,5 @@ def enrich_documents(
                     doc = doc.model_copy(update={"venue": record.venue})
                 if record.type and record.type not in doc.publication_types:
                     doc = doc.model_copy(update={"publication_types": [*doc.publication_types, record.type]})
-        out[doc_id] = tagged(doc)
+        out[doc_id] = tagged(doc, services.llm if settings.trust.design_llm else None)
     return out, warnings

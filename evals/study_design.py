@@ -1,7 +1,8 @@
 """How well the study-design and sample-size tagger (tools.study_design) reads abstracts, against
 labels from a source the tagger never sees.
 
-    python -m evals.study_design
+    python -m evals.study_design            # patterns only, seconds
+    python -m evals.study_design --llm 20   # also the configured model on 20 undecided abstracts
 
 Evaluation sets (built here, from ../shared/data; no model is run):
 
@@ -152,9 +153,41 @@ def score_sizes(items: list[dict[str, Any]]) -> dict[str, Any]:
             "none_found": sum(r["pred"] is None for r in rows), "rows": rows}
 
 
+def score_llm_undecided(items: list[dict[str, Any]], n: int) -> dict[str, Any]:
+    """The configured model (trust.design_llm's path, validated) on the first `n` abstracts the
+    patterns leave undecided: how many it decides, and how many of those it gets right."""
+    import time
+
+    from claimscope.agent.llm import get_llm
+    from claimscope.agent.settings import load_settings
+    from claimscope.tools.models import Document
+    from claimscope.tools.study_design import tag_design, tag_design_llm
+
+    settings = load_settings()
+    llm = get_llm(settings)
+    undecided = [it for it in items
+                 if tag_design(Document(id=it["id"], sentences=it["sentences"]), use_title=False).design is None][:n]
+    rows = []
+    t0 = time.perf_counter()
+    for it in undecided:
+        read = tag_design_llm(Document(id=it["id"], sentences=it["sentences"]), llm)
+        rows.append({"id": it["id"], "gold": it["gold"], "pred": read.design.value if read and read.design else None})
+    decided = [r for r in rows if r["pred"]]
+    return {
+        "model": settings.llm.model if settings.llm.model != "embedded" else settings.llm.embedded_model,
+        "n": len(rows),
+        "decided": len(decided),
+        "correct": sum(r["gold"] == r["pred"] for r in decided),
+        "seconds_per_abstract": round((time.perf_counter() - t0) / max(1, len(rows)), 2),
+        "rows": rows,
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=RESULTS / "study_design.json")
+    ap.add_argument("--llm", type=int, default=0, metavar="N",
+                    help="Also ask the configured model about the first N abstracts the patterns leave undecided.")
     args = ap.parse_args()
     scifact, sizes = scifact_items(SHARED / "scifact" / "corpus.jsonl")
     pubmedqa = pubmedqa_items(SHARED / "pubmedqa" / "ori_pqal.json")
@@ -170,6 +203,13 @@ def main() -> None:
                      "and no ICO extractor is shipped."),
         "target": {"design_accuracy": 0.85, "sample_size_exact_match": 0.85},
     }
+    if args.llm:
+        result["llm_undecided"] = score_llm_undecided(scifact + pubmedqa, args.llm)
+    elif args.out.is_file():
+        # Keep the last model run's figures when only the patterns are rescored.
+        previous = json.loads(args.out.read_text())
+        if previous.get("llm_undecided"):
+            result["llm_undecided"] = previous["llm_undecided"]
     write_json(args.out, result)
     p = result["design"]["pooled"]
     print(f"design accuracy {p['accuracy']} (coverage {p['coverage']}, n={p['n']}); "

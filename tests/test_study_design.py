@@ -98,3 +98,37 @@ def test_design_enters_the_prior_and_ranks_by_the_hierarchy():
     off = ReputationConfig(weights={**cfg.weights, "design": 0.0})
     assert reputation(Document(id="m", study_design="meta_analysis", **base), now_year=2024, config=off).score \
         == pytest.approx(none.score)
+
+
+UNDECIDED = ["Serum levels of 25-hydroxyvitamin D were measured in 412 residents of three villages.",
+             "Higher levels went with fewer infections."]
+
+
+def test_model_reads_undecided_abstracts_and_is_validated():
+    from claimscope.agent.llm.fake import scripted_llm
+    from claimscope.tools.llm import LLMError
+    from tests.fakes import CannedLLM
+
+    doc = Document(id="u", sentences=UNDECIDED)
+    assert tag_design(doc).design is None and tag_design(doc).sample_size == 412
+    good = CannedLLM({"study_design": [{"design": "cross_sectional", "participants": 412,
+                                        "quote": "were measured in 412 residents of three villages"}]})
+    out = tagged(doc, good)
+    assert out.study_design == "cross_sectional" and out.sample_size == 412 and len(good.calls) == 1
+    # A quote the abstract does not contain, a number it does not state, 'unclear', a failure:
+    invented = CannedLLM({"study_design": [{"design": "rct", "quote": "participants were randomised", "participants": 400}]})
+    assert tagged(doc, invented).study_design is None
+    wrong_n = CannedLLM({"study_design": [{"design": "cross_sectional", "participants": 999,
+                                           "quote": "levels of 25 hydroxyvitamin D were measured"}]})
+    from claimscope.tools.study_design import tag_design_llm
+    read = tag_design_llm(doc, wrong_n)
+    assert read is not None and read.design is Design.CROSS_SECTIONAL and read.sample_size is None
+    assert tagged(doc, CannedLLM({"study_design": [{"design": "unclear"}]})).study_design is None
+    assert tagged(doc, CannedLLM({"study_design": [LLMError("down")]})).study_design is None
+    # A pattern-decided abstract never reaches the model; through the real gateway the answer validates.
+    decided = Document(id="d", sentences=["Patients were randomly assigned to two arms."])
+    assert tagged(decided, good).study_design == "rct" and len(good.calls) == 1
+    gateway = scripted_llm({"study_design": [{"design": "cohort", "quote": "Serum levels of 25-hydroxyvitamin D",
+                                              "participants": None}]})
+    assert tagged(doc, gateway).study_design == "cohort"
+    assert tagged(doc, scripted_llm({"study_design": ["not json"]})).study_design is None

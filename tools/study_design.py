@@ -5,7 +5,8 @@ Order of evidence: a source's publication types (Semantic Scholar's MetaAnalysis
 CaseReport, OpenAlex's review), then the title, then the abstract. Within a text, the most specific
 design wins (a meta-analysis of RCTs is a meta-analysis; an RCT in mice is an animal study).
 A document no pattern decides is left undecided (None), never guessed: the reputation prior then
-leaves the design component out.
+leaves the design component out. The model is asked about undecided abstracts only when the
+caller passes one (setting trust.design_llm), and its answer is kept only when validated.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import Document
 
 
@@ -76,7 +78,7 @@ def design_name(design: Design | str, count: int = 1) -> str:
 
 class DesignTag(BaseModel):
     design: Design | None = Field(None, description="None when neither metadata nor patterns decide.")
-    basis: str = Field("", description="'metadata', 'title' or 'abstract': where the design was read.")
+    basis: str = Field("", description="'metadata', 'title', 'abstract' or 'llm': where the design was read.")
     sample_size: int | None = Field(None, ge=0)
 
 
@@ -226,11 +228,44 @@ def tag_design(doc: Document, *, use_title: bool = True) -> DesignTag:
     return DesignTag(design=None, basis="", sample_size=size)
 
 
-def tagged(doc: Document) -> Document:
-    """`doc` with study_design and sample_size set (kept when already set)."""
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def tag_design_llm(doc: Document, llm: StructuredLLM) -> DesignTag | None:
+    """The model's reading of an abstract the patterns left undecided, validated: the design is
+    kept only when the model quotes at least three words of the abstract that show it, and the
+    number of participants only when the abstract contains that number. None when the model
+    fails, answers 'unclear', or its quote is not in the abstract."""
+    from claimscope.prompts.study_design import ABSTRACT_CHARS, PROMPT, StudyDesignInput
+
+    text = doc.text
+    if not text.strip():
+        return None
+    try:
+        out = llm.run(PROMPT, StudyDesignInput(title=doc.title[:400], abstract=text[:ABSTRACT_CHARS]))
+    except LLMError:
+        return None
+    quote = _norm(out.quote)
+    if out.design == "unclear" or len(quote.split()) < 3 or quote not in _norm(text):
+        return None
+    size = out.participants
+    if size is not None and not re.search(rf"(?<![\d,]){size:,}(?![\d,])|(?<!\d){size}(?!\d)", text):
+        size = None
+    return DesignTag(design=Design(out.design), basis="llm", sample_size=size)
+
+
+def tagged(doc: Document, llm: StructuredLLM | None = None) -> Document:
+    """`doc` with study_design and sample_size set (kept when already set); with `llm`, an
+    abstract the patterns leave undecided is read by the model (tag_design_llm)."""
     if doc.study_design is not None:
         return doc
     tag = tag_design(doc)
+    if tag.design is None and llm is not None:
+        read = tag_design_llm(doc, llm)
+        if read is not None:
+            tag = read.model_copy(update={"sample_size": tag.sample_size if tag.sample_size is not None
+                                          else read.sample_size})
     return doc.model_copy(update={"study_design": tag.design.value if tag.design else None,
                                   "sample_size": doc.sample_size if doc.sample_size is not None else tag.sample_size})
 
