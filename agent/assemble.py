@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, Literal
 
 from claimscope.agent.graph.readers import load_documents, query_plan, retrieval_score
 from claimscope.agent.graph.state import InvestigationState, SourceReportRecord
@@ -28,7 +28,8 @@ from claimscope.agent.report import (
 )
 from claimscope.agent.services import Services
 from claimscope.tools.models import Document, SentenceKey, Stance
-from claimscope.tools.verdict import GlobalLabel, Verdict
+from claimscope.tools.study_design import design_summary
+from claimscope.tools.verdict import GlobalLabel, LocalLabel, Verdict
 
 TOP_SEGMENTS_PER_NODE = 5
 
@@ -52,6 +53,8 @@ def build_report(state: InvestigationState, services: Services) -> Report:
             return ""
         return doc.sentences[parsed.start]
 
+    designs = _designs(state, docs)
+    documents = _documents(state, docs, services.settings.trust.rerank_weight, text_of, designs)
     return Report(
         claim=state["claim"],
         anti_claim=analysis.get("anti_claim"),
@@ -59,15 +62,16 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         claim_type=str(analysis.get("claim_type", "")),
         claim_kind=str(analysis.get("claim_kind", "")),
         status=str(state.get("status", "complete")),
-        hierarchy=_hierarchy(state, text_of),
-        documents=_documents(state, docs, services.settings.trust.rerank_weight),
+        hierarchy=_hierarchy(state, text_of, designs),
+        documents=documents,
+        designs=design_summary((d.design, d.direction or "") for d in documents),
         verdict=GlobalVerdicts.from_verdict(Verdict.model_validate(state["verdict"]))
         if state.get("verdict") else GlobalVerdicts(),
         trust=_trust(state),
         explanation=_explanation(state, text_of),
         evidence_gap=_evidence_gap(state, docs),
         sources=_sources(state),
-        warnings=list(dict.fromkeys(state.get("warnings", []))),
+        warnings=list(dict.fromkeys([*state.get("warnings", []), *_retraction_warnings(documents)])),
         decisions=[
             Decision(step=d["point"], question=f"{d['point']} review",
                      choice="; ".join(d.get("applied") or []) or "accepted")
@@ -97,7 +101,48 @@ def _citation(key: str, text_of: Any) -> Citation | None:
     return Citation(doc_id=parsed.doc_id, sentence=parsed.start, text=text_of(key))
 
 
-def _hierarchy(state: InvestigationState, text_of: Any) -> Hierarchy:
+def _designs(state: InvestigationState, docs: dict[str, Document]) -> dict[str, str | None]:
+    """Study design per shown document: as weighed (the reputation record), else tagged now."""
+    from claimscope.tools.study_design import tagged
+
+    reputation = _reputation_records(state)
+    return {d: (reputation[d].get("design") if d in reputation else tagged(doc).study_design)
+            for d, doc in docs.items()}
+
+
+def _reputation_records(state: InvestigationState) -> dict[str, dict[str, Any]]:
+    """The weigh step's tools.trust.Reputation dumps, with the design, size and notice fields the
+    state's ReputationRecord does not declare."""
+    return {d: dict(r) for d, r in (state.get("reputation") or {}).items()}
+
+
+def _direction(label: str | None) -> Literal["supports", "opposes", "no evidence"] | None:
+    if not label:
+        return None
+    score = LocalLabel(label).score
+    return "supports" if score > 0 else "opposes" if score < 0 else "no evidence"
+
+
+def _retraction_warnings(documents: list[DocumentView]) -> list[str]:
+    return [f"{d.id} ({d.title or 'untitled'}) is retracted: its trust is 0 and it does not count toward the verdict "
+            f"({'; '.join(d.notices) or 'flagged by its source'})" for d in documents if d.retracted]
+
+
+def _node_designs(n: dict[str, Any], stances: dict[str, Any], designs: dict[str, str | None]) -> str:
+    """Designs of the documents under an aspect by the stance their segments there take (a document
+    whose segments take both stances counts for the majority; ties and neutral ones are left out)."""
+    net: dict[str, int] = {}
+    for key in n.get("segment_keys", []):
+        parsed = SentenceKey.read(key)
+        read = stances.get(key)
+        if parsed is None or not read:
+            continue
+        sign = {"support": 1, "refute": -1}.get(read["label"], 0)
+        net[parsed.doc_id] = net.get(parsed.doc_id, 0) + sign
+    return design_summary((designs.get(d), "supports" if v > 0 else "opposes" if v < 0 else "") for d, v in net.items())
+
+
+def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str | None]) -> Hierarchy:
     tree = state.get("tree") or {}
     stances = state.get("stances") or {}
     consensus = state.get("node_consensus") or {}
@@ -127,17 +172,21 @@ def _hierarchy(state: InvestigationState, text_of: Any) -> Hierarchy:
             id=nid, name=n["name"], description=n.get("description", ""), keywords=n.get("keywords", []),
             children=n.get("children", []),
             consensus=NodeConsensus.model_validate(consensus[nid]) if nid in consensus else None,
-            perspectives=views, top_segments=segs,
+            designs=_node_designs(n, stances, designs), perspectives=views, top_segments=segs,
         ))
     return Hierarchy(nodes=nodes)
 
 
-def _documents(state: InvestigationState, docs: dict[str, Document], weight: float) -> list[DocumentView]:
-    """The assessed documents, re-ranked by retrieval score combined with trust."""
+def _documents(state: InvestigationState, docs: dict[str, Document], weight: float, text_of: Any,
+               designs: dict[str, str | None]) -> list[DocumentView]:
+    """The assessed documents, re-ranked by retrieval score combined with trust, with their design,
+    size, editorial notices and the sentence their label rests on (the evidence table)."""
+    from claimscope.tools.models import Notice
     from claimscope.tools.trust import rerank
 
     assessments = state.get("assessments") or {}
     reputation = state.get("reputation") or {}
+    extras = _reputation_records(state)
     trust = (state.get("trust") or {}).get("scores") or {}
     order = [d for d, _ in rerank([(d, retrieval_score(state, d)) for d in assessments],
                                   trust, weight=weight)] if assessments else list(docs)
@@ -150,12 +199,20 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
         a = record["assessment"] if record else _screened(state, doc_id)
         tk = (record["takeaway"] if record else None) or {}
         rep = reputation.get(doc_id)
+        extra = extras.get(doc_id) or {}
+        cited = [i for i in a.get("cited_sentences") or [] if isinstance(i, int) and 0 <= i < len(doc.sentences)]
+        key = str(SentenceKey.sentence(doc_id, cited[0])) if cited else None
+        notices = [Notice.model_validate(n) for n in extra.get("notices") or []] or list(doc.notices)
         out.append(DocumentView(
             id=doc.id, title=doc.title, year=doc.year, venue=doc.venue, authors=doc.authors[:10],
             url=doc.url, doi=doc.doi, source=str(doc.source),
             reputation=rep["score"] if rep else None, reputation_components=rep["components"] if rep else {},
             trust=trust.get(doc_id), local_label=a.get("label"), label_explanation=a.get("explanation", ""),
             sign_conflict=bool(a.get("sign_conflict", False)), takeaway=tk.get("text", ""),
+            design=designs.get(doc_id), sample_size=extra.get("sample_size", doc.sample_size),
+            retracted=bool(extra.get("retracted", doc.retracted)), notices=[n.describe() for n in notices],
+            finding=Citation(doc_id=doc_id, sentence=cited[0], text=text_of(key)) if key and cited else None,
+            direction=_direction(a.get("label")),
         ))
     return out
 

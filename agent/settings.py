@@ -32,6 +32,7 @@ from claimscope.agent.bounds import (
     TopDocuments,
 )
 from claimscope.tools.errors import InputError
+from claimscope.tools.study_design import DESIGN_SCORES
 
 
 class ConfigError(InputError, ValueError):
@@ -129,6 +130,12 @@ class SearchSettings(_Section):
     timeout_s: float = Field(20, gt=0, description="Seconds per scholarly request.")
     max_retries: int = Field(4, ge=0, description="Retries on 429 / 5xx / timeouts.")
     cache_days: int = Field(30, ge=0, description="Days a cached scholarly response is reused.")
+    crossref: bool = Field(
+        True, description="Look up Crossref notices (retractions, corrections) of evidence documents with a DOI "
+        "when a scholarly source is selected.")
+    retractions: str = Field(
+        "retractions.json", description="Retraction Watch index (relative to data_dir), written by "
+        "`claimscope retractions import`.")
 
 
 class HierarchySettings(_Section):
@@ -174,6 +181,12 @@ class TrustSettings(_Section):
     influential_ref: int = Field(100, ge=1, description="Influential citations that score 1.0.")
     half_life_years: float = Field(10.0, gt=0, description="Age at which the recency component is 0.5.")
     top_venues: list[str] = Field(default_factory=list, description="Venues scored 1.0 (substrings).")
+    design_weight: float = Field(0.3, ge=0, le=1, description="Weight of the study-design component of the prior.")
+    design_llm: bool = Field(
+        False, description="Ask the model about abstracts whose design the patterns leave undecided (validated).")
+    design_scores: dict[str, float] = Field(
+        default_factory=lambda: dict(DESIGN_SCORES),
+        description="Design component per study design: the evidence hierarchy.")
     graph_threshold: float = Field(0.5, ge=0, le=1, description="Stance probability of a graph edge.")
     key_sentences: int = Field(2, ge=1, le=10, description="Key sentences per document in the graph.")
     isolated: Literal["prior", "neutral"] = Field("prior", description="Trust of an unrelated document.")

@@ -39,7 +39,7 @@ def test_openai_schemas_come_from_the_argument_models():
     options = next(s for s in params["properties"]["options"]["anyOf"] if s.get("type") == "object")
     assert set(options["properties"]) == OPTION_FIELDS == set(ToolOptions.model_fields)
     assert options["properties"]["depth"]["anyOf"][0] == {"maximum": 3, "minimum": 1, "type": "integer"}
-    assert options["properties"]["sources"]["anyOf"][0]["items"]["enum"] == ["local", "semantic_scholar", "serpapi"]
+    assert options["properties"]["sources"]["anyOf"][0]["items"]["enum"] == ["local", "semantic_scholar", "serpapi", "openalex"]
     search = fns["search_evidence"]["parameters"]
     assert search["required"] == ["query", "corpus"] and search["properties"]["k"]["maximum"] == 50
     assert set(search["properties"]) == set(SearchArgs.model_fields)

@@ -79,6 +79,7 @@ def fixture_report() -> Report:
                     description="Who was studied.",
                     keywords=["elderly", "nursing home"],
                     consensus=NodeConsensus.from_consensus(pop_c),
+                    designs="1 RCT supports; 1 cohort study opposes",
                     perspectives=[
                         PerspectiveView(
                             stance=Stance.SUPPORT,
@@ -116,6 +117,11 @@ def fixture_report() -> Report:
                 local_label=LocalLabel.MOSTLY_TRUE,
                 label_explanation="Large trial, fewer fractures.",
                 takeaway="Supplementation reduced hip fractures.",
+                design="rct",
+                sample_size=2686,
+                finding=Citation(doc_id="d1", sentence=2, text=s1),
+                direction="supports",
+                notices=["correction (Crossref, 2013-05-04; 10.1000/corr)"],
             ),
             DocumentView(
                 id="d2",
@@ -127,16 +133,23 @@ def fixture_report() -> Report:
                 local_label=LocalLabel.SOMEWHAT_FALSE,
                 sign_conflict=True,
                 takeaway="No effect found.",
+                design="cohort",
+                direction="opposes",
             ),
             DocumentView(
                 id="10.1000/x#y",
                 title="Calcium plus D",
                 doi="10.1000/x",
-                reputation=0.6,
-                trust=0.6,
+                reputation=0.0,
+                trust=0.0,
                 local_label=LocalLabel.TRUE,
+                retracted=True,
+                notices=["retraction (Retraction Watch, 2023-09-27; 10.1000/retr): Paper Mill <b>"],
+                finding=Citation(doc_id="10.1000/x#y", sentence=1, text=s3),
+                direction="supports",
             ),
         ],
+        designs="1 RCT and 1 study of unknown design support; 1 cohort study opposes",
         verdict=GlobalVerdicts.from_verdict(verdict),
         trust=TrustSummary(converged=True, iterations=17, edges=4),
         explanation=ExplanationView(
@@ -315,3 +328,29 @@ def test_html_is_well_formed(rep):
     p = _Balance()
     p.feed(render_html(rep))
     assert p.errors == [] and p.stack == []
+
+
+@pytest.mark.parametrize("fn", [render_json, render_markdown, render_html])
+def test_retraction_and_evidence_table_reach_every_format(fn):
+    rep = fixture_report()
+    text = fn(rep)
+    # The retracted document is flagged with its notice, and the evidence table shows design,
+    # size and the quoted finding with its cite key.
+    assert "RETRACTED" in text or '"retracted": true' in text
+    assert "Paper Mill" in text
+    assert "2686" in text
+    assert "lowered fracture incidence" in text
+    if fn is not render_json:
+        assert "Evidence table" in text
+        assert "[3:1]" in text
+        assert "1 RCT supports; 1 cohort study opposes" in text
+    else:
+        loaded = load_report(text)
+        assert loaded.documents[2].retracted and loaded.documents[0].design == "rct"
+
+
+def test_unflagged_report_has_no_retraction_mark():
+    rep = fixture_report()
+    rep.documents[2] = rep.documents[2].model_copy(update={"retracted": False, "notices": []})
+    for fn in (render_markdown, render_html):
+        assert "RETRACTED" not in fn(rep)

@@ -31,11 +31,37 @@ class SourceKind(StrEnum):
     LOCAL = "local"
     SEMANTIC_SCHOLAR = "semantic_scholar"
     SERPAPI = "serpapi"
+    OPENALEX = "openalex"
 
 
 # SourceKind's values as a type: what settings, run options, API and CLI accept as a source name
 # (a Literal keeps plain strings in the JSON state and an inline enum in the tool schemas).
-SourceName = Literal["local", "semantic_scholar", "serpapi"]
+SourceName = Literal["local", "semantic_scholar", "serpapi", "openalex"]
+
+
+NoticeKind = Literal["retraction", "correction", "expression_of_concern", "reinstatement", "retraction_notice"]
+
+
+class Notice(BaseModel):
+    """An editorial notice about a document: a retraction, correction or expression of concern
+    (from OpenAlex, Crossref or an imported Retraction Watch file). 'retraction_notice' marks a
+    document that is itself the notice retracting another."""
+
+    kind: NoticeKind
+    source: str = Field(description="Who said so: 'openalex', 'crossref', 'retraction_watch'.")
+    doi: str | None = Field(None, description="DOI of the notice, where known.")
+    date: str | None = Field(None, description="ISO date of the notice, where known.")
+    detail: str = Field("", description="Reasons or label, as the source gives them.")
+
+    def describe(self) -> str:
+        """'retraction (Retraction Watch, 2023-09-27; 10.1155/2023/9753475): Paper Mill'."""
+        where = ", ".join(x for x in (_SOURCE_LABELS.get(self.source, self.source), self.date) if x)
+        notice = f"; {self.doi}" if self.doi else ""
+        detail = f": {self.detail}" if self.detail else ""
+        return f"{self.kind.replace('_', ' ')} ({where}{notice}){detail}"
+
+
+_SOURCE_LABELS = {"openalex": "OpenAlex", "crossref": "Crossref", "retraction_watch": "Retraction Watch"}
 
 
 class Document(BaseModel):
@@ -54,6 +80,15 @@ class Document(BaseModel):
     source: SourceKind = SourceKind.LOCAL
     retracted: bool | None = Field(default=None, description="True/False where known, None if unknown.")
     publication_types: list[str] = Field(default_factory=list)
+    venue_type: str | None = Field(None, description="Kind of venue where known: journal, repository, conference, ...")
+    open_access_url: str | None = None
+    notices: list[Notice] = Field(default_factory=list, description="Retractions, corrections, concerns.")
+    study_design: str | None = Field(None, description="A tools.study_design.Design value, when tagged.")
+    sample_size: int | None = Field(None, ge=0, description="Participants (or subjects) stated, when tagged.")
+
+    @property
+    def corrected(self) -> bool:
+        return any(n.kind == "correction" for n in self.notices)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -29,7 +29,8 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from claimscope.tools.errors import InputError
-from claimscope.tools.models import Document, Stance, StanceScorer
+from claimscope.tools.models import Document, Notice, Stance, StanceScorer
+from claimscope.tools.study_design import DESIGN_SCORES
 
 # ---------------------------------------------------------------------------------------------
 # Reputation prior
@@ -59,22 +60,32 @@ class ReputationConfig(BaseModel):
             "influential": 0.25,
             "venue": 0.2,
             "recency": 0.2,
+            "design": 0.3,
         },
         description="Component weights; renormalised over the components that are known.",
     )
     top_venues: list[str] = Field(
         default_factory=list, description="Venues (case-insensitive substrings) scored 1.0."
     )
+    design_scores: dict[str, float] = Field(
+        default_factory=lambda: dict(DESIGN_SCORES),
+        description="Design component per study design (tools/study_design.Design values).",
+    )
 
 
 class Reputation(BaseModel):
-    """A document's reputation prior and the components it was made from."""
+    """A document's reputation prior, the components it was made from, and what the report shows
+    beside it (design, sample size, editorial notices)."""
 
     score: float = Field(ge=0, le=1)
     components: dict[str, float] = Field(
         default_factory=dict,
         description="Each known component in [0, 1]; 'retracted' = 1.0 when retraction forced 0.",
     )
+    retracted: bool = False
+    design: str | None = None
+    sample_size: int | None = None
+    notices: list[Notice] = Field(default_factory=list)
 
 
 def _log_norm(value: int, ref: int) -> float:
@@ -97,13 +108,14 @@ def venue_score(venue: str | None, top_venues: Iterable[str] = ()) -> float | No
 def reputation(
     doc: Document, *, now_year: int, config: ReputationConfig | None = None
 ) -> Reputation:
-    """Reputation prior in [0, 1] from citations, influential citations, venue and recency.
+    """Reputation prior in [0, 1] from citations, influential citations, venue, recency and design.
 
     Components (each in [0, 1], only those the metadata provides):
       citations   = log(1 + c) / log(1 + citation_ref), capped at 1 (1000 citations -> 1.0)
       influential = log(1 + i) / log(1 + influential_ref), capped at 1
       venue       = venue_score(venue)
       recency     = 0.5 ** (age / half_life_years), age = now_year - year (>= 0)
+      design      = design_scores[study_design] (the evidence hierarchy), when the design is tagged
     score = weighted mean of the known components (weights renormalised over them); no component
     known -> config.prior. A document known to be retracted scores 0 whatever else it has.
     """
@@ -119,13 +131,16 @@ def reputation(
     if doc.year is not None:
         age = max(0, now_year - doc.year)
         comps["recency"] = 0.5 ** (age / cfg.half_life_years)
+    if doc.study_design is not None and doc.study_design in cfg.design_scores:
+        comps["design"] = min(1.0, max(0.0, cfg.design_scores[doc.study_design]))
+    shown = Reputation(score=0.0, design=doc.study_design, sample_size=doc.sample_size, notices=list(doc.notices))
     if doc.retracted:
-        return Reputation(score=0.0, components={**comps, "retracted": 1.0})
+        return shown.model_copy(update={"components": {**comps, "retracted": 1.0}, "retracted": True})
     total_w = sum(cfg.weights.get(k, 0.0) for k in comps)
     if total_w <= 0:
-        return Reputation(score=cfg.prior, components=comps)
+        return shown.model_copy(update={"score": cfg.prior, "components": comps})
     score = sum(cfg.weights.get(k, 0.0) * v for k, v in comps.items()) / total_w
-    return Reputation(score=min(1.0, max(0.0, score)), components=comps)
+    return shown.model_copy(update={"score": min(1.0, max(0.0, score)), "components": comps})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -377,9 +377,9 @@ def _perspectives(
 def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     """Per document: takeaway and local label (Tan et al.), reputation prior, then ClaimTrust
     propagation over the stance relations between the documents' key sentences."""
+    from claimscope.agent.sources import enrich_documents, reputation_config
     from claimscope.tools.explain import assess_document, label_document, local_label, takeaway
     from claimscope.tools.trust import (
-        ReputationConfig,
         build_document_graph,
         propagate_trust,
         reputation,
@@ -394,10 +394,9 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     # Documents the screen found to be evidence come first (it read more than top_documents).
     screened = set((state.get("screen") or {}).get("evidence", []))
     ranked = sorted(meta, key=lambda d: (d not in screened, -float(meta[d].get("score", 0.0))))[: opts.top_documents]
-    docs = load_documents(state, services, ranked)
+    docs, warnings = enrich_documents(load_documents(state, services, ranked), services, opts.sources)
     scorer, _ = claim_reading(state, services)
     arguments = reads_as_debate(state, services)
-    warnings: list[str] = []
     assessments: dict[str, dict[str, Any]] = {}
     evidence: dict[str, list[tuple[int, StanceResult]]] = {}
     for doc_id in ranked:
@@ -439,8 +438,7 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
         emit("counts", "weigh", f"document {doc_id}: local label {la.label!s}", doc_id=doc_id, label=str(la.label))
 
     t = services.settings.trust
-    rep_cfg = ReputationConfig(prior=t.prior, citation_ref=t.citation_ref, influential_ref=t.influential_ref,
-                               half_life_years=t.half_life_years, top_venues=list(t.top_venues))
+    rep_cfg = reputation_config(services.settings)
     now_year = dt.date.today().year
     rep = {d: reputation(docs[d], now_year=now_year, config=rep_cfg).model_dump(mode="json") for d in assessments}
     key_sentences = {

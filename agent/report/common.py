@@ -67,6 +67,9 @@ def cited_sentences(report: Report) -> dict[str, dict[int, str]]:
         for p in node.perspectives:
             for c in p.citations:
                 add(c.doc_id, c.sentence, c.text)
+    for d in report.documents:
+        if d.finding is not None:
+            add(d.finding.doc_id, d.finding.sentence, d.finding.text)
     return {d: dict(sorted(v.items())) for d, v in out.items()}
 
 

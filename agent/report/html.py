@@ -16,6 +16,7 @@ from claimscope.agent.report.common import (
     cited_sentences,
 )
 from claimscope.agent.report.model import DEBATE_NOTE, Citation, Hierarchy, NodeConsensus, Report
+from claimscope.tools.study_design import design_name
 from claimscope.tools.verdict import GlobalLabel
 
 _CSS = """
@@ -34,7 +35,8 @@ ul.tree,ul.tree ul{list-style:none;padding-left:1.2rem}ul.tree{padding-left:0}
 .interp{color:#8a6d00;font-style:italic}a.cite{text-decoration:none;font-size:.8rem;vertical-align:super}
 table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;
 font-size:.9rem}.conflict{color:#a4322c}.src li{margin:.2rem 0}.src li:target{background:#fff3b0}
-.small{font-size:.85rem;color:#555}
+.small{font-size:.85rem;color:#555}.retracted{background:#a4322c;color:#fff;font-weight:700;font-size:.75rem;
+padding:0 .3rem;border-radius:.2rem}.retracted-note{color:#a4322c}
 """
 
 
@@ -107,6 +109,7 @@ def render_html(report: Report) -> str:
         f'<span class="small">Unweighted: {_e(v.unweighted.label.value)} '
         f"({_e(_fmt_score(v.unweighted.score))}); {v.n_evidence} of {v.n_documents} documents "
         "with evidence.</span></div>",
+        *([f'<p class="small">Study designs: {_e(r.designs)}</p>'] if r.designs else []),
         "<h2>Explanation</h2>",
     ]
     shown = [s for s in r.explanation.sentences if s.status != "dropped"]
@@ -160,12 +163,20 @@ def render_html(report: Report) -> str:
                 "-" if d.reputation is None else f'<span title="{comps}">{d.reputation:.2f}</span>'
             )
             tr = "-" if d.trust is None else f"{d.trust:.2f}"
+            if d.retracted:
+                name = f'<span class="retracted">RETRACTED</span> {name}'
             out.append(
                 f'<tr><td><a href="#{anchor(d.id)}">{refs[d.id]}</a></td><td>{name}'
                 f"{'<br><span class=small>' + _e(d.venue) + '</span>' if d.venue else ''}</td>"
                 f"<td>{d.year or '-'}</td><td>{label}</td><td>{rep}</td><td>{tr}</td></tr>"
             )
         out.append("</table>")
+        out += _html_evidence_table(r, refs, anchor)
+        for d in r.documents:
+            if d.notices:
+                out.append(f'<p class="{"retracted-note" if d.retracted else "small"}"><strong>[{refs[d.id]}] '
+                           f'{"Retracted" if d.retracted else "Notices"}:</strong> '
+                           + "; ".join(_e(n) for n in d.notices) + "</p>")
         for d in r.documents:
             if d.takeaway or d.label_explanation:
                 out.append(f"<p><strong>[{refs[d.id]}] {_e(d.title or d.id)}</strong><br>")
@@ -198,6 +209,32 @@ def render_html(report: Report) -> str:
     return "\n".join(out) + "\n"
 
 
+def _html_evidence_table(r: Report, refs: dict[str, int], anchor: Any) -> list[str]:
+    """One row per document with a label: design, size, direction and the sentence it rests on."""
+    rows = [d for d in r.documents if d.local_label is not None or d.design or d.finding]
+    if not rows:
+        return []
+    out = ["<h3>Evidence table</h3>",
+           "<table><tr><th>#</th><th>design</th><th>participants</th><th>direction</th><th>finding</th>"
+           "<th>label</th><th>reputation</th><th>trust</th></tr>"]
+    for d in rows:
+        design = _e(design_name(d.design)) if d.design else "-"
+        if d.retracted:
+            design = f'<span class="retracted">RETRACTED</span> {design}'
+        finding = "-"
+        if d.finding and d.finding.text:
+            finding = (f'&ldquo;{_e(d.finding.text)}&rdquo; <a class="cite" href="#{anchor(d.id, d.finding.sentence)}">'
+                       f"[{refs[d.id]}:{d.finding.sentence}]</a>")
+        out.append(
+            f'<tr><td><a href="#{anchor(d.id)}">{refs[d.id]}</a></td><td>{design}</td>'
+            f"<td>{d.sample_size if d.sample_size is not None else '-'}</td><td>{_e(d.direction or '-')}</td>"
+            f"<td>{finding}</td><td>{_e(d.local_label.value) if d.local_label else '-'}</td>"
+            f"<td>{'-' if d.reputation is None else f'{d.reputation:.2f}'}</td>"
+            f"<td>{'-' if d.trust is None else f'{d.trust:.2f}'}</td></tr>")
+    out.append("</table>")
+    return out
+
+
 def _html_tree(h: Hierarchy, bar: Any, cite: Any) -> list[str]:
     if not h.nodes:
         return ["<p>No aspect hierarchy was built.</p>"]
@@ -222,6 +259,8 @@ def _html_tree(h: Hierarchy, bar: Any, cite: Any) -> list[str]:
             out.append(f"<div>{_e(node.description)}</div>")
         if node.keywords:
             out.append(f'<div class="kw">keywords: {_e(", ".join(node.keywords))}</div>')
+        if node.designs:
+            out.append(f'<div class="kw">designs: {_e(node.designs)}</div>')
         for p in node.perspectives:
             cites = "".join(cite(ci) for ci in p.citations)
             out.append(

@@ -16,6 +16,7 @@ from claimscope.agent.report.common import (
     cited_sentences,
 )
 from claimscope.agent.report.model import DEBATE_NOTE, Citation, NodeConsensus, Report
+from claimscope.tools.study_design import design_name
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]{}<>|#!~])")
 
@@ -66,6 +67,8 @@ def render_markdown(report: Report) -> str:
         f"{v.n_evidence} of {v.n_documents} documents with evidence.",
         "",
     ]
+    if r.designs:
+        lines += [f"*Study designs:* {md_escape(r.designs)}", ""]
 
     lines += ["## Explanation", ""]
     shown = [s for s in r.explanation.sentences if s.status != "dropped"]
@@ -103,6 +106,8 @@ def render_markdown(report: Report) -> str:
             lines.append(f"{indent}  {md_escape(node.description)}")
         if node.keywords:
             lines.append(f"{indent}  *keywords:* {md_escape(', '.join(node.keywords))}")
+        if node.designs:
+            lines.append(f"{indent}  *designs:* {md_escape(node.designs)}")
         for p in node.perspectives:
             cites = " ".join(cite(c) for c in p.citations)
             lines.append(f"{indent}  - *{p.stance.value}:* {md_escape(p.summary)} {cites}".rstrip())
@@ -126,8 +131,11 @@ def render_markdown(report: Report) -> str:
             label += " (sign conflict)"
         rep = "-" if d.reputation is None else f"{d.reputation:.2f}"
         tr = "-" if d.trust is None else f"{d.trust:.2f}"
+        if d.retracted:
+            name = f"**RETRACTED** {name}"
         lines.append(f"| {refs[d.id]} | {name} | {d.year or '-'} | {label} | {rep} | {tr} |")
     lines.append("")
+    lines += _md_evidence_table(r, refs)
     for d in r.documents:
         if d.takeaway or d.label_explanation:
             lines.append(f"**[{refs[d.id]}] {md_escape(d.title or d.id)}**  ")
@@ -137,6 +145,11 @@ def render_markdown(report: Report) -> str:
                 lines.append(
                     f"Why {d.local_label.value if d.local_label else 'this label'}: {md_escape(d.label_explanation)}"
                 )
+            lines.append("")
+    for d in r.documents:
+        if d.notices:
+            lines.append(f"**[{refs[d.id]}] {'Retracted' if d.retracted else 'Notices'}:** "
+                         + "; ".join(md_escape(n) for n in d.notices))
             lines.append("")
 
     lines += ["## Cited sentences", ""]
@@ -151,6 +164,27 @@ def render_markdown(report: Report) -> str:
 
     lines += _md_footer(r)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _md_evidence_table(r: Report, refs: dict[str, int]) -> list[str]:
+    """One row per document with a label: design, size, direction and the sentence it rests on."""
+    rows = [d for d in r.documents if d.local_label is not None or d.design or d.finding]
+    if not rows:
+        return []
+    lines = ["### Evidence table", "",
+             "| # | design | participants | direction | finding | label | reputation | trust |",
+             "|---|---|---|---|---|---|---|---|"]
+    for d in rows:
+        design = md_escape(design_name(d.design)) if d.design else "-"
+        if d.retracted:
+            design = f"**RETRACTED** {design}"
+        finding = (f'"{md_escape(d.finding.text)}" [{refs[d.id]}:{d.finding.sentence}]'
+                   if d.finding and d.finding.text else "-")
+        lines.append(
+            f"| {refs[d.id]} | {design} | {d.sample_size if d.sample_size is not None else '-'} | "
+            f"{d.direction or '-'} | {finding} | {d.local_label.value if d.local_label else '-'} | "
+            f"{'-' if d.reputation is None else f'{d.reputation:.2f}'} | {'-' if d.trust is None else f'{d.trust:.2f}'} |")
+    return [*lines, ""]
 
 
 def _md_footer(r: Report) -> list[str]:

@@ -86,6 +86,8 @@ class HierarchyNode(BaseModel):
         default_factory=list, description="Ids of the child nodes, in order."
     )
     consensus: NodeConsensus | None = None
+    designs: str = Field("", description="Study designs by stance under this aspect, e.g. "
+                         "'2 RCTs support; 1 cohort study opposes'.")
     perspectives: list[PerspectiveView] = Field(default_factory=list)
     top_segments: list[SegmentView] = Field(default_factory=list)
 
@@ -118,6 +120,13 @@ class DocumentView(BaseModel):
         False, description="The label disagrees in sign with its cited stance."
     )
     takeaway: str = ""
+    design: str | None = Field(None, description="Study design (tools.study_design.Design value), when tagged.")
+    sample_size: int | None = Field(None, ge=0, description="Participants stated in the abstract.")
+    retracted: bool = Field(False, description="Retracted (its trust is 0 and it is flagged).")
+    notices: list[str] = Field(default_factory=list, description="Retractions, corrections, concerns, described.")
+    finding: Citation | None = Field(None, description="The sentence the document's label rests on.")
+    direction: Literal["supports", "opposes", "no evidence"] | None = Field(
+        None, description="Which way the document's finding points, from its local label.")
 
     @property
     def link(self) -> str | None:
@@ -231,6 +240,8 @@ class Report(BaseModel):
     status: str = "complete"
     hierarchy: Hierarchy = Field(default_factory=Hierarchy)
     documents: list[DocumentView] = Field(default_factory=list)
+    designs: str = Field("", description="Study designs of the evidence by direction, e.g. "
+                         "'3 RCTs and 1 meta-analysis / systematic review support; 2 cohort studies oppose'.")
     verdict: GlobalVerdicts = Field(default_factory=GlobalVerdicts)
     trust: TrustSummary = Field(default_factory=TrustSummary)
     explanation: ExplanationView = Field(default_factory=ExplanationView)

@@ -1,5 +1,6 @@
-"""Scholarly search: Semantic Scholar (the `semanticscholar` package) and Google Scholar through
-SerpAPI (the `serpapi` package), as claimscope Documents, with a failing source reported, never
+"""Scholarly search: Semantic Scholar (the `semanticscholar` package), Google Scholar through
+SerpAPI (the `serpapi` package) and OpenAlex (plain httpx), as claimscope Documents, plus Crossref
+metadata and editorial notices by DOI, with a failing source reported, never
 raised.
 
 Semantic Scholar requests go through the package's own query building, paging and `Paper` model,
@@ -20,12 +21,14 @@ Google Scholar organic results carry no abstract: each title is resolved through
 One module per concern: outcome (source reports and the search outcome), failures (failures and
 Retry-After), cache (the response cache), documents (papers and organic results as Documents,
 title matching), retries (the client's shared state and its backoff), s2 (the Semantic Scholar
-transport), serp (the SerpAPI request), client (the ScholarlySearch object that joins them).
+transport), serp (the SerpAPI request), openalex (OpenAlex search, title and DOI lookups, abstracts
+from inverted indexes), crossref (metadata and notices by DOI), client (the ScholarlySearch object that joins them).
 Import from the package: its names are re-exported here.
 """
 
 from claimscope.tools.scholarly.cache import ResponseCache
 from claimscope.tools.scholarly.client import CONNECT_TIMEOUT_S, ScholarlySearch
+from claimscope.tools.scholarly.crossref import CROSSREF_NAME, CrossrefRecord, message_to_record
 from claimscope.tools.scholarly.documents import (
     TITLE_MATCH_RATIO,
     organic_to_document,
@@ -33,6 +36,7 @@ from claimscope.tools.scholarly.documents import (
     titles_match,
 )
 from claimscope.tools.scholarly.failures import parse_retry_after
+from claimscope.tools.scholarly.openalex import OPENALEX_NAME, rebuild_abstract, work_to_document
 from claimscope.tools.scholarly.outcome import SearchOutcome, SourceReport, Status
 from claimscope.tools.scholarly.retries import BACKOFF_BASE_S, BACKOFF_MAX_S, MAX_RETRY_AFTER_S
 from claimscope.tools.scholarly.s2 import S2_FIELDS, S2_NAME
@@ -42,13 +46,16 @@ __all__ = [
     "BACKOFF_BASE_S",
     "BACKOFF_MAX_S",
     "CONNECT_TIMEOUT_S",
+    "CROSSREF_NAME",
     "MAX_RETRY_AFTER_S",
+    "OPENALEX_NAME",
     "S2_FIELDS",
     "S2_NAME",
     "SERPAPI_ENDPOINT",
     "SERPAPI_MAX_NUM",
     "SERPAPI_NAME",
     "TITLE_MATCH_RATIO",
+    "CrossrefRecord",
     "ResponseCache",
     "ScholarlySearch",
     "SearchOutcome",
@@ -57,5 +64,8 @@ __all__ = [
     "organic_to_document",
     "paper_to_document",
     "parse_retry_after",
+    "message_to_record",
+    "rebuild_abstract",
     "titles_match",
+    "work_to_document",
 ]

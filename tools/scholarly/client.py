@@ -4,6 +4,7 @@ them, each source's fate a SourceReport.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -17,8 +18,10 @@ from semanticscholar.AsyncSemanticScholar import AsyncSemanticScholar
 from claimscope.tools.errors import InputError
 from claimscope.tools.models import Document, SourceKind
 from claimscope.tools.scholarly.cache import ResponseCache
+from claimscope.tools.scholarly.crossref import _CrossrefMixin
 from claimscope.tools.scholarly.documents import _norm_title
 from claimscope.tools.scholarly.failures import _Failure, _NotFound
+from claimscope.tools.scholarly.openalex import _OpenAlexMixin
 from claimscope.tools.scholarly.outcome import SearchOutcome, SourceReport, Status
 from claimscope.tools.scholarly.s2 import _S2Requester
 from claimscope.tools.scholarly.serp import _SerpMixin
@@ -27,12 +30,15 @@ from claimscope.tools.scholarly.serp import _SerpMixin
 CONNECT_TIMEOUT_S = 5.0
 
 
-class ScholarlySearch(_SerpMixin):
-    """Searches Semantic Scholar and Google Scholar (SerpAPI) for a query.
+class ScholarlySearch(_SerpMixin, _OpenAlexMixin, _CrossrefMixin):
+    """Searches Semantic Scholar, Google Scholar (SerpAPI) and OpenAlex for a query, and looks up
+    works by DOI or title in OpenAlex and Crossref.
 
     `search` never raises for a failing source: each source's fate is a SourceReport (ok, cached,
     unreachable, unauthorised, rate_limited, error) and the documents of the others are returned.
-    `s2_transport` / `serpapi_session` replace the network in tests (recorded responses).
+    `mailto` (else $CLAIMSCOPE_MAILTO) joins the OpenAlex and Crossref polite pools; the OpenAlex
+    key defaults to $OPENALEX_API_KEY. `s2_transport` (the httpx transport of Semantic Scholar,
+    OpenAlex and Crossref) and `serpapi_session` replace the network in tests.
     """
 
     def __init__(
@@ -49,6 +55,8 @@ class ScholarlySearch(_SerpMixin):
         s2_min_interval_s: float = 1.0,
         s2_transport: httpx.BaseTransport | None = None,
         serpapi_session: requests.Session | None = None,
+        mailto: str | None = None,
+        openalex_api_key: str | None = None,
     ) -> None:
         if not 1 <= per_query <= 100:
             raise InputError(f"per_query must be between 1 and 100 (Semantic Scholar's page limit), got {per_query}.")
@@ -71,6 +79,10 @@ class ScholarlySearch(_SerpMixin):
         self._serp = serpapi.Client(api_key=self._serp_key, timeout=(min(CONNECT_TIMEOUT_S, self.timeout_s), self.timeout_s))
         if serpapi_session is not None:
             self._serp.session = serpapi_session
+        contact = (mailto if mailto is not None else os.environ.get("CLAIMSCOPE_MAILTO", "")).strip()
+        self._openalex_mailto = self._crossref_mailto = contact or None
+        key = openalex_api_key if openalex_api_key is not None else os.environ.get("OPENALEX_API_KEY", "")
+        self._openalex_key = key.strip() or None
         # Per-query bookkeeping: were all answers served from the cache?
         self._fresh = 0
         self._cached = 0
@@ -115,6 +127,9 @@ class ScholarlySearch(_SerpMixin):
             try:
                 if source == SourceKind.SEMANTIC_SCHOLAR:
                     found, skipped = self._search_s2(query)
+                    message = f"{skipped} result(s) without abstract or malformed were skipped" if skipped else ""
+                elif source == SourceKind.OPENALEX:
+                    found, skipped = self._search_openalex(query)
                     message = f"{skipped} result(s) without abstract or malformed were skipped" if skipped else ""
                 else:
                     known = {_norm_title(d.title): d for d in documents.values() if d.title}

@@ -1,0 +1,134 @@
+"""Study design and sample size from metadata, title and abstract; the design summary; and the
+design component of the reputation prior."""
+
+from __future__ import annotations
+
+import pytest
+
+from claimscope.tools.models import Document
+from claimscope.tools.study_design import (
+    Design,
+    design_from_text,
+    design_summary,
+    sample_size,
+    tag_design,
+    tagged,
+)
+from claimscope.tools.trust import ReputationConfig, reputation
+
+
+@pytest.mark.parametrize(("text", "design"), [
+    ("We conducted a systematic review and meta-analysis of randomised controlled trials.", Design.META_ANALYSIS),
+    ("Patients were randomly assigned to placebo or vitamin D.", Design.RCT),
+    ("In this double-blind, placebo-controlled trial, 200 adults took part.", Design.RCT),
+    ("A non-randomized comparison of two hospitals in a prospective cohort.", Design.COHORT),
+    ("We retrospectively reviewed the medical records of 120 patients.", Design.COHORT),
+    ("Cases and matched controls were compared for prior exposure.", Design.CASE_CONTROL),
+    ("A cross-sectional survey of 1,200 nurses.", Design.CROSS_SECTIONAL),
+    ("We report a case of a 45-year-old man with myocarditis.", Design.CASE_REPORT),
+    ("Knockout mice lacking the receptor were fed a high-fat diet.", Design.ANIMAL),
+    ("HeLa cell lines were incubated with the compound.", Design.IN_VITRO),
+    ("A Markov model estimated the cost-effectiveness of screening.", Design.MODELLING),
+    ("In this review we summarise recent advances in autophagy.", Design.NARRATIVE_REVIEW),
+])
+def test_design_patterns(text, design):
+    assert design_from_text(text) is design
+
+
+def test_undecided_is_none_not_a_guess():
+    assert design_from_text("Vitamin D is a secosteroid hormone.") is None
+    assert tag_design(Document(id="x", sentences=["Vitamin D is a secosteroid hormone."])).design is None
+
+
+def test_design_section_wins_over_other_mentions():
+    text = ("OBJECTIVE To assess prospectively the risk of heart disease. DESIGN Nested case-control study "
+            "using prospectively collected samples. SETTING A cohort of physicians.")
+    assert design_from_text(text) is Design.CASE_CONTROL
+
+
+def test_animal_study_that_cultures_cells_reads_as_animal():
+    text = ("Mice were injected with the virus. Tumours in mice shrank and mouse survival improved. "
+            "Cultured cells were used to confirm the pathway.")
+    assert design_from_text(text) is Design.ANIMAL
+
+
+def test_metadata_then_title_then_abstract():
+    abstract = ["Patients were randomly assigned to two arms (n = 40)."]
+    meta = tag_design(Document(id="a", title="x", sentences=abstract, publication_types=["MetaAnalysis"]))
+    assert meta.design is Design.META_ANALYSIS and meta.basis == "metadata" and meta.sample_size == 40
+    title = tag_design(Document(id="b", title="Vitamin D in older adults: a cohort study", sentences=abstract))
+    assert title.design is Design.COHORT and title.basis == "title"
+    assert tag_design(Document(id="c", title="Vitamin D", sentences=abstract)).design is Design.RCT
+    review = tag_design(Document(id="d", sentences=["We discuss the literature."], publication_types=["Review"]))
+    assert review.design is Design.NARRATIVE_REVIEW and review.basis == "metadata"
+    assert tagged(Document(id="e", sentences=abstract, study_design="cohort")).study_design == "cohort"
+
+
+@pytest.mark.parametrize(("text", "n"), [
+    ("A total of 1,234 patients were enrolled; 600 received the drug.", 1234),
+    ("We randomised 120 participants to two groups of 60 participants.", 120),
+    ("Of 5,000 patients screened, 310 patients were enrolled.", 310),
+    ("Participants (n = 56) completed the survey.", 56),
+    ("Mortality fell by 12% in 2019 among hospitals.", None),
+    ("Four hundred cells were counted.", None),
+])
+def test_sample_size(text, n):
+    assert sample_size(text) == n
+
+
+def test_design_summary_counts_by_direction_in_hierarchy_order():
+    items = [("rct", "supports"), ("meta_analysis", "supports"), ("rct", "supports"), ("rct", "supports"),
+             ("cohort", "opposes"), ("cohort", "opposes"), (None, "supports"), ("animal", "no evidence")]
+    assert design_summary(items) == ("1 meta-analysis / systematic review, 3 RCTs and 1 study of unknown design "
+                                     "support; 2 cohort studies oppose")
+    assert design_summary([]) == "" and design_summary([("rct", "no evidence")]) == ""
+
+
+def test_design_enters_the_prior_and_ranks_by_the_hierarchy():
+    cfg = ReputationConfig()
+    base = {"sentences": ["s"], "year": 2020}
+    meta = reputation(Document(id="m", study_design="meta_analysis", **base), now_year=2024, config=cfg)
+    vitro = reputation(Document(id="v", study_design="in_vitro", **base), now_year=2024, config=cfg)
+    none = reputation(Document(id="n", **base), now_year=2024, config=cfg)
+    assert meta.components["design"] == 1.0 and vitro.components["design"] == 0.2
+    assert "design" not in none.components
+    assert meta.score > none.score > vitro.score
+    assert meta.design == "meta_analysis"
+    # A zero weight takes design out of the prior.
+    off = ReputationConfig(weights={**cfg.weights, "design": 0.0})
+    assert reputation(Document(id="m", study_design="meta_analysis", **base), now_year=2024, config=off).score \
+        == pytest.approx(none.score)
+
+
+UNDECIDED = ["Serum levels of 25-hydroxyvitamin D were measured in 412 residents of three villages.",
+             "Higher levels went with fewer infections."]
+
+
+def test_model_reads_undecided_abstracts_and_is_validated():
+    from claimscope.agent.llm.fake import scripted_llm
+    from claimscope.tools.llm import LLMError
+    from tests.fakes import CannedLLM
+
+    doc = Document(id="u", sentences=UNDECIDED)
+    assert tag_design(doc).design is None and tag_design(doc).sample_size == 412
+    good = CannedLLM({"study_design": [{"design": "cross_sectional", "participants": 412,
+                                        "quote": "were measured in 412 residents of three villages"}]})
+    out = tagged(doc, good)
+    assert out.study_design == "cross_sectional" and out.sample_size == 412 and len(good.calls) == 1
+    # A quote the abstract does not contain, a number it does not state, 'unclear', a failure:
+    invented = CannedLLM({"study_design": [{"design": "rct", "quote": "participants were randomised", "participants": 400}]})
+    assert tagged(doc, invented).study_design is None
+    wrong_n = CannedLLM({"study_design": [{"design": "cross_sectional", "participants": 999,
+                                           "quote": "levels of 25 hydroxyvitamin D were measured"}]})
+    from claimscope.tools.study_design import tag_design_llm
+    read = tag_design_llm(doc, wrong_n)
+    assert read is not None and read.design is Design.CROSS_SECTIONAL and read.sample_size is None
+    assert tagged(doc, CannedLLM({"study_design": [{"design": "unclear"}]})).study_design is None
+    assert tagged(doc, CannedLLM({"study_design": [LLMError("down")]})).study_design is None
+    # A pattern-decided abstract never reaches the model; through the real gateway the answer validates.
+    decided = Document(id="d", sentences=["Patients were randomly assigned to two arms."])
+    assert tagged(decided, good).study_design == "rct" and len(good.calls) == 1
+    gateway = scripted_llm({"study_design": [{"design": "cohort", "quote": "Serum levels of 25-hydroxyvitamin D",
+                                              "participants": None}]})
+    assert tagged(doc, gateway).study_design == "cohort"
+    assert tagged(doc, scripted_llm({"study_design": ["not json"]})).study_design is None

@@ -1,0 +1,295 @@
+"""Study design and sample size of a document, from metadata where a source gives publication
+types, else from the title and abstract by patterns.
+
+Order of evidence: a source's publication types (Semantic Scholar's MetaAnalysis / Review /
+CaseReport, OpenAlex's review), then the title, then the abstract. Within a text, the most specific
+design wins (a meta-analysis of RCTs is a meta-analysis; an RCT in mice is an animal study).
+A document no pattern decides is left undecided (None), never guessed: the reputation prior then
+leaves the design component out. The model is asked about undecided abstracts only when the
+caller passes one (setting trust.design_llm), and its answer is kept only when validated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from claimscope.tools.llm import LLMError, StructuredLLM
+from claimscope.tools.models import Document
+
+
+class Design(StrEnum):
+    META_ANALYSIS = "meta_analysis"
+    RCT = "rct"
+    COHORT = "cohort"
+    CASE_CONTROL = "case_control"
+    CROSS_SECTIONAL = "cross_sectional"
+    CASE_REPORT = "case_report"
+    ANIMAL = "animal"
+    IN_VITRO = "in_vitro"
+    MODELLING = "modelling"
+    NARRATIVE_REVIEW = "narrative_review"
+    OTHER = "other"
+
+
+# How a design is named in prose: singular and plural ("3 RCTs and 1 meta-analysis").
+DESIGN_NAMES: dict[Design, tuple[str, str]] = {
+    Design.META_ANALYSIS: ("meta-analysis / systematic review", "meta-analyses / systematic reviews"),
+    Design.RCT: ("RCT", "RCTs"),
+    Design.COHORT: ("cohort study", "cohort studies"),
+    Design.CASE_CONTROL: ("case-control study", "case-control studies"),
+    Design.CROSS_SECTIONAL: ("cross-sectional study", "cross-sectional studies"),
+    Design.CASE_REPORT: ("case report / series", "case reports / series"),
+    Design.ANIMAL: ("animal study", "animal studies"),
+    Design.IN_VITRO: ("in vitro study", "in vitro studies"),
+    Design.MODELLING: ("modelling study", "modelling studies"),
+    Design.NARRATIVE_REVIEW: ("narrative review", "narrative reviews"),
+    Design.OTHER: ("other study", "other studies"),
+}
+
+
+# The evidence hierarchy: how much a study design can establish on its own (design component of the
+# prior). Syntheses of trials above trials, trials above observational designs, and designs
+# that do not observe people (animal, in vitro, modelling) below those that do.
+DESIGN_SCORES: dict[str, float] = {
+    "meta_analysis": 1.0,
+    "rct": 0.9,
+    "cohort": 0.7,
+    "case_control": 0.6,
+    "cross_sectional": 0.5,
+    "narrative_review": 0.4,
+    "case_report": 0.3,
+    "animal": 0.3,
+    "modelling": 0.3,
+    "in_vitro": 0.2,
+    "other": 0.4,
+}
+
+
+
+def design_name(design: Design | str, count: int = 1) -> str:
+    singular, plural = DESIGN_NAMES[Design(design)]
+    return singular if count == 1 else plural
+
+
+class DesignTag(BaseModel):
+    design: Design | None = Field(None, description="None when neither metadata nor patterns decide.")
+    basis: str = Field("", description="'metadata', 'title', 'abstract' or 'llm': where the design was read.")
+    sample_size: int | None = Field(None, ge=0)
+
+
+_I = re.IGNORECASE
+# Most specific first: the first design whose pattern matches a text is its design.
+_PATTERNS: list[tuple[Design, re.Pattern[str]]] = [
+    (Design.META_ANALYSIS, re.compile(r"\bmeta-?\s?analy[sz]|\bsystematic(?:ally)?\s+(?:literature\s+)?(?:review|"
+                                      r"search|evaluat|identif)|\bpooled analysis of (?:\d+|\w+) (?:randomi[sz]ed|"
+                                      r"trials|studies)|\bumbrella review|\bnetwork meta|\b(?:searched|search of) "
+                                      r"(?:\w+ ){0,3}(?:medline|pubmed|embase|cochrane|databases?)\b|"
+                                      r"\beligible (?:studies|trials)\b", _I)),
+    (Design.IN_VITRO, re.compile(r"\bin vitro\b|\bcell lines?\b|\bcultured (?:\w+ )?cells\b|\bcell cultures?\b|"
+                                 r"\bincubat(?:ed|ion) (?:of|with)\b|\bcells were (?:treated|transfected|incubated|"
+                                 r"exposed)\b|\bfibroblasts?\b", _I)),
+    (Design.ANIMAL, re.compile(r"\b(?:mice|mouse|murine|rats?|rodents?|zebrafish|drosophila|primates?|"
+                               r"macaques?|pigs|piglets|dogs|rabbits|hamsters|sheep|c\. elegans)\b|"
+                               r"\banimal models?\b|\bknockout\b|\bin vivo\b", _I)),
+    (Design.RCT, re.compile(r"(?<!non-)(?<!non)\brandomi[sz]ed(?:,)? (?:\w+[ -]){0,3}(?:trial|study)\b|"
+                            r"\b(?:were|was|been) randomi[sz]ed\b|\brandomly (?:assigned|allocated)\b|"
+                            r"\brandomi[sz]ed (?:to|into)\b|\bplacebo-controlled\b|\bcontrolled trial\b|"
+                            r"\bcrossover trial\b|\bdouble-blind", _I)),
+    (Design.CASE_CONTROL, re.compile(r"\bcase-?\s?control\b|\bcases and (?:\w+ )?controls\b|"
+                                     r"\b(?:healthy|matched|age-matched|sex-matched|normal) (?:controls|control "
+                                     r"subjects|volunteers)\b", _I)),
+    (Design.CROSS_SECTIONAL, re.compile(r"\bcross-?\s?sectional\b|\bsurvey\b|\bprevalence study\b|"
+                                        r"\bquestionnaires? (?:was|were) (?:sent|administered|completed|distributed)", _I)),
+    (Design.COHORT, re.compile(r"\bcohorts?\b|\bprospective(?:ly)? (?:\w+ )?(?:study|studies|followed|observational|"
+                               r"evaluation|assessment|collected|enrolled|recruited|evaluated|studied|"
+                               r"assessed|analy[sz]ed)|\bretrospective(?:ly)?\b|\bfollow-?up (?:study|of \d)|"
+                               r"\bfollowed (?:up )?for\b|\blongitudinal\b|\bregistry\b|\bmedical records\b|"
+                               r"\bchart review\b|\bincidence of\b", _I)),
+    (Design.CASE_REPORT, re.compile(r"\bcase reports?\b|\bcase series\b|\bwe (?:report|describe|present) "
+                                    r"(?:a|an|the|two|three|\d+) (?:\w+ )?(?:cases?|patients?)\b|"
+                                    r"\b(?:a|an) \d+-year-old\b", _I)),
+    (Design.MODELLING, re.compile(r"\bmathematical model|\bsimulation|\bcost-effectiveness|\bmarkov model|"
+                                  r"\bcomputational model|\bin silico\b|\bmodelling study|\bmodeling study", _I)),
+    (Design.NARRATIVE_REVIEW, re.compile(r"\b(?:this|a|our|in this) (?:narrative |brief |mini-?)?review\b|"
+                                         r"\bwe review\b|\breview of the literature\b|\bhere,? we review", _I)),
+]
+_ANIMAL = dict(_PATTERNS)[Design.ANIMAL]
+# An abstract's own "DESIGN:" statement, read before the rest of the text.
+_DESIGN_SECTION = re.compile(r"\b(?:DESIGN|STUDY DESIGN|Design|Study design)\b\s*[:.,-]?\s+([^.]{3,200})")
+
+# Publication types from metadata (lower case) -> design; types that do not name a design
+# (JournalArticle, Study, article) are ignored.
+_METADATA: dict[str, Design] = {
+    "metaanalysis": Design.META_ANALYSIS,
+    "meta-analysis": Design.META_ANALYSIS,
+    "systematic-review": Design.META_ANALYSIS,
+    "casereport": Design.CASE_REPORT,
+    "case-report": Design.CASE_REPORT,
+}
+# Reviews in metadata include systematic ones: the abstract decides which, else narrative.
+_REVIEW_TYPES = {"review"}
+
+_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)"
+_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+          "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+_PEOPLE = (r"(?:patients|participants|subjects|individuals|adults|children|infants|women|men|persons|people|"
+           r"volunteers|cases|pregnancies|smokers|students|residents|respondents|employees|workers|"
+           r"newborns|neonates|adolescents|veterans|survivors|users|donors|mothers|girls|boys|couples|households)")
+# "a total of 1,234 patients", "1234 participants were randomised", "(n = 120)", "N=56".
+_SIZE_PATTERNS = [
+    re.compile(r"\b(?:a total of|total of|overall,?|in total,?)\s+" + _NUMBER + r"\s+(?:\w+[\s-]){0,3}?" + _PEOPLE, _I),
+    re.compile(r"\b" + _NUMBER + r"\s+(?:\w+[\s-]){0,3}?" + _PEOPLE + r"\s+(?:were|was)\s+(?:randomi[sz]ed|enrolled|"
+               r"included|recruited|studied|assigned|allocated|followed)", _I),
+    re.compile(r"\b(?:enrolled|recruited|included|randomi[sz]ed|studied|followed(?: up)?)\s+" + _NUMBER
+               + r"\s+(?:\w+[\s-]){0,3}?" + _PEOPLE, _I),
+    re.compile(r"\b" + _NUMBER + r"\s+(?:\w+[\s-]){0,3}?" + _PEOPLE, _I),
+    re.compile(r"\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*\)"),
+]
+# A number of people that is not the sample: those screened or invited, or a percentage.
+_NOT_SAMPLE = re.compile(r"(?:screened|assessed for eligibility|invited|approached|eligible)\s*$", _I)
+
+
+def _as_int(text: str) -> int | None:
+    t = text.replace(",", "")
+    if t.isdigit():
+        return int(t)
+    return _WORDS.get(t.lower())
+
+
+def sample_size(text: str) -> int | None:
+    """The number of participants a text states, or None. Patterns in order of reliability (an
+    explicit total, then an enrolment verb, then any count of people, then '(n = N)'); within the
+    first pattern that matches, the largest number (a trial's total, not one arm)."""
+    for pattern in _SIZE_PATTERNS:
+        values: list[int] = []
+        for m in pattern.finditer(text):
+            before = text[max(0, m.start() - 40): m.start()]
+            after = text[m.end(): m.end() + 2]
+            if after.startswith("%") or _NOT_SAMPLE.search(before):
+                continue
+            n = _as_int(m.group(1))
+            if n is not None and 0 < n < 100_000_000 and not 1900 <= n <= 2100:
+                values.append(n)
+        if values:
+            return max(values)
+    return None
+
+
+def design_from_text(text: str) -> Design | None:
+    """The design `text` states: its 'DESIGN:' section first, else the first (most specific)
+    pattern that matches; between in vitro and animal, the one named more often (animal studies
+    often culture cells, and cell studies mention the animals the cells came from)."""
+    section = _DESIGN_SECTION.search(text)
+    if section:
+        stated = _first_design(section.group(1))
+        if stated is not None:
+            return stated
+    return _first_design(text)
+
+
+def _first_design(text: str) -> Design | None:
+    for design, pattern in _PATTERNS:
+        if pattern.search(text):
+            if design is Design.IN_VITRO:
+                vitro = len(pattern.findall(text))
+                animal = len(_ANIMAL.findall(text))
+                if animal > vitro:
+                    return Design.ANIMAL
+            return design
+    return None
+
+
+def tag_design(doc: Document, *, use_title: bool = True) -> DesignTag:
+    """Design (metadata > title > abstract) and stated sample size of a document.
+
+    `use_title=False` reads the abstract alone (the benchmark, whose labels come from titles).
+    Human studies read as animal only from the title or when no human design pattern matches
+    first in the abstract's order of specificity.
+    """
+    size = sample_size(doc.text)
+    types = [t.lower() for t in doc.publication_types]
+    for t in types:
+        if t in _METADATA:
+            return DesignTag(design=_METADATA[t], basis="metadata", sample_size=size)
+    if use_title and doc.title:
+        d = design_from_text(doc.title)
+        if d is not None:
+            return DesignTag(design=d, basis="title", sample_size=size)
+    d = design_from_text(doc.text)
+    if any(t in _REVIEW_TYPES for t in types) and d not in (Design.META_ANALYSIS,):
+        return DesignTag(design=Design.NARRATIVE_REVIEW, basis="metadata", sample_size=size)
+    if d is not None:
+        return DesignTag(design=d, basis="abstract", sample_size=size)
+    return DesignTag(design=None, basis="", sample_size=size)
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def tag_design_llm(doc: Document, llm: StructuredLLM) -> DesignTag | None:
+    """The model's reading of an abstract the patterns left undecided, validated: the design is
+    kept only when the model quotes at least three words of the abstract that show it, and the
+    number of participants only when the abstract contains that number. None when the model
+    fails, answers 'unclear', or its quote is not in the abstract."""
+    from claimscope.prompts.study_design import ABSTRACT_CHARS, PROMPT, StudyDesignInput
+
+    text = doc.text
+    if not text.strip():
+        return None
+    try:
+        out = llm.run(PROMPT, StudyDesignInput(title=doc.title[:400], abstract=text[:ABSTRACT_CHARS]))
+    except LLMError:
+        return None
+    quote = _norm(out.quote)
+    if out.design == "unclear" or len(quote.split()) < 3 or quote not in _norm(text):
+        return None
+    size = out.participants
+    if size is not None and not re.search(rf"(?<![\d,]){size:,}(?![\d,])|(?<!\d){size}(?!\d)", text):
+        size = None
+    return DesignTag(design=Design(out.design), basis="llm", sample_size=size)
+
+
+def tagged(doc: Document, llm: StructuredLLM | None = None) -> Document:
+    """`doc` with study_design and sample_size set (kept when already set); with `llm`, an
+    abstract the patterns leave undecided is read by the model (tag_design_llm)."""
+    if doc.study_design is not None:
+        return doc
+    tag = tag_design(doc)
+    if tag.design is None and llm is not None:
+        read = tag_design_llm(doc, llm)
+        if read is not None:
+            tag = read.model_copy(update={"sample_size": tag.sample_size if tag.sample_size is not None
+                                          else read.sample_size})
+    return doc.model_copy(update={"study_design": tag.design.value if tag.design else None,
+                                  "sample_size": doc.sample_size if doc.sample_size is not None else tag.sample_size})
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def design_summary(items: Iterable[tuple[str | None, str]]) -> str:
+    """'3 RCTs and 1 meta-analysis / systematic review support; 2 cohort studies oppose' from
+    (design, direction) pairs, direction 'supports' or 'opposes' (others ignored). Untagged designs
+    count as 'studies of unknown design'. Designs are listed in order of the evidence hierarchy."""
+    counts: dict[str, Counter[str]] = {"supports": Counter(), "opposes": Counter()}
+    for design, direction in items:
+        if direction in counts:
+            counts[direction][design or ""] += 1
+    order = [d.value for d in Design] + [""]
+    out = []
+    for direction, verb_one, verb_many in (("supports", "supports", "support"), ("opposes", "opposes", "oppose")):
+        c = counts[direction]
+        if not c:
+            continue
+        parts = [f"{n} {design_name(d, n) if d else ('study' if n == 1 else 'studies') + ' of unknown design'}"
+                 for d in order if (n := c.get(d, 0))]
+        total = sum(c.values())
+        out.append(f"{_join(parts)} {verb_one if total == 1 else verb_many}")
+    return "; ".join(out)
