@@ -105,15 +105,9 @@ def _designs(state: InvestigationState, docs: dict[str, Document]) -> dict[str, 
     """Study design per shown document: as weighed (the reputation record), else tagged now."""
     from claimscope.tools.study_design import tagged
 
-    reputation = _reputation_records(state)
+    reputation = state.get("reputation") or {}
     return {d: (reputation[d].get("design") if d in reputation else tagged(doc).study_design)
             for d, doc in docs.items()}
-
-
-def _reputation_records(state: InvestigationState) -> dict[str, dict[str, Any]]:
-    """The weigh step's tools.trust.Reputation dumps, with the design, size and notice fields the
-    state's ReputationRecord does not declare."""
-    return {d: dict(r) for d, r in (state.get("reputation") or {}).items()}
 
 
 def _direction(label: str | None) -> Literal["supports", "opposes", "no evidence"] | None:
@@ -186,7 +180,6 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
 
     assessments = state.get("assessments") or {}
     reputation = state.get("reputation") or {}
-    extras = _reputation_records(state)
     trust = (state.get("trust") or {}).get("scores") or {}
     order = [d for d, _ in rerank([(d, retrieval_score(state, d)) for d in assessments],
                                   trust, weight=weight)] if assessments else list(docs)
@@ -199,18 +192,18 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
         a = record["assessment"] if record else _screened(state, doc_id)
         tk = (record["takeaway"] if record else None) or {}
         rep = reputation.get(doc_id)
-        extra = extras.get(doc_id) or {}
         cited = [i for i in a.get("cited_sentences") or [] if isinstance(i, int) and 0 <= i < len(doc.sentences)]
         key = str(SentenceKey.sentence(doc_id, cited[0])) if cited else None
-        notices = [Notice.model_validate(n) for n in extra.get("notices") or []] or list(doc.notices)
+        notices = [Notice.model_validate(n) for n in ((rep.get("notices") or []) if rep else [])] or list(doc.notices)
         out.append(DocumentView(
             id=doc.id, title=doc.title, year=doc.year, venue=doc.venue, authors=doc.authors[:10],
             url=doc.url, doi=doc.doi, source=str(doc.source),
             reputation=rep["score"] if rep else None, reputation_components=rep["components"] if rep else {},
             trust=trust.get(doc_id), local_label=a.get("label"), label_explanation=a.get("explanation", ""),
             sign_conflict=bool(a.get("sign_conflict", False)), takeaway=tk.get("text", ""),
-            design=designs.get(doc_id), sample_size=extra.get("sample_size", doc.sample_size),
-            retracted=bool(extra.get("retracted", doc.retracted)), notices=[n.describe() for n in notices],
+            design=designs.get(doc_id), sample_size=rep.get("sample_size", doc.sample_size) if rep else doc.sample_size,
+            retracted=bool(rep.get("retracted", doc.retracted) if rep else doc.retracted),
+            notices=[n.describe() for n in notices],
             finding=Citation(doc_id=doc_id, sentence=cited[0], text=text_of(key)) if key and cited else None,
             direction=_direction(a.get("label")),
         ))

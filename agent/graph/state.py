@@ -163,11 +163,16 @@ class AssessmentRecord(TypedDict):
     assessment: Dumped
 
 
-class ReputationRecord(TypedDict):
-    """tools.trust.Reputation: the prior in [0, 1] and the components it was built from."""
+class ReputationRecord(TypedDict, total=False):
+    """tools.trust.Reputation: the prior in [0, 1] and the components it was built from, and what
+    is known of the work (retraction, study design, participants, notices of corrections)."""
 
-    score: float
-    components: dict[str, float]
+    score: Required[float]
+    components: Required[dict[str, float]]
+    retracted: bool
+    design: str | None
+    sample_size: int | None
+    notices: list[Dumped]
 
 
 class TrustRecord(TypedDict, total=False):
