@@ -263,6 +263,7 @@ def routes(ctx: WebContext) -> list[Route]:
         Route("/sessions/{sid}/{action}", session_action, methods=["POST"]),
         Route("/corpora", corpora_page, methods=["GET"]),
         Route("/corpora", corpora_upload, methods=["POST"]),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
     ]
 
 
