@@ -11,7 +11,7 @@ import re
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 from markupsafe import Markup
@@ -323,11 +323,13 @@ def _chat_id(session_id: str) -> str:
 def _chat_messages(ctx: WebContext, session_id: str) -> list[dict[str, Any]]:
     from claimscope.agent.chat import ChatEngine
     from claimscope.agent.graph.readers import sentence_lookup
+    from claimscope.agent.graph.state import InvestigationState
 
     engine = ChatEngine(ctx.manager.investigator, _chat_id(session_id))
     if not engine.session.messages:
         return []
-    lookup = sentence_lookup(ctx.manager.investigator.state(session_id), ctx.manager.investigator.services)
+    state = cast(InvestigationState, ctx.manager.investigator.state(session_id))
+    lookup = sentence_lookup(state, ctx.manager.investigator.services)
     return [{"role": m.role, "text": m.text, "citations": [(c, lookup(c) or "") for c in m.citations]}
             for m in engine.session.messages]
 
