@@ -77,9 +77,12 @@
       function show() {
         tip.textContent = a.dataset.sentence;
         var r = a.getBoundingClientRect();
-        tip.style.left = Math.max(8, r.left + window.scrollX - 20) + "px";
-        tip.style.top = (r.bottom + window.scrollY + 6) + "px";
         tip.hidden = false;
+        // keep the preview inside the window, under the citation
+        var width = tip.offsetWidth;
+        var left = Math.min(r.left - 20, document.documentElement.clientWidth - width - 8);
+        tip.style.left = (Math.max(8, left) + window.scrollX) + "px";
+        tip.style.top = (r.bottom + window.scrollY + 6) + "px";
       }
       function hide() { tip.hidden = true; }
       a.addEventListener("mouseenter", show);
