@@ -311,22 +311,53 @@ def test_follow_up_questions_are_answered_with_citations(real, monkeypatch):
     assert len(manager.list()) == 1  # no second investigation was started from the chat
 
 
-def test_corpus_upload_reports_malformed_rows_and_limits_size(stub, tmp_path):
+def _ingested(client: TestClient, response: Any) -> str:
+    """Follow an upload's job until it finishes; the corpora page then shows its result."""
+    import time
+
+    assert response.status_code == 303, response.text
+    location = response.headers["location"]
+    job = location.rsplit("=", 1)[1]
+    page = client.get(location).text
+    assert 'id="ingest-job"' in page
+    deadline = time.monotonic() + 30
+    while not client.get(f"/corpora/jobs/{job}").json()["finished"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    status = client.get(f"/corpora/jobs/{job}").json()
+    assert status["done"] == status["total"]
+    return client.get(location).text
+
+
+def test_corpus_upload_reports_malformed_rows_and_progress(stub, tmp_path):
     client, manager = stub
     page = client.get("/corpora").text
     assert "fixture" in page
     csrf = _csrf(page)
-    good = CORPUS.read_text().splitlines()[0]
-    body = good + "\n{not json\n"
+    good = CORPUS.read_text().splitlines()[:2]
+    body = good[0] + "\n{not json\n" + good[1] + "\n"
     r = client.post("/corpora", data={"csrf": csrf, "corpus": "uploaded"},
-                    files={"file": ("mine.jsonl", body.encode(), "application/jsonl")})
-    assert r.status_code == 200, r.text
-    assert "added 1 documents" in r.text and "1 malformed" in r.text and "mine.jsonl:2" in r.text
-    assert "uploaded" in {c.name for c in manager.investigator.services.store.corpora()}
+                    files={"file": ("mine.jsonl", body.encode(), "application/jsonl")}, follow_redirects=False)
+    done = _ingested(client, r)
+    assert "added 2 documents" in done and "1 malformed" in done and "mine.jsonl:2" in done
+    assert {"uploaded": 2} == {c.name: c.documents for c in manager.investigator.services.store.corpora()
+                               if c.name == "uploaded"}
+    again = client.post("/corpora", data={"csrf": csrf, "corpus": "uploaded"},
+                        files={"file": ("mine.jsonl", body.encode(), "application/jsonl")}, follow_redirects=False)
+    assert "added 0 documents" in _ingested(client, again) and "skipped 2 duplicates" in client.get(
+        again.headers["location"]).text
+    text = client.post("/corpora", data={"csrf": csrf, "corpus": "notes"},
+                       files={"file": ("my note.md", b"# Zinc and colds\n\nZinc lozenges shortened colds.\n",
+                                       "text/markdown")}, follow_redirects=False)
+    assert "added 1 documents" in _ingested(client, text)
     wrong = client.post("/corpora", data={"csrf": csrf, "corpus": "x"}, files={"file": ("a.exe", b"MZ", "x/y")})
-    assert wrong.status_code == 400 and "upload a .jsonl or .csv file" in wrong.text
+    assert wrong.status_code == 400 and "cannot ingest a.exe" in wrong.text
     bad_name = client.post("/corpora", data={"csrf": csrf, "corpus": "../x"}, files={"file": ("a.csv", b"id", "text/csv")})
     assert bad_name.status_code == 400 and "corpus name" in bad_name.text
+    unreadable = client.post("/corpora", data={"csrf": csrf, "corpus": "x"},
+                             files={"file": ("b.jsonl", b"{nope\n", "application/jsonl")})
+    assert unreadable.status_code == 400 and "no readable documents in b.jsonl" in unreadable.text
+    assert client.get("/corpora/jobs/nope").status_code == 404
 
 
 def test_uploads_over_the_limit_are_refused(monkeypatch, tmp_path):
@@ -368,3 +399,39 @@ def test_serve_refuses_a_public_interface_without_a_token(monkeypatch, capsys):
     out = capsys.readouterr().err
     assert exc.value.code == 2 and "serving the web app on 0.0.0.0" in out and TOKEN_ENV in out
     assert "Traceback" not in out
+
+
+def test_serve_prints_the_url_and_a_generated_token(monkeypatch, capsys):
+    import claimscope.agent.web as web
+    from claimscope.agent.cli import main
+
+    served: dict[str, Any] = {}
+    monkeypatch.setattr(web, "serve", lambda manager, **kw: served.update(kw))
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    monkeypatch.setattr(sys, "argv", ["claimscope", "serve"])
+    with pytest.raises(SystemExit) as done:
+        main()
+    assert done.value.code in (0, None)
+    assert "http://127.0.0.1:8000/" in capsys.readouterr().err
+    assert served == {"host": "127.0.0.1", "port": 8000, "token": None}
+    monkeypatch.setattr(sys, "argv", ["claimscope", "serve", "--host", "0.0.0.0", "--port", "9000",
+                                      "--generate-token"])
+    with pytest.raises(SystemExit):
+        main()
+    err = capsys.readouterr().err
+    token = served["token"]
+    assert served["host"] == "0.0.0.0" and token and len(token) >= 32
+    assert f"http://0.0.0.0:9000/?token={token}" in err
+
+
+def test_templates_and_static_files_are_package_data():
+    import fnmatch
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "claimscope.agent.web"]
+    web = root / "agent" / "web"
+    files = [p.relative_to(web).as_posix() for p in web.rglob("*")
+             if p.is_file() and p.suffix != ".py" and "__pycache__" not in p.parts]
+    assert files and all(any(fnmatch.fnmatch(f, g) for g in globs) for f in files), files

@@ -20,7 +20,7 @@ from claimscope.agent.investigation import Investigator
 from claimscope.agent.runs import RunManager
 from claimscope.agent.web.app import background_server
 from tests.fixtures.sessions import stub_steps
-from tests.investigation_fixtures import CLAIM, make_services
+from tests.investigation_fixtures import CLAIM, CORPUS, make_services
 from tests.test_web import XSS_SENTENCE, XSS_TITLE, real_services, xss_corpus
 
 pytestmark = pytest.mark.browser
@@ -206,6 +206,17 @@ def test_pages_have_no_console_errors_and_several_tabs_do_not_mix(browser, monke
             for path in ("/new", "/corpora", "/"):
                 page.goto(base + path)
             assert page.locator("table.sessions tbody tr").count() == 3
+            # a corpus upload: the progress bar follows the ingest, then the malformed row is listed
+            upload = tmp_path / "upload.jsonl"
+            upload.write_text(CORPUS.read_text().splitlines()[0] + "\n{broken\n")
+            page.goto(base + "/corpora")
+            page.fill('input[name="corpus"]', "uploaded")
+            page.set_input_files('input[name="file"]', str(upload))
+            page.click("#upload-form button")
+            page.wait_for_selector("#ingest-result")
+            assert "added 1 documents" in page.locator("#ingest-result").inner_text()
+            assert "upload.jsonl:2" in page.locator("ul.problems").inner_text()
+            assert "uploaded" in page.locator("table.corpora").inner_text()
     finally:
         for tab in tabs:
             tab.close()

@@ -32,6 +32,22 @@ class WebConfig(BaseModel):
     sse_keepalive_s: float = Field(15.0, gt=0, description="Seconds between keep-alive comments on a quiet stream.")
 
 
+class IngestJob(BaseModel):
+    """An uploaded file being added to a corpus, for the corpora page's progress bar."""
+
+    id: str
+    corpus: str
+    file: str
+    total: int
+    done: int = 0
+    finished: bool = False
+    added: int = 0
+    segments: int = 0
+    duplicates: int = 0
+    problems: list[dict[str, str]] = Field(default_factory=list)
+    error: str | None = None
+
+
 class WebContext:
     """What every route shares: the run manager, templates, the CSRF token, and one lock per chat."""
 
@@ -49,6 +65,7 @@ class WebContext:
         self._chat_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self.ingest_lock = threading.Lock()
+        self.jobs: dict[str, IngestJob] = {}
 
     def chat_lock(self, session_id: str) -> threading.Lock:
         with self._locks_guard:

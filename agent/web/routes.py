@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+import threading
+import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -28,7 +30,7 @@ from starlette.responses import (
 from starlette.routing import Route
 
 from claimscope.agent.runs import RunEvent, SessionInfo
-from claimscope.agent.web.app import WebContext
+from claimscope.agent.web.app import IngestJob, WebContext
 from claimscope.agent.web.security import checked_form
 from claimscope.tools.errors import InputError
 
@@ -36,7 +38,7 @@ T = TypeVar("T")
 EXPORTS = {"md": "text/markdown; charset=utf-8", "json": "application/json", "html": "text/html; charset=utf-8"}
 STEPS = ("analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report")
 CORPUS_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-UPLOAD_SUFFIXES = (".jsonl", ".csv")
+UPLOAD_SUFFIXES = (".jsonl", ".csv", ".pdf", ".txt", ".md")
 MAX_QUESTION = 500
 
 
@@ -232,23 +234,29 @@ def routes(ctx: WebContext) -> list[Route]:
         return RedirectResponse(f"/sessions/{info.session_id}#chat", status_code=303)
 
     # ------------------------------------------------------------------------------ corpora
-    async def corpora_page(request: Request, result: dict[str, Any] | None = None, error: str | None = None,
-                           status: int = 200) -> Response:
+    async def corpora_page(request: Request, error: str | None = None, status: int = 200) -> Response:
         from claimscope.agent.datadir import open_store
 
+        job = ctx.jobs.get(request.query_params.get("job", ""))
         infos = await _blocking(lambda: open_store(manager.investigator.services).corpora())
-        return page("corpora.html", status=status, corpora=infos, result=result, error=error,
+        return page("corpora.html", status=status, corpora=infos, job=job, error=error,
                     limit_mb=ctx.config.max_upload_bytes / 1_000_000, suffixes=UPLOAD_SUFFIXES)
 
     async def corpora_upload(request: Request) -> Response:
         form = await checked_form(request, ctx.csrf, max_files=1, max_fields=10)
         try:
-            result = await _ingest_upload(ctx, form)
+            job = await _start_ingest(ctx, form)
         except InputError as exc:
             return await corpora_page(request, error=str(exc), status=400)
         finally:
             await form.close()
-        return await corpora_page(request, result=result)
+        return RedirectResponse(f"/corpora?job={job.id}", status_code=303)
+
+    async def ingest_job(request: Request) -> Response:
+        job = ctx.jobs.get(request.path_params["job"])
+        if job is None:
+            raise HTTPException(404, "no such upload (they are kept while the server runs).")
+        return JSONResponse(job.model_dump(mode="json"))
 
     return [
         Route("/", index),
@@ -263,6 +271,7 @@ def routes(ctx: WebContext) -> list[Route]:
         Route("/sessions/{sid}/{action}", session_action, methods=["POST"]),
         Route("/corpora", corpora_page, methods=["GET"]),
         Route("/corpora", corpora_upload, methods=["POST"]),
+        Route("/corpora/jobs/{job}", ingest_job),
         Route("/favicon.ico", lambda request: Response(status_code=204)),
     ]
 
@@ -362,9 +371,10 @@ def _delete_session(manager: Any, session_id: str) -> None:
         store.delete_corpus(corpus)
 
 
-async def _ingest_upload(ctx: WebContext, form: FormData) -> dict[str, Any]:
-    """An uploaded JSONL / CSV read by the ingest readers and added to a corpus; the malformed rows
-    are reported, not fatal (as `claimscope ingest`)."""
+async def _start_ingest(ctx: WebContext, form: FormData) -> IngestJob:
+    """Read an uploaded file with the ingest readers (a JSONL / CSV, or one text / PDF document) and
+    add it to a corpus in the background; the job's counts drive the page's progress bar, and the
+    malformed rows are reported, not fatal (as `claimscope ingest`)."""
     from claimscope.agent.datadir import open_store
     from claimscope.tools.ingest import read_path
 
@@ -373,30 +383,45 @@ async def _ingest_upload(ctx: WebContext, form: FormData) -> dict[str, Any]:
     if not CORPUS_NAME.fullmatch(name):
         raise InputError("a corpus name is 1-64 letters, digits, '-', '_' or '.', starting with a letter or digit.")
     if not isinstance(upload, UploadFile) or not upload.filename:
-        raise InputError("choose a .jsonl or .csv file to upload.")
-    suffix = Path(upload.filename).suffix.lower()
+        raise InputError(f"choose a file to upload ({', '.join(UPLOAD_SUFFIXES)}).")
+    filename = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(upload.filename).name)[-100:]
+    suffix = Path(filename).suffix.lower()
     if suffix not in UPLOAD_SUFFIXES:
-        raise InputError(f"cannot ingest {upload.filename}: upload a {' or '.join(UPLOAD_SUFFIXES)} file "
-                         "(folders of .txt/.md/.pdf: `claimscope ingest PATH --corpus NAME`).")
+        raise InputError(f"cannot ingest {upload.filename}: upload a {', '.join(UPLOAD_SUFFIXES)} file "
+                         "(folders: `claimscope ingest PATH --corpus NAME`).")
     limit = ctx.config.max_upload_bytes
     if upload.size is not None and upload.size > limit:
         raise InputError(f"{upload.filename} is {upload.size / 1e6:.1f} MB; the upload limit is {limit / 1e6:.0f} MB "
                          "(ingest larger files with `claimscope ingest PATH --corpus NAME`).")
     data = await upload.read()
 
-    def ingest() -> dict[str, Any]:
+    def read() -> Any:
         with tempfile.TemporaryDirectory(prefix="claimscope-upload-") as tmp:
-            path = Path(tmp) / f"upload{suffix}"
+            path = Path(tmp) / filename
             path.write_bytes(data)
-            read = read_path(path)
-        problems = [{"location": p.location.replace(path.name, upload.filename or path.name, 1), "reason": p.reason}
-                    for p in read.problems]
-        if not read.documents:
-            raise InputError(f"no readable documents in {upload.filename} ({len(problems)} malformed rows: "
-                             + "; ".join(f"{p['location']}: {p['reason']}" for p in problems[:5]) + ").")
-        with ctx.ingest_lock:
-            stats = open_store(ctx.manager.investigator.services).add_documents(read.documents, name)
-        return {"corpus": name, "file": upload.filename, "added": stats.added, "segments": stats.segments,
-                "duplicates": stats.skipped_duplicates, "problems": problems}
+            return read_path(path)
 
-    return await _blocking(ingest)
+    result = await _blocking(read)
+    problems = [{"location": p.location, "reason": p.reason} for p in result.problems]
+    if not result.documents:
+        raise InputError(f"no readable documents in {upload.filename} ({len(problems)} malformed: "
+                         + "; ".join(f"{p['location']}: {p['reason']}" for p in problems[:5]) + ").")
+    job = IngestJob(id=uuid.uuid4().hex[:12], corpus=name, file=filename, total=len(result.documents),
+                    problems=problems)
+    ctx.jobs[job.id] = job
+
+    def work() -> None:
+        def advance(n: int) -> None:
+            job.done = min(job.total, job.done + n)
+
+        try:
+            with ctx.ingest_lock:
+                stats = open_store(ctx.manager.investigator.services).add_documents(
+                    result.documents, name, progress=advance)
+            job.added, job.segments, job.duplicates = stats.added, stats.segments, stats.skipped_duplicates
+        except (InputError, OSError) as exc:
+            job.error = f"ingest stopped ({exc}); documents stored before this stay, upload again to go on."
+        job.done, job.finished = job.total, True
+
+    threading.Thread(target=work, name=f"claimscope-ingest-{job.id}", daemon=True).start()
+    return job

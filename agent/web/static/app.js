@@ -110,6 +110,21 @@
     });
   }
 
+  function ingestProgress(box) {
+    var bar = document.getElementById("ingest-progress");
+    var count = document.getElementById("ingest-count");
+    function poll() {
+      fetch("/corpora/jobs/" + encodeURIComponent(box.dataset.job), {credentials: "same-origin"})
+        .then(function (r) { return r.json(); })
+        .then(function (job) {
+          bar.value = job.done;
+          count.textContent = job.done + " of " + job.total;
+          if (job.finished) { window.location.reload(); } else { window.setTimeout(poll, 400); }
+        });
+    }
+    poll();
+  }
+
   function confirmations() {
     document.querySelectorAll("form.confirm").forEach(function (form) {
       form.addEventListener("submit", function (e) {
@@ -121,6 +136,8 @@
   document.addEventListener("DOMContentLoaded", function () {
     var section = document.getElementById("session");
     if (section && section.dataset.live === "yes") { liveProgress(section); }
+    var job = document.getElementById("ingest-job");
+    if (job && job.dataset.finished === "no") { ingestProgress(job); }
     citationPreviews();
     collapsibleTree();
     confirmations();
