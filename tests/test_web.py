@@ -28,6 +28,7 @@ from tests.investigation_fixtures import CLAIM, CORPUS, make_services
 XSS_TITLE = '<script>alert("title")</script> Vitamin D trial'
 XSS_SENTENCE = 'Vitamin D supplementation reduced the risk of acute respiratory infection <img src=x onerror=alert(1)>.'
 TOKEN = "web-t0k3n-for-tests-0123456789"
+LOCAL = "http://127.0.0.1:8000"
 
 
 def _csrf(page: str) -> str:
@@ -60,7 +61,7 @@ def real_services(tmp_path: Path, corpus: Path | None = None) -> Any:
 def stub(monkeypatch, tmp_path):
     stub_steps.install(monkeypatch)
     manager = RunManager(Investigator(make_services(tmp_path)), max_workers=3)
-    with TestClient(create_app(manager)) as client:
+    with TestClient(create_app(manager), base_url=LOCAL) as client:
         yield client, manager
     manager.shutdown(cancel=True, wait=True)
 
@@ -265,7 +266,7 @@ def test_an_interrupted_session_is_resumed_from_the_page(stub):
 @pytest.fixture
 def real(monkeypatch, tmp_path):
     manager = RunManager(Investigator(real_services(tmp_path, xss_corpus(tmp_path))), max_workers=1)
-    with TestClient(create_app(manager)) as client:
+    with TestClient(create_app(manager), base_url=LOCAL) as client:
         yield client, manager
     manager.shutdown(cancel=True, wait=True)
 
@@ -363,7 +364,7 @@ def test_corpus_upload_reports_malformed_rows_and_progress(stub, tmp_path):
 def test_uploads_over_the_limit_are_refused(monkeypatch, tmp_path):
     stub_steps.install(monkeypatch)
     manager = RunManager(Investigator(make_services(tmp_path)), max_workers=1)
-    with TestClient(create_app(manager, WebConfig(max_upload_bytes=2_000))) as client:
+    with TestClient(create_app(manager, WebConfig(max_upload_bytes=2_000)), base_url=LOCAL) as client:
         csrf = _csrf(client.get("/corpora").text)
         big = client.post("/corpora", data={"csrf": csrf, "corpus": "big"},
                           files={"file": ("big.jsonl", b"x" * 1_500_000, "application/jsonl")})
@@ -372,6 +373,15 @@ def test_uploads_over_the_limit_are_refused(monkeypatch, tmp_path):
                            files={"file": ("big.jsonl", b"x" * 5_000, "application/jsonl")})
         assert over.status_code == 400 and "upload limit" in over.text
     manager.shutdown()
+
+
+def test_without_a_token_only_loopback_host_names_are_answered(stub):
+    client, _ = stub
+    assert client.get("/", headers={"host": "localhost:8000"}).status_code == 200
+    assert client.get("/", headers={"host": "[::1]:8000"}).status_code == 200
+    for host in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example"):
+        r = client.get("/", headers={"host": host})
+        assert r.status_code == 403 and "answers only to 127.0.0.1" in r.text
 
 
 def test_a_token_guards_every_page_and_is_kept_in_a_cookie(stub, tmp_path):

@@ -19,6 +19,8 @@ from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
+from claimscope.agent.access import is_loopback
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -81,13 +83,20 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        headers = dict(scope.get("headers") or [])
         if self.token is not None:
             verdict = self._authorize(scope)
             if verdict is not None:
                 for message in verdict:
                     await send(message)
                 return
-        headers = dict(scope.get("headers") or [])
+        elif not is_loopback(_hostname(headers.get(b"host", b"").decode("latin-1"))):
+            # Without a token only this machine may use the app: a page of another site whose name
+            # was re-pointed at 127.0.0.1 (DNS rebinding) arrives with its own name as Host.
+            for message in _send_plain(403, "this server answers only to 127.0.0.1 / localhost; open "
+                                            "http://127.0.0.1:PORT/, or serve with an access token.\n"):
+                await send(message)
+            return
         length = headers.get(b"content-length")
         if length is not None and length.isdigit() and int(length) > self.max_body:
             for message in _send_plain(413, f"request too large (limit {self.max_body // 1_000_000} MB).\n"):
@@ -135,6 +144,13 @@ class Guard:
             return messages
         return _send_plain(401, "unauthorized: open the URL `claimscope serve` printed (it carries the access "
                                 "token), or send the header 'Authorization: Bearer TOKEN'.\n")
+
+
+def _hostname(host: str) -> str:
+    """The name part of a Host header ('127.0.0.1:8000' -> '127.0.0.1', '[::1]:80' -> '::1')."""
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
 
 
 def _cookies(header: str) -> dict[str, str]:
