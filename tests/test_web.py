@@ -423,7 +423,7 @@ def test_serve_prints_the_url_and_a_generated_token(monkeypatch, capsys):
         main()
     assert done.value.code in (0, None)
     assert "http://127.0.0.1:8000/" in capsys.readouterr().err
-    assert served == {"host": "127.0.0.1", "port": 8000, "token": None}
+    assert served == {"host": "127.0.0.1", "port": 8000, "token": None, "mcp": False}
     monkeypatch.setattr(sys, "argv", ["claimscope", "serve", "--host", "0.0.0.0", "--port", "9000",
                                       "--generate-token"])
     with pytest.raises(SystemExit):
@@ -445,3 +445,48 @@ def test_templates_and_static_files_are_package_data():
     files = [p.relative_to(web).as_posix() for p in web.rglob("*")
              if p.is_file() and p.suffix != ".py" and "__pycache__" not in p.parts]
     assert files and all(any(fnmatch.fnmatch(f, g) for g in globs) for f in files), files
+
+
+def test_no_api_key_reaches_a_page(stub, monkeypatch):
+    client, manager = stub
+    secrets = {"OPENAI_API_KEY": "sk-test-secret-0001", "SERPAPI_API_KEY": "serp-secret-0002",
+               "SEMANTIC_SCHOLAR_API_KEY": "s2-secret-0003"}
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    _, location, _ = start(client, "Green tea prevents colds")
+    manager.wait(location.rsplit("/", 1)[1], 30)
+    paths = ["/", "/new", "/corpora", location, f"{location}/status", f"{location}/events",
+             *(f"{location}/report.{f}" for f in ("md", "json", "html"))]
+    for path in paths:
+        r = client.get(path)
+        assert r.status_code == 200, path
+        assert not any(v in r.text for v in secrets.values()), path
+
+
+def test_an_mcp_client_and_the_pages_share_one_server(stub):
+    import asyncio
+
+    import httpx
+    from mcp import Client
+
+    from claimscope.agent.web.app import background_server
+
+    _, manager = stub
+    with background_server(manager, mcp=True) as base, httpx.Client(base_url=base) as web:
+        _, location, _ = start(web, "Green tea prevents colds")
+        web_sid = location.rsplit("/", 1)[1]
+
+        async def main() -> tuple[Any, Any]:
+            async with Client(f"{base}/mcp") as c:
+                started = await c.call_tool("start_investigation", {"claim": "Coffee causes cancer",
+                                                                    "wait_seconds": 30})
+                seen = await c.call_tool("get_status", {"session_id": web_sid, "wait_seconds": 30})
+                return started.structured_content, seen.structured_content
+
+        started, seen = asyncio.run(main())
+        assert started["status"] == "complete" and seen["status"] == "complete"
+        assert seen["claim"] == "Green tea prevents colds"
+        page = web.get(f"/sessions/{started['session_id']}").text
+        assert "Coffee causes cancer" in page and "Green tea" not in page
+        listing = web.get("/").text
+        assert "Coffee causes cancer" in listing and "Green tea prevents colds" in listing

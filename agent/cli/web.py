@@ -20,6 +20,8 @@ def serve(
     workers: Annotated[int, typer.Option(min=1, max=16, help="Investigations run at the same time.")] = 2,
     generate_token: Annotated[bool, typer.Option(
         "--generate-token", help="Make a random access token, print it once (in the URL), and require it.")] = False,
+    mcp: Annotated[bool, typer.Option(
+        "--mcp", help="Also serve the MCP server at /mcp (streamable HTTP) on the same sessions.")] = False,
 ) -> None:
     """Open claimscope in the browser: investigate, watch progress, review and ask follow-ups."""
     from claimscope.agent.access import TOKEN_ENV, access_token
@@ -39,4 +41,7 @@ def serve(
             err.print(f"the token is the one in {TOKEN_ENV}.", highlight=False)
     else:
         err.print(f"claimscope web app on {url} (Ctrl+C stops it)", highlight=False)
-    serve_web(RunManager(Investigator(), max_workers=workers), host=host, port=port, token=token)
+    if mcp:
+        err.print(f"MCP server (streamable HTTP) on {url}mcp" + (" (send 'Authorization: Bearer TOKEN')" if token else ""),
+                  highlight=False)
+    serve_web(RunManager(Investigator(), max_workers=workers), host=host, port=port, token=token, mcp=mcp)

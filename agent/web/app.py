@@ -81,8 +81,11 @@ def _when(ts: float | None) -> str:
     return dt.datetime.fromtimestamp(ts, tz=dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def create_app(manager: RunManager, config: WebConfig | None = None) -> Any:
-    """The ASGI app: pages over `manager`, behind the access / CSRF / size guard."""
+def create_app(manager: RunManager, config: WebConfig | None = None, *, mcp: bool = False,
+               host: str = "127.0.0.1") -> Any:
+    """The ASGI app: pages over `manager`, behind the access / CSRF / size guard. With `mcp`, the
+    MCP server's streamable HTTP endpoint is served at /mcp too, on the same run manager (behind
+    the same access token, sent as a bearer header)."""
     from claimscope.agent.web.routes import routes
     from claimscope.agent.web.security import Guard
 
@@ -91,11 +94,32 @@ def create_app(manager: RunManager, config: WebConfig | None = None) -> Any:
     app = Starlette(routes=[*routes(ctx), Mount("/static", StaticFiles(directory=HERE / "static"), name="static")])
     app.state.ctx = ctx
     # Multipart framing and the other form fields ride on top of the file itself.
-    return Guard(app, token=cfg.token, max_body=cfg.max_upload_bytes + MB)
+    web = Guard(app, token=cfg.token, max_body=cfg.max_upload_bytes + MB)
+    if not mcp:
+        return web
+    from claimscope.agent.mcp_server import build_server, http_app
+
+    return _WithMCP(web, http_app(build_server(manager), host=host, token=cfg.token))
+
+
+class _WithMCP:
+    """/mcp to the MCP server's app (which alone needs the lifespan: it runs its session manager),
+    everything else to the web app."""
+
+    def __init__(self, web: Any, mcp: Any) -> None:
+        self.web = web
+        self.mcp = mcp
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan" or str(scope.get("path", "")).startswith("/mcp"):
+            await self.mcp(scope, receive, send)
+        else:
+            await self.web(scope, receive, send)
 
 
 @contextmanager
-def background_server(manager: RunManager, config: WebConfig | None = None, *, port: int = 0) -> Iterator[str]:
+def background_server(manager: RunManager, config: WebConfig | None = None, *, port: int = 0,
+                      mcp: bool = False) -> Iterator[str]:
     """The web app served by uvicorn in a thread on a loopback port (any free one by default), for
     tests and benchmarks; yields its base URL and stops it on exit."""
     import socket
@@ -106,7 +130,7 @@ def background_server(manager: RunManager, config: WebConfig | None = None, *, p
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = int(s.getsockname()[1])
-    server = uvicorn.Server(uvicorn.Config(create_app(manager, config), host="127.0.0.1", port=port,
+    server = uvicorn.Server(uvicorn.Config(create_app(manager, config, mcp=mcp), host="127.0.0.1", port=port,
                                            log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True, name="claimscope-web")
     thread.start()
@@ -122,8 +146,10 @@ def background_server(manager: RunManager, config: WebConfig | None = None, *, p
         thread.join(timeout=10)
 
 
-def serve(manager: RunManager, *, host: str = "127.0.0.1", port: int = 8000, token: str | None = None) -> None:
-    """Run the web app with uvicorn until interrupted; off loopback a token is required."""
+def serve(manager: RunManager, *, host: str = "127.0.0.1", port: int = 8000, token: str | None = None,
+          mcp: bool = False) -> None:
+    """Run the web app (with `mcp`, and the MCP server at /mcp) with uvicorn until interrupted; off
+    loopback a token is required."""
     import uvicorn
 
     from claimscope.agent.access import TOKEN_ENV
@@ -131,6 +157,7 @@ def serve(manager: RunManager, *, host: str = "127.0.0.1", port: int = 8000, tok
     if token is None and not is_loopback(host):
         raise InputError(f"serving the web app on {host} needs an access token ({TOKEN_ENV} or --generate-token).")
     try:
-        uvicorn.run(create_app(manager, WebConfig(token=token)), host=host, port=port, log_level="warning")
+        uvicorn.run(create_app(manager, WebConfig(token=token), mcp=mcp, host=host), host=host, port=port,
+                    log_level="warning")
     finally:
         manager.shutdown(cancel=True, wait=False)
