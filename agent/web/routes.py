@@ -6,6 +6,7 @@ threads; a refusal (InputError) is shown in the page with the engine's own messa
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import tempfile
@@ -40,6 +41,7 @@ STEPS = ("analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", 
 CORPUS_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 UPLOAD_SUFFIXES = (".jsonl", ".csv", ".pdf", ".txt", ".md")
 MAX_QUESTION = 500
+SSE_POLL_S = 0.05
 
 
 async def _blocking(fn: Callable[[], T]) -> T:
@@ -141,20 +143,29 @@ def routes(ctx: WebContext) -> list[Route]:
         keepalive = ctx.config.sse_keepalive_s
 
         async def stream() -> AsyncIterator[str]:
-            last = since
+            # Polls the manager's in-memory event log instead of blocking a worker thread per open
+            # tab: a stream costs nothing between events, however many tabs watch.
+            last, quiet = since, 0.0
             yield "retry: 2000\n\n"
             while True:
-                new: list[RunEvent] = await manager.await_events(sid, last, timeout=keepalive)
+                active = manager.is_active(sid)  # read before the events: none can slip between
+                new: list[RunEvent] = manager.events(sid, last)
                 for ev in new:
                     last = ev.seq
                     yield f"id: {ev.seq}\nevent: progress\ndata: {ev.model_dump_json()}\n\n"
-                if not new:
-                    if not manager.is_active(sid):
-                        now = await _blocking(lambda: manager.status(sid))
-                        body = json.dumps({"status": now.status, "has_report": now.has_report,
-                                           "paused": now.pending is not None})
-                        yield f"event: end\ndata: {body}\n\n"
-                        return
+                if new:
+                    quiet = 0.0
+                    continue
+                if not active:
+                    now = await _blocking(lambda: manager.status(sid))
+                    body = json.dumps({"status": now.status, "has_report": now.has_report,
+                                       "paused": now.pending is not None})
+                    yield f"event: end\ndata: {body}\n\n"
+                    return
+                await asyncio.sleep(SSE_POLL_S)
+                quiet += SSE_POLL_S
+                if quiet >= keepalive:
+                    quiet = 0.0
                     yield ": keep-alive\n\n"
 
         return StreamingResponse(stream(), media_type="text/event-stream",
