@@ -490,3 +490,16 @@ def test_an_mcp_client_and_the_pages_share_one_server(stub):
         assert "Coffee causes cancer" in page and "Green tea" not in page
         listing = web.get("/").text
         assert "Coffee causes cancer" in listing and "Green tea prevents colds" in listing
+
+
+def test_the_sources_review_shows_titles_escaped(real):
+    client, manager = real
+    _, location, _ = start(client, CLAIM, corpora="fixture", guided="1")
+    sid = location.rsplit("/", 1)[1]
+    assert manager.wait(sid, 60).pending["point"] == "claim"
+    client.post(f"{location}/answer", data={"csrf": _csrf(client.get(location).text), "point": "claim",
+                                            "action": "accept"})
+    assert manager.wait(sid, 60).pending["point"] == "sources"
+    page = client.get(location).text
+    assert XSS_TITLE in html.unescape(page) and XSS_TITLE not in page and "&lt;script&gt;alert" in page
+    assert 'name="exclude" value="101"' in page

@@ -121,6 +121,8 @@ def routes(ctx: WebContext) -> list[Route]:
             events = manager.events(info.session_id)
             values: dict[str, Any] = {"info": info, "events": events[-200:], "error": error,
                                       "progress": _progress(events), "steps": STEPS}
+            if info.pending and info.pending.get("point") == "sources":
+                values["titles"] = _titles(manager, (info.pending.get("summary") or {}).get("documents") or [])
             if info.has_report:
                 from claimscope.agent.report import render
 
@@ -326,6 +328,22 @@ def _progress(events: list[RunEvent]) -> dict[str, Any]:
         elif ev.kind == "warning":
             warnings.append(ev.message)
     return {"steps": steps, "tree": tree, "warnings": warnings}
+
+
+def _titles(manager: Any, documents: list[dict[str, Any]]) -> dict[str, str]:
+    """Titles of the gathered documents a sources review lists (the review shows ids)."""
+    by_corpus: dict[str, list[str]] = {}
+    for d in documents:
+        by_corpus.setdefault(str(d.get("corpus") or ""), []).append(str(d.get("id")))
+    titles: dict[str, str] = {}
+    store = manager.investigator.services.store
+    for corpus, ids in by_corpus.items():
+        try:
+            found = store.get_documents(ids, corpus=corpus or None)
+        except InputError:  # a corpus deleted since: the ids alone are shown
+            continue
+        titles.update({doc.id: doc.title for doc in found if doc.title})
+    return titles
 
 
 def _report_parts(page_html: str) -> tuple[Markup, Markup]:
