@@ -21,6 +21,7 @@ from claimscope.agent.cli import investigate as _investigate  # noqa: E402,F401
 from claimscope.agent.cli import llm as _llm  # noqa: E402,F401
 from claimscope.agent.cli import retractions as _retractions  # noqa: E402,F401
 from claimscope.agent.cli import sessions as _sessions  # noqa: E402,F401
+from claimscope.agent.cli import web as _web  # noqa: E402,F401
 
 
 def main() -> None:

@@ -1,0 +1,163 @@
+"""The web app's assembly: the Starlette application over a RunManager, and `serve` to run it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from pydantic import BaseModel, Field
+from starlette.applications import Starlette
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+
+from claimscope.agent.access import is_loopback
+from claimscope.agent.runs import RunManager
+from claimscope.tools.errors import InputError
+
+HERE = Path(__file__).resolve().parent
+MB = 1_000_000
+
+
+class WebConfig(BaseModel):
+    """Choices of one web server."""
+
+    token: str | None = Field(None, description="Access token every request must carry (required off loopback).")
+    max_upload_bytes: int = Field(20 * MB, ge=1_000, description="Largest corpus file accepted for upload.")
+    sse_keepalive_s: float = Field(15.0, gt=0, description="Seconds between keep-alive comments on a quiet stream.")
+
+
+class IngestJob(BaseModel):
+    """An uploaded file being added to a corpus, for the corpora page's progress bar."""
+
+    id: str
+    corpus: str
+    file: str
+    total: int
+    done: int = 0
+    finished: bool = False
+    added: int = 0
+    segments: int = 0
+    duplicates: int = 0
+    problems: list[dict[str, str]] = Field(default_factory=list)
+    error: str | None = None
+
+
+class WebContext:
+    """What every route shares: the run manager, templates, the CSRF token, and one lock per chat."""
+
+    def __init__(self, manager: RunManager, config: WebConfig) -> None:
+        from claimscope.agent.web.security import new_csrf_token
+
+        self.manager = manager
+        self.config = config
+        self.csrf = new_csrf_token()
+        # autoescape everything: every text from corpora, models and people is escaped on output.
+        self.env = Environment(loader=FileSystemLoader(HERE / "templates"),
+                               autoescape=select_autoescape(default=True, default_for_string=True))
+        self.env.globals["csrf"] = self.csrf
+        self.env.filters["when"] = _when
+        self._chat_locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+        self.ingest_lock = threading.Lock()
+        self.jobs: dict[str, IngestJob] = {}
+
+    def chat_lock(self, session_id: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._chat_locks.setdefault(session_id, threading.Lock())
+
+    def render(self, name: str, **values: Any) -> str:
+        return self.env.get_template(name).render(**values)
+
+
+def _when(ts: float | None) -> str:
+    if ts is None:
+        return "-"
+    return dt.datetime.fromtimestamp(ts, tz=dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def create_app(manager: RunManager, config: WebConfig | None = None, *, mcp: bool = False,
+               host: str = "127.0.0.1") -> Any:
+    """The ASGI app: pages over `manager`, behind the access / CSRF / size guard. With `mcp`, the
+    MCP server's streamable HTTP endpoint is served at /mcp too, on the same run manager (behind
+    the same access token, sent as a bearer header)."""
+    from claimscope.agent.web.routes import routes
+    from claimscope.agent.web.security import Guard
+
+    cfg = config or WebConfig()
+    ctx = WebContext(manager, cfg)
+    app = Starlette(routes=[*routes(ctx), Mount("/static", StaticFiles(directory=HERE / "static"), name="static")])
+    app.state.ctx = ctx
+    # Multipart framing and the other form fields ride on top of the file itself.
+    web = Guard(app, token=cfg.token, max_body=cfg.max_upload_bytes + MB)
+    if not mcp:
+        return web
+    from claimscope.agent.mcp_server import build_server, http_app
+
+    return _WithMCP(web, http_app(build_server(manager), host=host, token=cfg.token))
+
+
+class _WithMCP:
+    """/mcp to the MCP server's app (which alone needs the lifespan: it runs its session manager),
+    everything else to the web app."""
+
+    def __init__(self, web: Any, mcp: Any) -> None:
+        self.web = web
+        self.mcp = mcp
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan" or str(scope.get("path", "")).startswith("/mcp"):
+            await self.mcp(scope, receive, send)
+        else:
+            await self.web(scope, receive, send)
+
+
+@contextmanager
+def background_server(manager: RunManager, config: WebConfig | None = None, *, port: int = 0,
+                      mcp: bool = False) -> Iterator[str]:
+    """The web app served by uvicorn in a thread on a loopback port (any free one by default), for
+    tests and benchmarks; yields its base URL and stops it on exit."""
+    import socket
+
+    import uvicorn
+
+    if port == 0:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+    server = uvicorn.Server(uvicorn.Config(create_app(manager, config, mcp=mcp), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True, name="claimscope-web")
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the web app did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def serve(manager: RunManager, *, host: str = "127.0.0.1", port: int = 8000, token: str | None = None,
+          mcp: bool = False) -> None:
+    """Run the web app (with `mcp`, and the MCP server at /mcp) with uvicorn until interrupted; off
+    loopback a token is required."""
+    import uvicorn
+
+    from claimscope.agent.access import TOKEN_ENV
+
+    if token is None and not is_loopback(host):
+        raise InputError(f"serving the web app on {host} needs an access token ({TOKEN_ENV} or --generate-token).")
+    try:
+        uvicorn.run(create_app(manager, WebConfig(token=token), mcp=mcp, host=host), host=host, port=port,
+                    log_level="warning")
+    finally:
+        manager.shutdown(cancel=True, wait=False)

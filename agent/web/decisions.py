@@ -1,0 +1,102 @@
+"""The guided review forms turned into review decisions.
+
+A form yields the same decision object `claimscope sessions resume -d` and the MCP `answer` tool
+take ('accept', or an edit whose fields depend on the review point); validation is the engine's
+(`RunManager.answer` -> agent/graph/review.py's parse_decision), so a bad edit is refused with the
+same message everywhere. A form may also carry the decision as JSON text, exactly as `-d` does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from starlette.datastructures import FormData
+
+from claimscope.tools.errors import InputError
+
+
+def _lines(value: str) -> list[str]:
+    return [line.strip() for line in value.splitlines() if line.strip()]
+
+
+def _text(form: FormData | Mapping[str, Any], name: str) -> str:
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _all(form: FormData | Mapping[str, Any], name: str) -> list[str]:
+    if isinstance(form, FormData):
+        return [v.strip() for v in form.getlist(name) if isinstance(v, str) and v.strip()]
+    value = form.get(name)
+    items = value if isinstance(value, list) else [value]
+    return [str(v).strip() for v in items if v and str(v).strip()]
+
+
+def decision_from_form(point: str, form: FormData | Mapping[str, Any], pending: dict[str, Any]) -> Any:
+    """The decision a submitted review form stands for ('accept' when nothing was changed)."""
+    if _text(form, "action") == "accept":
+        return "accept"
+    raw = _text(form, "decision_json")
+    if raw:
+        if raw == "accept":
+            return "accept"
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"a decision is 'accept' or a JSON object, e.g. '{{\"exclude\": [\"12\"]}}'; "
+                             f"got {raw!r} ({exc.msg}).") from exc
+    summary = pending.get("summary") or {}
+    decision: dict[str, Any] = {}
+    if point == "claim":
+        anti = _text(form, "anti_claim")
+        if anti and anti != (summary.get("anti_claim") or ""):
+            decision["anti_claim"] = anti
+        subs = _lines(_text(form, "sub_claims"))
+        if subs and subs != list(summary.get("sub_claims") or []):
+            decision["sub_claims"] = subs
+        queries = _lines(_text(form, "extra_queries"))
+        if queries:
+            decision["extra_queries"] = queries
+        kind = _text(form, "claim_kind")
+        if kind:
+            decision["claim_kind"] = kind
+    elif point == "sources":
+        exclude = _all(form, "exclude")
+        add = _lines(_text(form, "add"))
+        if exclude:
+            decision["exclude"] = exclude
+        if add:
+            decision["add"] = add
+    elif point == "hierarchy":
+        decision = _hierarchy_edits(form, summary)
+    elif point == "verdict":
+        dispute = _text(form, "verdict") == "dispute"
+        note = _text(form, "note")
+        if dispute or note:
+            decision = {"accept": not dispute, "note": note}
+    else:
+        raise InputError(f"unknown review point {point!r}; reload the session page.")
+    return decision or "accept"
+
+
+def _hierarchy_edits(form: FormData | Mapping[str, Any], summary: dict[str, Any]) -> dict[str, Any]:
+    edits: list[dict[str, Any]] = []
+    for node in summary.get("nodes") or []:
+        nid = str(node.get("id"))
+        if _text(form, f"delete-{nid}"):
+            edits.append({"op": "delete", "node_id": nid})
+            continue
+        into = _text(form, f"merge-{nid}")
+        if into:
+            edits.append({"op": "merge", "node_id": nid, "into": into})
+            continue
+        name = _text(form, f"name-{nid}")
+        if name and name != node.get("name"):
+            edits.append({"op": "rename", "node_id": nid, "name": name})
+    new_name = _text(form, "add_name")
+    if new_name:
+        edits.append({"op": "add", "parent_id": _text(form, "add_parent") or "root", "name": new_name,
+                      "description": _text(form, "add_description")})
+    return {"edits": edits} if edits else {}

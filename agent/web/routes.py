@@ -1,0 +1,456 @@
+"""The web app's pages. Every step is the engine's: runs, reviews and resumes go through the
+RunManager, the report through agent/report's renderers, follow-ups through the chat's tools,
+corpora through the evidence store and the ingest readers. Blocking engine calls run in worker
+threads; a refusal (InputError) is shown in the page with the engine's own message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import tempfile
+import threading
+import uuid
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import anyio
+from markupsafe import Markup
+from starlette.datastructures import FormData, UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Route
+
+from claimscope.agent.runs import RunEvent, SessionInfo
+from claimscope.agent.web.app import IngestJob, WebContext
+from claimscope.agent.web.security import checked_form
+from claimscope.tools.errors import InputError
+
+T = TypeVar("T")
+EXPORTS = {"md": "text/markdown; charset=utf-8", "json": "application/json", "html": "text/html; charset=utf-8"}
+STEPS = ("analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report")
+CORPUS_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+UPLOAD_SUFFIXES = (".jsonl", ".csv", ".pdf", ".txt", ".md")
+MAX_QUESTION = 500
+SSE_POLL_S = 0.05
+
+
+async def _blocking(fn: Callable[[], T]) -> T:
+    return await anyio.to_thread.run_sync(fn)
+
+
+def routes(ctx: WebContext) -> list[Route]:
+    """The app's routes, bound to `ctx`."""
+    manager = ctx.manager
+
+    def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        return HTMLResponse(ctx.render(name, **values), status_code=status)
+
+    async def info_or_404(sid: str) -> SessionInfo:
+        try:
+            return await _blocking(lambda: manager.status(sid))
+        except InputError as exc:
+            raise HTTPException(404, str(exc)) from exc
+
+    # ------------------------------------------------------------------------------ sessions list
+    async def index(request: Request) -> Response:
+        def rows() -> list[dict[str, Any]]:
+            out = []
+            for info in reversed(manager.list()):
+                out.append({"info": info, "verdict": _verdict_label(manager, info)})
+            return out
+
+        return page("sessions.html", sessions=await _blocking(rows))
+
+    # ------------------------------------------------------------------------------ new investigation
+    def form_choices() -> dict[str, Any]:
+        from claimscope.agent.bounds import DEPTH_MAX, DEPTH_MIN, SOURCE_NAMES
+        from claimscope.agent.datadir import open_store
+
+        settings = manager.investigator.services.settings
+        store = open_store(manager.investigator.services)
+        return {"corpora": store.corpora(), "source_names": SOURCE_NAMES,
+                "depths": list(range(DEPTH_MIN, DEPTH_MAX + 1)),
+                "defaults": {"sources": list(settings.search.sources), "depth": settings.hierarchy.depth,
+                             "claim_kind": settings.stance.claim_kind, "corpora": [], "claim": "", "guided": False}}
+
+    async def new_form(request: Request) -> Response:
+        return page("new.html", **await _blocking(form_choices))
+
+    async def new_submit(request: Request) -> Response:
+        from claimscope.agent.api import SessionOptions, validate_args
+
+        form = await checked_form(request, ctx.csrf)
+        claim = str(form.get("claim") or "")
+        raw: dict[str, Any] = {
+            "corpora": _strings(form, "corpora") or None,
+            "sources": _strings(form, "sources") or None,
+            "depth": str(form.get("depth") or "") or None,
+            "claim_kind": str(form.get("claim_kind") or "") or None,
+            "guided": bool(form.get("guided")),
+        }
+
+        def start() -> str:
+            opts = validate_args(SessionOptions, raw).to_options(manager.investigator.services.settings)
+            return manager.start(claim, opts)
+
+        try:
+            sid = await _blocking(start)
+        except InputError as exc:
+            choices = await _blocking(form_choices)
+            choices["defaults"] = {**choices["defaults"], **{k: v for k, v in raw.items() if v is not None},
+                                   "claim": claim}
+            return page("new.html", status=400, error=str(exc), **choices)
+        return RedirectResponse(f"/sessions/{sid}", status_code=303)
+
+    # ------------------------------------------------------------------------------ one session
+    async def session_page(request: Request, error: str | None = None, status: int = 200) -> Response:
+        sid = request.path_params["sid"]
+        info = await info_or_404(sid)
+
+        def gather() -> dict[str, Any]:
+            events = manager.events(info.session_id)
+            values: dict[str, Any] = {"info": info, "events": events[-200:], "error": error,
+                                      "progress": _progress(events), "steps": STEPS}
+            if info.pending and info.pending.get("point") == "sources":
+                values["titles"] = _titles(manager, (info.pending.get("summary") or {}).get("documents") or [])
+            if info.has_report:
+                from claimscope.agent.report import render
+
+                report = manager.result(info.session_id).report or {}
+                values["report_style"], values["report_body"] = _report_parts(render(report, "html"))
+                values["verdict"] = _verdict_label(manager, info)
+                values["chat"] = _chat_messages(ctx, info.session_id)
+            return values
+
+        return page("session.html", status=status, **await _blocking(gather))
+
+    async def session_status(request: Request) -> Response:
+        info = await info_or_404(request.path_params["sid"])
+        return JSONResponse(info.model_dump(mode="json"))
+
+    async def session_events(request: Request) -> Response:
+        info = await info_or_404(request.path_params["sid"])
+        sid = info.session_id
+        since = _int(request.headers.get("last-event-id")) or _int(request.query_params.get("since"))
+        keepalive = ctx.config.sse_keepalive_s
+
+        async def stream() -> AsyncIterator[str]:
+            # Polls the manager's in-memory event log instead of blocking a worker thread per open
+            # tab: a stream costs nothing between events, however many tabs watch.
+            last, quiet = since, 0.0
+            yield "retry: 2000\n\n"
+            while True:
+                active = manager.is_active(sid)  # read before the events: none can slip between
+                new: list[RunEvent] = manager.events(sid, last)
+                for ev in new:
+                    last = ev.seq
+                    yield f"id: {ev.seq}\nevent: progress\ndata: {ev.model_dump_json()}\n\n"
+                if new:
+                    quiet = 0.0
+                    continue
+                if not active:
+                    now = await _blocking(lambda: manager.status(sid))
+                    body = json.dumps({"status": now.status, "has_report": now.has_report,
+                                       "paused": now.pending is not None})
+                    yield f"event: end\ndata: {body}\n\n"
+                    return
+                await asyncio.sleep(SSE_POLL_S)
+                quiet += SSE_POLL_S
+                if quiet >= keepalive:
+                    quiet = 0.0
+                    yield ": keep-alive\n\n"
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+
+    async def session_answer(request: Request) -> Response:
+        from claimscope.agent.web.decisions import decision_from_form
+
+        sid = request.path_params["sid"]
+        info = await info_or_404(sid)
+        form = await checked_form(request, ctx.csrf)
+        pending = info.pending
+        if pending is None:
+            return await session_page(request, f"session {info.session_id!r} is not waiting for a review decision "
+                                               f"(status {info.status}).", 409)
+        point = str(form.get("point") or "")
+        if point != pending.get("point"):
+            return await session_page(request, f"this form answered the {point} review, but the session now waits "
+                                               f"for the {pending.get('point')} review; check it and answer again.",
+                                      409)
+        try:
+            decision = decision_from_form(point, form, pending)
+            await _blocking(lambda: manager.answer(info.session_id, decision))
+        except InputError as exc:
+            return await session_page(request, str(exc), 400)
+        return RedirectResponse(f"/sessions/{info.session_id}", status_code=303)
+
+    async def session_action(request: Request) -> Response:
+        sid, action = request.path_params["sid"], request.path_params["action"]
+        info = await info_or_404(sid)
+        await checked_form(request, ctx.csrf)
+        try:
+            if action == "resume":
+                if not await _blocking(lambda: manager.resume(info.session_id)):
+                    raise InputError(f"session {info.session_id!r} has nothing to resume (status {info.status}).")
+            elif action == "cancel":
+                await _blocking(lambda: manager.cancel(info.session_id))
+                await _blocking(lambda: manager.wait(info.session_id, 30.0))
+            elif action == "delete":
+                await _blocking(lambda: _delete_session(manager, info.session_id))
+                return RedirectResponse("/", status_code=303)
+            else:
+                raise HTTPException(404, f"no action {action!r}")
+        except InputError as exc:
+            return await session_page(request, str(exc), 409)
+        return RedirectResponse(f"/sessions/{info.session_id}", status_code=303)
+
+    async def session_export(request: Request) -> Response:
+        from claimscope.agent.report import render
+
+        sid, fmt = request.path_params["sid"], request.path_params["fmt"]
+        if fmt not in EXPORTS:
+            raise HTTPException(404, f"export formats are {', '.join(EXPORTS)}, not {fmt!r}.")
+        info = await info_or_404(sid)
+        report = (await _blocking(lambda: manager.result(info.session_id))).report
+        if not report:
+            raise HTTPException(409, f"session {info.session_id} has no report yet (status {info.status}).")
+        text = await _blocking(lambda: render(report, fmt))
+        return Response(text, media_type=EXPORTS[fmt], headers={
+            "content-disposition": f'attachment; filename="claimscope-{info.session_id}.{fmt}"'})
+
+    async def session_ask(request: Request) -> Response:
+        sid = request.path_params["sid"]
+        info = await info_or_404(sid)
+        form = await checked_form(request, ctx.csrf)
+        question = " ".join(str(form.get("question") or "").split())
+        try:
+            if not question:
+                raise InputError("ask a question about this investigation, e.g. 'which sources oppose the claim?'.")
+            if len(question) > MAX_QUESTION:
+                raise InputError(f"the question is {len(question)} characters long; keep it under {MAX_QUESTION}.")
+            if info.active or not info.has_report:
+                raise InputError(f"follow-up questions need a finished investigation (status {info.status}).")
+            await _blocking(lambda: _ask(ctx, info.session_id, question))
+        except InputError as exc:
+            return await session_page(request, str(exc), 400)
+        return RedirectResponse(f"/sessions/{info.session_id}#chat", status_code=303)
+
+    # ------------------------------------------------------------------------------ corpora
+    async def corpora_page(request: Request, error: str | None = None, status: int = 200) -> Response:
+        from claimscope.agent.datadir import open_store
+
+        job = ctx.jobs.get(request.query_params.get("job", ""))
+        infos = await _blocking(lambda: open_store(manager.investigator.services).corpora())
+        return page("corpora.html", status=status, corpora=infos, job=job, error=error,
+                    limit_mb=ctx.config.max_upload_bytes / 1_000_000, suffixes=UPLOAD_SUFFIXES)
+
+    async def corpora_upload(request: Request) -> Response:
+        form = await checked_form(request, ctx.csrf, max_files=1, max_fields=10)
+        try:
+            job = await _start_ingest(ctx, form)
+        except InputError as exc:
+            return await corpora_page(request, error=str(exc), status=400)
+        finally:
+            await form.close()
+        return RedirectResponse(f"/corpora?job={job.id}", status_code=303)
+
+    async def ingest_job(request: Request) -> Response:
+        job = ctx.jobs.get(request.path_params["job"])
+        if job is None:
+            raise HTTPException(404, "no such upload (they are kept while the server runs).")
+        return JSONResponse(job.model_dump(mode="json"))
+
+    return [
+        Route("/", index),
+        Route("/new", new_form, methods=["GET"]),
+        Route("/new", new_submit, methods=["POST"]),
+        Route("/sessions/{sid}", session_page, methods=["GET"]),
+        Route("/sessions/{sid}/status", session_status),
+        Route("/sessions/{sid}/events", session_events),
+        Route("/sessions/{sid}/answer", session_answer, methods=["POST"]),
+        Route("/sessions/{sid}/ask", session_ask, methods=["POST"]),
+        Route("/sessions/{sid}/report.{fmt}", session_export),
+        Route("/sessions/{sid}/{action}", session_action, methods=["POST"]),
+        Route("/corpora", corpora_page, methods=["GET"]),
+        Route("/corpora", corpora_upload, methods=["POST"]),
+        Route("/corpora/jobs/{job}", ingest_job),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
+    ]
+
+
+# ---------------------------------------------------------------------------------- helpers
+
+def _strings(form: FormData, name: str) -> list[str]:
+    return [v.strip() for v in form.getlist(name) if isinstance(v, str) and v.strip()]
+
+
+def _int(value: str | None) -> int:
+    try:
+        return max(0, int(value or 0))
+    except ValueError:
+        return 0
+
+
+def _verdict_label(manager: Any, info: SessionInfo) -> str:
+    if not info.has_report:
+        return ""
+    report = manager.result(info.session_id).report or {}
+    weighted = (report.get("verdict") or {}).get("weighted") or {}
+    return str(weighted.get("label") or "")
+
+
+def _progress(events: list[RunEvent]) -> dict[str, Any]:
+    """Where a run stands, from its events: each step's state and latest message, the latest
+    aspect tree, the warnings."""
+    steps: dict[str, dict[str, str]] = {}
+    tree = ""
+    warnings: list[str] = []
+    for ev in events:
+        if ev.kind == "step_started":
+            steps[ev.step] = {"state": "running", "message": ev.message}
+        elif ev.kind == "step_finished":
+            steps[ev.step] = {"state": "done", "message": ev.message}
+        elif ev.kind == "counts" and ev.step:
+            steps.setdefault(ev.step, {"state": "running", "message": ""})["message"] = ev.message
+        elif ev.kind == "tree" and "\n" in ev.message:
+            tree = ev.message
+        elif ev.kind == "warning":
+            warnings.append(ev.message)
+    return {"steps": steps, "tree": tree, "warnings": warnings}
+
+
+def _titles(manager: Any, documents: list[dict[str, Any]]) -> dict[str, str]:
+    """Titles of the gathered documents a sources review lists (the review shows ids)."""
+    by_corpus: dict[str, list[str]] = {}
+    for d in documents:
+        by_corpus.setdefault(str(d.get("corpus") or ""), []).append(str(d.get("id")))
+    titles: dict[str, str] = {}
+    store = manager.investigator.services.store
+    for corpus, ids in by_corpus.items():
+        try:
+            found = store.get_documents(ids, corpus=corpus or None)
+        except InputError:  # a corpus deleted since: the ids alone are shown
+            continue
+        titles.update({doc.id: doc.title for doc in found if doc.title})
+    return titles
+
+
+def _report_parts(page_html: str) -> tuple[Markup, Markup]:
+    """The HTML report's stylesheet and body, to show inside the app's page. The renderer escapes
+    every text it puts in (agent/report/html.py), so its output is trusted markup here."""
+    style = page_html.partition("<style>")[2].partition("</style>")[0]
+    body = page_html.partition("<body>")[2].rpartition("</body>")[0]
+    return Markup(style), Markup(body)
+
+
+def _chat_id(session_id: str) -> str:
+    return f"web-{session_id}"[:64]
+
+
+def _chat_messages(ctx: WebContext, session_id: str) -> list[dict[str, Any]]:
+    from claimscope.agent.chat import ChatEngine
+    from claimscope.agent.graph.readers import sentence_lookup
+    from claimscope.agent.graph.state import InvestigationState
+
+    engine = ChatEngine(ctx.manager.investigator, _chat_id(session_id))
+    if not engine.session.messages:
+        return []
+    state = cast(InvestigationState, ctx.manager.investigator.state(session_id))
+    lookup = sentence_lookup(state, ctx.manager.investigator.services)
+    return [{"role": m.role, "text": m.text, "citations": [(c, lookup(c) or "") for c in m.citations]}
+            for m in engine.session.messages]
+
+
+def _ask(ctx: WebContext, session_id: str, question: str) -> None:
+    """Answer a follow-up with the chat's tools, on a chat kept per session (so reopening the page
+    shows the conversation). A new claim is not investigated from here: that is the New page's job."""
+    from claimscope.agent.chat import ChatEngine, ChatMessage, ChatReply
+
+    with ctx.chat_lock(session_id):
+        engine = ChatEngine(ctx.manager.investigator, _chat_id(session_id))
+        if engine.session.current != session_id:
+            engine.session.investigations.append(session_id)
+        engine.session.messages.append(ChatMessage(role="user", text=question))
+        tool, args = engine.route(question)
+        if tool == "investigate":
+            reply = ChatReply(text="To investigate another claim, start a new investigation (New).", tool=tool)
+        else:
+            reply = engine.call(tool, args)
+        engine.session.messages.append(ChatMessage(role="assistant", text=reply.text, citations=reply.citations))
+        engine.save()
+
+
+def _delete_session(manager: Any, session_id: str) -> None:
+    """As `claimscope sessions delete`: the session, and the scholarly documents stored for it."""
+    corpus = manager.investigator.state(session_id).get("investigation_corpus")
+    manager.delete(session_id)
+    store = manager.investigator.services.store
+    if corpus and corpus in {c.name for c in store.corpora()}:
+        store.delete_corpus(corpus)
+
+
+async def _start_ingest(ctx: WebContext, form: FormData) -> IngestJob:
+    """Read an uploaded file with the ingest readers (a JSONL / CSV, or one text / PDF document) and
+    add it to a corpus in the background; the job's counts drive the page's progress bar, and the
+    malformed rows are reported, not fatal (as `claimscope ingest`)."""
+    from claimscope.agent.datadir import open_store
+    from claimscope.tools.ingest import read_path
+
+    name = str(form.get("corpus") or "").strip()
+    upload = form.get("file")
+    if not CORPUS_NAME.fullmatch(name):
+        raise InputError("a corpus name is 1-64 letters, digits, '-', '_' or '.', starting with a letter or digit.")
+    if not isinstance(upload, UploadFile) or not upload.filename:
+        raise InputError(f"choose a file to upload ({', '.join(UPLOAD_SUFFIXES)}).")
+    filename = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(upload.filename).name)[-100:]
+    suffix = Path(filename).suffix.lower()
+    if suffix not in UPLOAD_SUFFIXES:
+        raise InputError(f"cannot ingest {upload.filename}: upload a {', '.join(UPLOAD_SUFFIXES)} file "
+                         "(folders: `claimscope ingest PATH --corpus NAME`).")
+    limit = ctx.config.max_upload_bytes
+    if upload.size is not None and upload.size > limit:
+        raise InputError(f"{upload.filename} is {upload.size / 1e6:.1f} MB; the upload limit is {limit / 1e6:.0f} MB "
+                         "(ingest larger files with `claimscope ingest PATH --corpus NAME`).")
+    data = await upload.read()
+
+    def read() -> Any:
+        with tempfile.TemporaryDirectory(prefix="claimscope-upload-") as tmp:
+            path = Path(tmp) / filename
+            path.write_bytes(data)
+            return read_path(path)
+
+    result = await _blocking(read)
+    problems = [{"location": p.location, "reason": p.reason} for p in result.problems]
+    if not result.documents:
+        raise InputError(f"no readable documents in {upload.filename} ({len(problems)} malformed: "
+                         + "; ".join(f"{p['location']}: {p['reason']}" for p in problems[:5]) + ").")
+    job = IngestJob(id=uuid.uuid4().hex[:12], corpus=name, file=filename, total=len(result.documents),
+                    problems=problems)
+    ctx.jobs[job.id] = job
+
+    def work() -> None:
+        def advance(n: int) -> None:
+            job.done = min(job.total, job.done + n)
+
+        try:
+            with ctx.ingest_lock:
+                stats = open_store(ctx.manager.investigator.services).add_documents(
+                    result.documents, name, progress=advance)
+            job.added, job.segments, job.duplicates = stats.added, stats.segments, stats.skipped_duplicates
+        except (InputError, OSError) as exc:
+            job.error = f"ingest stopped ({exc}); documents stored before this stay, upload again to go on."
+        job.done, job.finished = job.total, True
+
+    threading.Thread(target=work, name=f"claimscope-ingest-{job.id}", daemon=True).start()
+    return job

@@ -1,0 +1,145 @@
+// claimscope web app: live progress (server-sent events), citation previews, confirmations.
+// Every text from the server is inserted with textContent, never as HTML.
+"use strict";
+
+(function () {
+  function liveProgress(section) {
+    var sid = section.dataset.session;
+    var since = parseInt(section.dataset.since || "0", 10);
+    var source = new EventSource("/sessions/" + encodeURIComponent(sid) + "/events?since=" + since);
+    var steps = document.getElementById("steps");
+    var log = document.getElementById("events");
+    var tree = document.getElementById("tree");
+    var warnings = document.getElementById("warnings");
+    var counter = document.getElementById("event-count");
+    var status = document.getElementById("status");
+    var seen = since;
+
+    source.addEventListener("progress", function (msg) {
+      var ev = JSON.parse(msg.data);
+      if (ev.seq <= seen) { return; }
+      seen = ev.seq;
+      section.dataset.since = String(seen);
+      counter.textContent = seen + " events";
+      if (status.textContent !== "running") {
+        status.textContent = "running";
+        status.className = "status st-running";
+      }
+      var item = document.createElement("li");
+      item.value = ev.seq;
+      var kind = document.createElement("span");
+      kind.className = "kind";
+      kind.textContent = ev.kind;
+      var step = document.createElement("span");
+      step.className = "step";
+      step.textContent = ev.step;
+      item.appendChild(kind);
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(step);
+      item.appendChild(document.createTextNode(" " + ev.message));
+      log.appendChild(item);
+      var row = ev.step ? steps.querySelector('li[data-step="' + CSS.escape(ev.step) + '"]') : null;
+      if (row) {
+        if (ev.kind === "step_started") { row.className = "running"; }
+        if (ev.kind === "step_finished") { row.className = "done"; }
+        if (ev.message && ev.kind !== "tree") { row.querySelector(".msg").textContent = ev.message; }
+      }
+      if (ev.kind === "tree" && ev.message.indexOf("\n") >= 0) { tree.textContent = ev.message; }
+      if (ev.kind === "warning") {
+        var w = document.createElement("li");
+        w.textContent = ev.message;
+        warnings.appendChild(w);
+      }
+    });
+    source.addEventListener("end", function (msg) {
+      source.close();
+      var end = JSON.parse(msg.data);
+      status.textContent = end.status;
+      status.className = "status st-" + end.status;
+      // The page shows what comes next: the review form, the report, or how to resume.
+      window.location.reload();
+    });
+  }
+
+  function citationPreviews() {
+    var tip = document.createElement("div");
+    tip.className = "cite-tip";
+    tip.setAttribute("role", "tooltip");
+    tip.id = "cite-tip";
+    tip.hidden = true;
+    document.body.appendChild(tip);
+    document.querySelectorAll("a.cite").forEach(function (a) {
+      var text = a.getAttribute("title") || "";
+      if (!text) { return; }
+      a.dataset.sentence = text;
+      a.removeAttribute("title");  // the preview replaces the browser's own tooltip
+      a.setAttribute("aria-describedby", "cite-tip");
+      function show() {
+        tip.textContent = a.dataset.sentence;
+        var r = a.getBoundingClientRect();
+        tip.hidden = false;
+        // keep the preview inside the window, under the citation
+        var width = tip.offsetWidth;
+        var left = Math.min(r.left - 20, document.documentElement.clientWidth - width - 8);
+        tip.style.left = (Math.max(8, left) + window.scrollX) + "px";
+        tip.style.top = (r.bottom + window.scrollY + 6) + "px";
+      }
+      function hide() { tip.hidden = true; }
+      a.addEventListener("mouseenter", show);
+      a.addEventListener("focus", show);
+      a.addEventListener("mouseleave", hide);
+      a.addEventListener("blur", hide);
+    });
+  }
+
+  function collapsibleTree() {
+    document.querySelectorAll("#report ul.tree li").forEach(function (li) {
+      var name = li.querySelector(":scope > .node-name");
+      if (!name || !li.querySelector(":scope > ul, :scope > div")) { return; }
+      name.setAttribute("role", "button");
+      name.setAttribute("tabindex", "0");
+      name.setAttribute("aria-expanded", "true");
+      function toggle() {
+        var open = li.classList.toggle("collapsed") === false;
+        name.setAttribute("aria-expanded", open ? "true" : "false");
+      }
+      name.addEventListener("click", toggle);
+      name.addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(); }
+      });
+    });
+  }
+
+  function ingestProgress(box) {
+    var bar = document.getElementById("ingest-progress");
+    var count = document.getElementById("ingest-count");
+    function poll() {
+      fetch("/corpora/jobs/" + encodeURIComponent(box.dataset.job), {credentials: "same-origin"})
+        .then(function (r) { return r.json(); })
+        .then(function (job) {
+          bar.value = job.done;
+          count.textContent = job.done + " of " + job.total;
+          if (job.finished) { window.location.reload(); } else { window.setTimeout(poll, 400); }
+        });
+    }
+    poll();
+  }
+
+  function confirmations() {
+    document.querySelectorAll("form.confirm").forEach(function (form) {
+      form.addEventListener("submit", function (e) {
+        if (!window.confirm(form.dataset.confirm || "Are you sure?")) { e.preventDefault(); }
+      });
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var section = document.getElementById("session");
+    if (section && section.dataset.live === "yes") { liveProgress(section); }
+    var job = document.getElementById("ingest-job");
+    if (job && job.dataset.finished === "no") { ingestProgress(job); }
+    citationPreviews();
+    collapsibleTree();
+    confirmations();
+  });
+})();
