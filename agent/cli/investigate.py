@@ -30,7 +30,7 @@ from claimscope.agent.investigation import Investigator, RunResult
 from claimscope.agent.sessions_repair import SessionsDatabaseError
 from claimscope.tools.errors import InputError
 
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)  # a log file keeps each event on one line
 
 
 def _print_event(ev: ProgressEvent) -> None:
