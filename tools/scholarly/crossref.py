@@ -11,15 +11,14 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-import httpx
 from pydantic import BaseModel, Field
 
 from claimscope.tools.errors import SourceUnavailableError
 from claimscope.tools.models import Notice, NoticeKind
 from claimscope.tools.scholarly.cache import ResponseCache
 from claimscope.tools.scholarly.documents import _clean
-from claimscope.tools.scholarly.failures import _classify, _Failure, _NotFound, _Retryable
-from claimscope.tools.scholarly.retries import _ClientCore
+from claimscope.tools.scholarly.failures import _Failure, _NotFound
+from claimscope.tools.scholarly.retries import NOT_FOUND_MARK, _ClientCore
 
 CROSSREF_BASE = "https://api.crossref.org"
 CROSSREF_NAME = "Crossref"
@@ -129,11 +128,11 @@ class _CrossrefMixin(_ClientCore):
                 try:
                     body = self._with_retries(lambda: self._crossref_attempt(url))
                 except _NotFound:
-                    self.cache.put(key, {"_claimscope_not_found": True}, request=f"GET {url}")
+                    self.cache.put(key, {NOT_FOUND_MARK: True}, request=f"GET {url}")
                     return None
                 except _Failure as exc:
                     raise SourceUnavailableError(f"{exc.status}: {exc.message}") from exc
-        if isinstance(body, dict) and body.get("_claimscope_not_found"):
+        if isinstance(body, dict) and body.get(NOT_FOUND_MARK):
             return None
         try:
             record = message_to_record(body.get("message") if isinstance(body, dict) else None)
@@ -145,23 +144,4 @@ class _CrossrefMixin(_ClientCore):
 
     def _crossref_attempt(self, url: str) -> Any:
         params = {"mailto": self._crossref_mailto} if self._crossref_mailto else {}
-        try:
-            r = self._http.get(url, params=params)
-        except httpx.ConnectTimeout as exc:
-            raise _Failure("unreachable", f"{CROSSREF_NAME} could not be reached (no connection within "
-                           f"{self._timeout.connect:.0f} s); check the network") from exc
-        except httpx.TimeoutException as exc:
-            raise _Retryable("unreachable", f"{CROSSREF_NAME} did not answer within {self.timeout_s:.0f} s") from exc
-        except httpx.TransportError as exc:
-            raise _Failure("unreachable", f"{CROSSREF_NAME} could not be reached ({exc}); check the network") from exc
-        if r.status_code == 404:
-            raise _NotFound("not found")
-        try:
-            body = r.json()
-        except ValueError:
-            body = None
-        if r.status_code != 200:
-            raise _classify(CROSSREF_NAME, r.status_code, body, r.headers.get("retry-after"), "CLAIMSCOPE_MAILTO")
-        if body is None:
-            raise _Failure("error", f"{CROSSREF_NAME} sent a malformed payload (not JSON)")
-        return body
+        return self._json_exchange(CROSSREF_NAME, "GET", url, key_env="CLAIMSCOPE_MAILTO", params=params)

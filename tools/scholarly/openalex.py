@@ -12,15 +12,14 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-import httpx
 from pydantic import ValidationError
 
 from claimscope.tools.errors import SourceUnavailableError
 from claimscope.tools.models import Document, Notice, SourceKind
 from claimscope.tools.scholarly.cache import ResponseCache
 from claimscope.tools.scholarly.documents import _clean, titles_match
-from claimscope.tools.scholarly.failures import _classify, _Failure, _NotFound, _Retryable
-from claimscope.tools.scholarly.retries import _ClientCore
+from claimscope.tools.scholarly.failures import _Failure, _NotFound
+from claimscope.tools.scholarly.retries import NOT_FOUND_MARK, _ClientCore
 from claimscope.tools.segmenter import split_sentences
 
 OPENALEX_BASE = "https://api.openalex.org"
@@ -131,41 +130,21 @@ class _OpenAlexMixin(_ClientCore):
         cached = self.cache.get(key)
         if cached is not None:
             self._cached += 1
-            if isinstance(cached, dict) and cached.get("_claimscope_not_found"):
+            if isinstance(cached, dict) and cached.get(NOT_FOUND_MARK):
                 raise _NotFound("not found")
             return cached
         if self._openalex_key:
             query["api_key"] = self._openalex_key
 
         def attempt() -> Any:
-            try:
-                r = self._http.get(url, params=query)
-            except httpx.ConnectTimeout as exc:
-                raise _Failure("unreachable", f"{OPENALEX_NAME} could not be reached (no connection within "
-                               f"{self._timeout.connect:.0f} s); check the network") from exc
-            except httpx.TimeoutException as exc:
-                raise _Retryable("unreachable", f"{OPENALEX_NAME} did not answer within {self.timeout_s:.0f} s") from exc
-            except httpx.TransportError as exc:
-                raise _Failure("unreachable", f"{OPENALEX_NAME} could not be reached ({exc}); check the network "
-                               "or use --sources local") from exc
-            if r.status_code == 404:
-                # OpenAlex answers an unknown DOI with an HTML page, not JSON.
-                raise _NotFound("not found")
-            try:
-                body = r.json()
-            except ValueError:
-                body = None
-            if r.status_code != 200:
-                raise _classify(OPENALEX_NAME, r.status_code, body, r.headers.get("retry-after"), "OPENALEX_API_KEY")
-            if body is None:
-                raise _Failure("error", f"{OPENALEX_NAME} sent a malformed payload (not JSON)")
-            return body
+            return self._json_exchange(OPENALEX_NAME, "GET", url, key_env="OPENALEX_API_KEY",
+                                       offline_hint=" or use --sources local", params=query)
 
         try:
             body = self._with_retries(attempt)
         except _NotFound:
             self._fresh += 1
-            self.cache.put(key, {"_claimscope_not_found": True}, request=f"GET {url}")
+            self.cache.put(key, {NOT_FOUND_MARK: True}, request=f"GET {url}")
             raise
         self._fresh += 1
         self.cache.put(key, body, request=f"GET {url}")

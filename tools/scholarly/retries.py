@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
 import serpapi
@@ -14,7 +14,13 @@ from semanticscholar.AsyncSemanticScholar import AsyncSemanticScholar
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from claimscope.tools.scholarly.cache import ResponseCache
-from claimscope.tools.scholarly.failures import _Failure, _Retryable
+from claimscope.tools.scholarly.failures import (
+    _classify,
+    _error_text,
+    _Failure,
+    _NotFound,
+    _Retryable,
+)
 
 T = TypeVar("T")
 
@@ -22,6 +28,8 @@ T = TypeVar("T")
 MAX_RETRY_AFTER_S = 60.0
 BACKOFF_BASE_S = 1.0
 BACKOFF_MAX_S = 30.0
+# The cache entry that remembers an answered 404, so an unknown work is not asked for again.
+NOT_FOUND_MARK = "_claimscope_not_found"
 
 
 class _ClientCore:
@@ -68,3 +76,29 @@ class _ClientCore:
                 raise _Failure(exc.status, f"{exc.message} (asked to wait {exc.retry_after:.0f} s)") from exc
             tries = self.max_retries + 1
             raise _Failure(exc.status, f"{exc.message}; gave up after {tries} attempt{'s' if tries > 1 else ''}") from exc
+
+    def _json_exchange(self, source: str, method: str, url: str, *, key_env: str, offline_hint: str = "",
+                       params: Any = None, headers: dict[str, str] | None = None, payload: Any = None) -> Any:
+        """One HTTP exchange with a scholarly API: its JSON body, or the typed failure the retries
+        and the source reports understand (_NotFound for a 404, _Retryable for what may pass)."""
+        try:
+            r = self._http.request(method, url, params=params, headers=headers, json=payload)
+        except httpx.ConnectTimeout as exc:
+            raise _Failure("unreachable", f"{source} could not be reached (no connection within "
+                           f"{self._timeout.connect:.0f} s); check the network") from exc
+        except httpx.TimeoutException as exc:
+            raise _Retryable("unreachable", f"{source} did not answer within {self.timeout_s:.0f} s") from exc
+        except httpx.TransportError as exc:
+            raise _Failure("unreachable", f"{source} could not be reached ({exc}); check the network"
+                           f"{offline_hint}") from exc
+        try:
+            body = r.json()
+        except ValueError:
+            body = None  # e.g. OpenAlex answers an unknown DOI with an HTML page
+        if r.status_code == 404:
+            raise _NotFound(_error_text(body) or "not found")
+        if r.status_code != 200:
+            raise _classify(source, r.status_code, body, r.headers.get("retry-after"), key_env)
+        if body is None:
+            raise _Failure("error", f"{source} sent a malformed payload (not JSON)")
+        return body

@@ -20,13 +20,10 @@ from claimscope.tools.models import Document, SourceKind
 from claimscope.tools.scholarly.cache import ResponseCache
 from claimscope.tools.scholarly.documents import paper_to_document, titles_match
 from claimscope.tools.scholarly.failures import (
-    _classify,
-    _error_text,
     _Failure,
     _NotFound,
-    _Retryable,
 )
-from claimscope.tools.scholarly.retries import _ClientCore
+from claimscope.tools.scholarly.retries import NOT_FOUND_MARK, _ClientCore
 
 T = TypeVar("T")
 
@@ -36,7 +33,6 @@ S2_FIELDS = [
     "influentialCitationCount", "externalIds", "url", "authors", "publicationTypes",
 ]
 # Marks a cached 404 (title match not found); S2 bodies never carry this key.
-_NOT_FOUND = "_claimscope_not_found"
 S2_NAME = "Semantic Scholar"
 
 
@@ -91,38 +87,22 @@ class _S2Mixin(_ClientCore):
         cached = self.cache.get(key)
         if cached is not None:
             self._cached += 1
-            if isinstance(cached, dict) and cached.get(_NOT_FOUND):
+            if isinstance(cached, dict) and cached.get(NOT_FOUND_MARK):
                 raise _NotFound(str(cached.get("error", "")))
             return cached
 
         def attempt() -> Any:
             self._throttle()
-            try:
-                r = self._http.request(method, url, params=params, headers=headers, json=payload)
-            except httpx.ConnectTimeout as exc:
-                raise _Failure("unreachable", f"{S2_NAME} could not be reached (no connection within {self._timeout.connect:.0f} s); check the network") from exc
-            except httpx.TimeoutException as exc:
-                raise _Retryable("unreachable", f"{S2_NAME} did not answer within {self.timeout_s:.0f} s") from exc
-            except httpx.TransportError as exc:
-                raise _Failure("unreachable", f"{S2_NAME} could not be reached ({exc}); check the network or use --sources local") from exc
-            try:
-                body = r.json()
-            except ValueError:
-                body = None
-            if r.status_code == 404:
-                raise _NotFound(_error_text(body))
-            if r.status_code != 200:
-                raise _classify(S2_NAME, r.status_code, body, r.headers.get("retry-after"), "SEMANTIC_SCHOLAR_API_KEY")
-            if body is None:
-                raise _Failure("error", f"{S2_NAME} sent a malformed payload (not JSON)")
-            return body
+            return self._json_exchange(S2_NAME, method, url, key_env="SEMANTIC_SCHOLAR_API_KEY",
+                                       offline_hint=" or use --sources local", params=params, headers=headers,
+                                       payload=payload)
 
         try:
             body = self._with_retries(attempt)
         except _NotFound as exc:
             # A title S2 does not know stays unknown for a while: remember the 404 too.
             self._fresh += 1
-            self.cache.put(key, {_NOT_FOUND: True, "error": str(exc)}, request=f"{method} {url}")
+            self.cache.put(key, {NOT_FOUND_MARK: True, "error": str(exc)}, request=f"{method} {url}")
             raise
         _check_s2_payload(url, body)
         self._fresh += 1
