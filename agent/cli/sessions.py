@@ -18,6 +18,7 @@ from rich.console import Console
 
 from claimscope.agent.cli import app
 from claimscope.agent.graph.events import ProgressEvent
+from claimscope.agent.graph.review import decision_from_text
 from claimscope.agent.runs import RunManager, SessionInfo
 from claimscope.tools.errors import InputError
 from claimscope.tools.text_guard import strip_control
@@ -144,17 +145,6 @@ def _print_pending(pending: dict[str, Any]) -> None:
     console.print(f"you may: {pending.get('actions')}", markup=False, highlight=False)
 
 
-def _parse_decision(text: str) -> Any:
-    text = text.strip()
-    if text.lower() in ("", "accept", "a", "y", "yes"):
-        return "accept"
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"a decision is 'accept' or a JSON object, e.g. '{{\"exclude\": [\"12\"]}}'; "
-                         f"got {text!r} ({exc.msg}).") from exc
-
-
 def _print_event(ev: ProgressEvent) -> None:
     if ev.kind == "step_started":
         err.print(f"[bold cyan]▶ {ev.step}[/]")
@@ -185,7 +175,7 @@ def resume(
     info = manager.status(session_id)
     sid = info.session_id
     handler = None if quiet else _print_event
-    queue = [_parse_decision(d) for d in (decision or [])]
+    queue = [decision_from_text(d) for d in (decision or [])]
     inv = manager.investigator
     if info.pending is None and not info.has_report:
         err.print(f"resuming session {sid} after: {', '.join(info.finished_steps) or 'nothing yet'}", highlight=False)
@@ -197,7 +187,7 @@ def resume(
         if queue:
             answer = queue.pop(0)
         elif ask:
-            answer = _parse_decision(typer.prompt("decision ('accept' or JSON)", default="accept"))
+            answer = decision_from_text(typer.prompt("decision ('accept' or JSON)", default="accept"))
         else:
             console.print(f"session {sid} is paused; resume with --decision accept (or a JSON edit) or --ask.",
                           markup=False)

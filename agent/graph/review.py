@@ -10,6 +10,7 @@ the process may exit and the session be resumed later.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -96,6 +97,19 @@ def due_review(state: InvestigationState) -> str | None:
             continue
         return point
     return None
+
+
+def decision_from_text(text: str) -> Any:
+    """A decision as a person types it (the CLI's -d / --ask, the web app's JSON field): 'accept'
+    (or empty, a, y, yes), else a JSON object; parse_decision validates it for its review point."""
+    text = text.strip()
+    if text.lower() in ("", "accept", "a", "y", "yes"):
+        return "accept"
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"a decision is 'accept' or a JSON object, e.g. '{{\"exclude\": [\"12\"]}}'; "
+                         f"got {text!r} ({exc.msg}).") from exc
 
 
 def parse_decision(point: str, raw: Any, summary: dict[str, Any] | None = None) -> BaseModel:

@@ -8,12 +8,12 @@ same message everywhere. A form may also carry the decision as JSON text, exactl
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from starlette.datastructures import FormData
 
+from claimscope.agent.graph.review import decision_from_text
 from claimscope.tools.errors import InputError
 
 
@@ -40,13 +40,7 @@ def decision_from_form(point: str, form: FormData | Mapping[str, Any], pending: 
         return "accept"
     raw = _text(form, "decision_json")
     if raw:
-        if raw == "accept":
-            return "accept"
-        try:
-            return json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"a decision is 'accept' or a JSON object, e.g. '{{\"exclude\": [\"12\"]}}'; "
-                             f"got {raw!r} ({exc.msg}).") from exc
+        return decision_from_text(raw)
     summary = pending.get("summary") or {}
     decision: dict[str, Any] = {}
     if point == "claim":
