@@ -391,6 +391,13 @@ class RunManager:
     def result(self, session_id: str) -> RunResult:
         return self.investigator.result(self._existing(session_id))
 
+    def verdict_label(self, info: SessionInfo) -> str:
+        """The weighted verdict label of a session's report ("" before there is one)."""
+        if not info.has_report:
+            return ""
+        report = self.result(info.session_id).report or {}
+        return str(((report.get("verdict") or {}).get("weighted") or {}).get("label") or "")
+
     def list(self) -> list[SessionInfo]:
         """Every session: those of the index and any other thread of the checkpointer (e.g. started
         by `claimscope investigate`), oldest first."""

@@ -19,7 +19,7 @@ from rich.console import Console
 from claimscope.agent.cli import app
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.review import decision_from_text
-from claimscope.agent.runs import RunManager, SessionInfo
+from claimscope.agent.runs import RunManager
 from claimscope.tools.errors import InputError
 from claimscope.tools.text_guard import strip_control
 
@@ -71,14 +71,6 @@ def _when(ts: float | None) -> str:
     return dt.datetime.fromtimestamp(ts, tz=dt.UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def _verdict(manager: RunManager, info: SessionInfo) -> str:
-    if not info.has_report:
-        return ""
-    report = manager.result(info.session_id).report or {}
-    weighted = (report.get("verdict") or {}).get("weighted") or {}
-    return str(weighted.get("label") or "")
-
-
 @sessions_app.command("list")
 @_guarded
 def list_sessions(
@@ -99,7 +91,7 @@ def list_sessions(
                   highlight=False)
     for info in infos:
         console.print(f"{info.session_id:<{width}}  {_when(info.created):<16}  {info.status:<16}  "
-                      f"{len(info.finished_steps):>5}  {_verdict(manager, info):<20}  {strip_control(info.claim)}",
+                      f"{len(info.finished_steps):>5}  {manager.verdict_label(info):<20}  {strip_control(info.claim)}",
                       markup=False, highlight=False)
 
 
@@ -119,7 +111,7 @@ def show(
     console.print(f"finished steps: {', '.join(info.finished_steps) or 'none'}", highlight=False)
     if info.error:
         console.print(f"[red]error:[/] {info.error}", highlight=False)
-    verdict = _verdict(manager, info)
+    verdict = manager.verdict_label(info)
     if verdict:
         console.print(f"verdict: [bold]{verdict}[/]", highlight=False)
     for d in state.get("decisions", []):

@@ -66,7 +66,7 @@ def routes(ctx: WebContext) -> list[Route]:
         def rows() -> list[dict[str, Any]]:
             out = []
             for info in reversed(manager.list()):
-                out.append({"info": info, "verdict": _verdict_label(manager, info)})
+                out.append({"info": info, "verdict": manager.verdict_label(info)})
             return out
 
         return page("sessions.html", sessions=await _blocking(rows))
@@ -128,7 +128,7 @@ def routes(ctx: WebContext) -> list[Route]:
 
                 report = manager.result(info.session_id).report or {}
                 values["report_style"], values["report_body"] = _report_parts(render(report, "html"))
-                values["verdict"] = _verdict_label(manager, info)
+                values["verdict"] = manager.verdict_label(info)
                 values["chat"] = _chat_messages(ctx, info.session_id)
             return values
 
@@ -300,14 +300,6 @@ def _int(value: str | None) -> int:
         return max(0, int(value or 0))
     except ValueError:
         return 0
-
-
-def _verdict_label(manager: Any, info: SessionInfo) -> str:
-    if not info.has_report:
-        return ""
-    report = manager.result(info.session_id).report or {}
-    weighted = (report.get("verdict") or {}).get("weighted") or {}
-    return str(weighted.get("label") or "")
 
 
 def _progress(events: list[RunEvent]) -> dict[str, Any]:
