@@ -39,3 +39,17 @@ def settings():
     from claimscope.agent.settings import get_settings
 
     return get_settings()
+
+
+def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
+    """`claimscope ARGS` through the real entry point (which turns user errors into exit code 2):
+    its exit code and everything it printed."""
+    import sys
+
+    from claimscope.agent.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["claimscope", *args])
+    with pytest.raises(SystemExit) as exc:
+        main()
+    captured = capsys.readouterr()
+    return int(exc.value.code or 0), captured.out + captured.err

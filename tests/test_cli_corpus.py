@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 from typer.testing import CliRunner
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, run_main
 from tests.fakes import HashEmbedder
 
 FIX = FIXTURES / "store"
@@ -28,15 +26,6 @@ def run(*args: str, input: str | None = None):
     return CliRunner().invoke(app, list(args), input=input)
 
 
-def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
-    """Through the real entry point, which turns user errors into exit code 2."""
-    from claimscope.agent.cli import main
-
-    monkeypatch.setattr(sys, "argv", ["claimscope", *args])
-    with pytest.raises(SystemExit) as exc:
-        main()
-    captured = capsys.readouterr()
-    return int(exc.value.code or 0), captured.out + captured.err
 
 
 def test_ingest_summary_and_idempotence():

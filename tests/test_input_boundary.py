@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 
 import pytest
 from mcp import Client
@@ -20,6 +19,7 @@ from claimscope.agent.settings import get_settings
 from claimscope.tools.errors import InputError
 from claimscope.tools.language import detect_language
 from claimscope.tools.text_guard import strip_control
+from tests.conftest import run_main
 from tests.fakes import HashEmbedder
 from tests.fixtures.sessions import stub_steps
 
@@ -38,14 +38,6 @@ def _stubbed(monkeypatch):
     res.close_stores()
 
 
-def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
-    from claimscope.agent.cli import main
-
-    monkeypatch.setattr(sys, "argv", ["claimscope", *args])
-    with pytest.raises(SystemExit) as exc:
-        main()
-    captured = capsys.readouterr()
-    return int(exc.value.code or 0), captured.out + captured.err
 
 
 def _mcp(manager: RunManager, tool: str, args: dict):

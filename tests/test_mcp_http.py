@@ -4,7 +4,6 @@ checked against it."""
 from __future__ import annotations
 
 import asyncio
-import sys
 
 import httpx
 import httpx2
@@ -18,6 +17,7 @@ from claimscope.agent.runs import RunManager
 from claimscope.agent.services import Services
 from claimscope.agent.settings import get_settings
 from claimscope.tools.errors import InputError
+from tests.conftest import run_main
 from tests.fixtures.sessions import stub_steps
 from tests.mcp_http import http_server
 
@@ -32,14 +32,6 @@ def manager(monkeypatch):
     m.shutdown(cancel=True, wait=True)
 
 
-def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
-    from claimscope.agent.cli import main
-
-    monkeypatch.setattr(sys, "argv", ["claimscope", *args])
-    with pytest.raises(SystemExit) as exc:
-        main()
-    captured = capsys.readouterr()
-    return int(exc.value.code or 0), captured.out + captured.err
 
 
 def test_loopback_is_told_apart():

@@ -6,7 +6,6 @@ The real graph and checkpointer run with trivial step bodies (tests/fixtures/ses
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -16,6 +15,7 @@ from claimscope.agent.investigation import Investigator
 from claimscope.agent.runs import RunManager
 from claimscope.agent.services import Services
 from claimscope.agent.settings import get_settings
+from tests.conftest import run_main
 from tests.fixtures.sessions import stub_steps
 
 
@@ -48,15 +48,6 @@ def run(*args: str, input: str | None = None):
     return CliRunner().invoke(app, list(args), input=input)
 
 
-def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
-    """Through the real entry point, which turns user errors into exit code 2."""
-    from claimscope.agent.cli import main
-
-    monkeypatch.setattr(sys, "argv", ["claimscope", *args])
-    with pytest.raises(SystemExit) as exc:
-        main()
-    captured = capsys.readouterr()
-    return int(exc.value.code or 0), captured.out + captured.err
 
 
 def test_list_without_sessions(monkeypatch):
