@@ -13,6 +13,7 @@ from claimscope.agent.settings import Settings, get_settings
 if TYPE_CHECKING:
     from claimscope.tools.llm import StructuredLLM
     from claimscope.tools.models import Embedder, StanceScorer
+    from claimscope.tools.retractions import RetractionIndex
     from claimscope.tools.scholarly import ScholarlySearch
     from claimscope.tools.store import EvidenceStore
 
@@ -26,6 +27,7 @@ class Services:
     _stance: Any = None
     _argument: Any = None
     _scholarly: Any = None
+    _retractions: Any = None
 
     @property
     def embedder(self) -> Embedder:
@@ -79,6 +81,16 @@ class Services:
 
             self._argument = load_argument_model(batch_size=self.settings.stance.batch_size)
         return self._argument
+
+    @property
+    def retractions(self) -> RetractionIndex:
+        """The imported Retraction Watch index (search.retractions), read once and reread when the
+        file changes."""
+        if self._retractions is None:
+            from claimscope.tools.retractions import RetractionIndex
+
+            self._retractions = RetractionIndex(self.settings.resolve(self.settings.search.retractions))
+        return self._retractions
 
     @property
     def scholarly(self) -> ScholarlySearch:

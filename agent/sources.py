@@ -12,7 +12,7 @@ from claimscope.agent.services import Services
 from claimscope.agent.settings import Settings
 from claimscope.tools.errors import InputError, SourceUnavailableError
 from claimscope.tools.models import Document
-from claimscope.tools.retractions import RetractionIndex, with_notices
+from claimscope.tools.retractions import with_notices
 from claimscope.tools.study_design import tagged
 from claimscope.tools.trust import ReputationConfig
 
@@ -33,7 +33,7 @@ def enrich_documents(
     warnings of the lookups that failed (an unreachable Crossref is named once, then not asked)."""
     settings = services.settings
     warnings: list[str] = []
-    index = RetractionIndex(settings.resolve(settings.search.retractions))
+    index = services.retractions
     try:
         size = len(index)
     except InputError as exc:

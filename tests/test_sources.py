@@ -224,6 +224,15 @@ def test_retraction_watch_import_and_lookup(tmp_path):
     assert index.lookup("10.1073/pnas.1414271111") == [] and index.lookup(None) == []
 
 
+def test_a_held_index_sees_a_later_import(tmp_path):
+    """One index serves every investigation of a long-lived server; an import by another process
+    (`claimscope retractions import`) reaches it without a restart."""
+    held = RetractionIndex(tmp_path / "retractions.json")
+    assert held.lookup("10.1155/2022/8341966") == [] and len(held) == 0
+    RetractionIndex(tmp_path / "retractions.json").import_csv(FIX / "retraction_watch_first20rows.csv")
+    assert [n.kind for n in held.lookup("10.1155/2022/8341966")] == ["retraction"]
+
+
 def test_retraction_import_refuses_a_file_that_is_not_the_csv(tmp_path):
     bad = tmp_path / "other.csv"
     bad.write_text("a,b\n1,2\n", encoding="utf-8")

@@ -70,15 +70,25 @@ class RetractionIndex:
     def __init__(self, path: Path) -> None:
         self.path = Path(path).expanduser()
         self._entries: dict[str, list[Notice]] | None = None
+        self._stamp: tuple[int, int] | None = None
 
     def _load(self) -> dict[str, list[Notice]]:
-        if self._entries is None:
+        # Read once and kept while the file is unchanged: a long-lived server (MCP, web app) holds one
+        # index for every investigation and still sees a later `claimscope retractions import`.
+        try:
+            st = self.path.stat()
+            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        if self._entries is None or stamp != self._stamp:
+            self._stamp = stamp
             try:
                 raw = json.loads(self.path.read_text(encoding="utf-8"))
                 self._entries = {k: [Notice.model_validate(n) for n in v] for k, v in raw["works"].items()}
             except FileNotFoundError:
                 self._entries = {}
             except (OSError, ValueError, KeyError, TypeError, AttributeError, ValidationError) as exc:
+                self._entries = None
                 raise InputError(f"the retraction index {self.path} is unreadable ({exc}); import the CSV "
                                  "again with `claimscope retractions import FILE`.") from exc
         return self._entries
