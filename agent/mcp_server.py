@@ -26,13 +26,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
-from claimscope.agent.access import (  # noqa: F401 (re-exported: the token API predates the move)
-    MIN_TOKEN_CHARS,
-    TOKEN_ENV,
-    BearerAuth,
-    access_token,
-    is_loopback,
-)
+from claimscope.agent.access import TOKEN_ENV, BearerAuth, is_loopback
 from claimscope.agent.api import (
     SEARCH_DESCRIPTION,
     ClaimParam,

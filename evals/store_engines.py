@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import time
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -262,7 +263,7 @@ def main() -> None:
         return
     if not (STORE_DIR / "collection").exists():
         sys.exit(f"no store at {STORE_DIR}: run `python -m evals.retrieval_scifact` first.")
-    import qdrant_edge
+    import qdrant_edge  # noqa: F401 (fails early, with its own message, when the extra is missing)
 
     load = [round(x, 2) for x in os.getloadavg()]
     previous = json.loads((RESULTS / "store_engines.json").read_text()) if (RESULTS / "store_engines.json").exists() else {}
@@ -276,7 +277,7 @@ def main() -> None:
         "retrieval": "doc_rrf (the default), k = 100, query encoding included",
         "local_mode_and_mirror": local, "qdrant_edge": edge, "qdrant_edge_exact_dense": edge_exact,
         "edge_build": build,
-        "qdrant_edge_version": getattr(qdrant_edge, "__version__", "0.9.0"),
+        "qdrant_edge_version": version("qdrant-edge-py"),
         "load_average_at_start": load, "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "cpu_count": os.cpu_count(),
     }

@@ -11,8 +11,9 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from claimscope.agent.access import TOKEN_ENV, access_token, is_loopback
 from claimscope.agent.investigation import Investigator
-from claimscope.agent.mcp_server import TOKEN_ENV, access_token, is_loopback, serve
+from claimscope.agent.mcp_server import serve
 from claimscope.agent.runs import RunManager
 from claimscope.agent.services import Services
 from claimscope.agent.settings import get_settings

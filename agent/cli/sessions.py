@@ -284,8 +284,9 @@ def mcp(
         "--generate-token", help="With --http: make a random access token, print it once, and require it.")] = False,
 ) -> None:
     """Serve claimscope to other assistants over MCP (stdio by default; --http for streamable HTTP at /mcp)."""
+    from claimscope.agent.access import TOKEN_ENV, access_token
     from claimscope.agent.investigation import Investigator
-    from claimscope.agent.mcp_server import TOKEN_ENV, access_token, serve
+    from claimscope.agent.mcp_server import serve
 
     token = None
     if http:
