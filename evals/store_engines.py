@@ -180,7 +180,8 @@ def measure_edge(n_latency: int, exact: bool = False) -> dict[str, Any]:
     import qdrant_edge as qe
 
     from claimscope.tools.sparse import BM25Encoder
-    from claimscope.tools.store import DENSE, DOC_AVG_LEN, SPARSE_DOC, rrf_score
+    from claimscope.tools.store import DENSE, DOC_AVG_LEN, SPARSE_DOC
+    from claimscope.tools.store.layout import rrf_fuse
 
     embedder = _embedder()
     embedder.encode(["load the encoder before the clock starts"])
@@ -221,11 +222,7 @@ def measure_edge(n_latency: int, exact: bool = False) -> dict[str, Any]:
                 qe.SparseVector(indices=list(qs.indices), values=list(qs.values)), using=SPARSE_DOC),
                 filter=_edge_filter("doc"), with_payload=["corpus", "doc_id"]))
             lists.append([((p.payload or {}).get("corpus", ""), (p.payload or {}).get("doc_id", "")) for p in kw])
-        scores: dict[tuple[str, str], float] = {}
-        for ranking in lists:
-            for r, key in enumerate(ranking):
-                scores[key] = scores.get(key, 0.0) + rrf_score(r, 60)
-        return [d for (_, d), _ in sorted(scores.items(), key=lambda kv: -kv[1])[:K]]
+        return [d for (_, d), _ in rrf_fuse(lists, 60)[:K]]
 
     t = time.perf_counter()
     search("warm up the index")

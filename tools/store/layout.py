@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -112,6 +112,19 @@ def segment_document(doc: Document, granularities: Sequence[str] = ("sentence",)
 def rrf_score(rank0: int, k: int) -> float:
     """Qdrant's reciprocal-rank-fusion contribution of a hit at 0-based position rank0."""
     return 1.0 / (rank0 + k)
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+def rrf_fuse(rankings: Iterable[Sequence[K]], k: int) -> list[tuple[K, float]]:
+    """Reciprocal rank fusion: every item of `rankings` with the sum of its rrf_score, best first
+    (ties keep the order in which items were first seen)."""
+    scores: dict[K, float] = {}
+    for ranking in rankings:
+        for r, item in enumerate(ranking):
+            scores[item] = scores.get(item, 0.0) + rrf_score(r, k)
+    return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
 @dataclass

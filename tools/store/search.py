@@ -22,7 +22,7 @@ from claimscope.tools.store.layout import (
     SPARSE_DOC,
     SearchFilter,
     _Hit,
-    rrf_score,
+    rrf_fuse,
 )
 from claimscope.tools.store.mirror import _MIRRORS, _Mirror
 from claimscope.tools.store.pool import _CLIENTS_LOCK
@@ -159,14 +159,16 @@ class _SearchMixin(_StoreCore):
             return dense[:limit]
         if self.fusion == "sparse":
             return sparse[:limit]
-        scores: dict[str, float] = {}
+        return self._fuse_hits(dense, sparse)[:limit]
+
+    def _fuse_hits(self, *rankings: list[_Hit]) -> list[_Hit]:
+        """Segment hits of several rankings fused by RRF, best first, with their fused score."""
         hits: dict[str, _Hit] = {}
-        for ranking in (dense, sparse):
-            for r, h in enumerate(ranking):
-                scores[h.point_id] = scores.get(h.point_id, 0.0) + rrf_score(r, self.rrf_k)
+        for ranking in rankings:
+            for h in ranking:
                 hits.setdefault(h.point_id, h)
-        order = sorted(scores.items(), key=lambda kv: -kv[1])[:limit]
-        return [_Hit(pid, s, hits[pid].payload) for pid, s in order]
+        fused = rrf_fuse([[h.point_id for h in ranking] for ranking in rankings], self.rrf_k)
+        return [_Hit(pid, s, hits[pid].payload) for pid, s in fused]
 
     def _qdrant_rrf(self, query: str, flt: SearchFilter | None, limit: int, candidates: int) -> list[_Hit]:
         qd = self.embedder.encode([query])[0].tolist()
@@ -212,20 +214,9 @@ class _SearchMixin(_StoreCore):
             dense, sparse = self._ranked_lists(query, flt, n)
             doc_lists = [self._doc_ranking(dense),
                          self._keyword_documents(query, flt, n) if self.keyword_documents else self._doc_ranking(sparse)]
-            scores: dict[tuple[str, str], float] = {}
-            for doc_ranking in doc_lists:
-                for r, (key, _) in enumerate(doc_ranking):
-                    scores[key] = scores.get(key, 0.0) + rrf_score(r, self.rrf_k)
-            doc_order = sorted(scores.items(), key=lambda kv: -kv[1])[:k]
+            doc_order = rrf_fuse([[key for key, _ in ranking] for ranking in doc_lists], self.rrf_k)[:k]
             # Sentences shown with a document: segment-level RRF over both lists.
-            seg_scores: dict[str, float] = {}
-            seg_hits: dict[str, _Hit] = {}
-            for ranking in (dense, sparse):
-                for r, h in enumerate(ranking):
-                    seg_scores[h.point_id] = seg_scores.get(h.point_id, 0.0) + rrf_score(r, self.rrf_k)
-                    seg_hits.setdefault(h.point_id, h)
-            seg_list = [_Hit(pid, s, seg_hits[pid].payload)
-                        for pid, s in sorted(seg_scores.items(), key=lambda kv: -kv[1])]
+            seg_list = self._fuse_hits(dense, sparse)
         else:
             seg_list = self._fused_segments(query, flt, 2 * n, n)
             doc_order = self._doc_ranking(seg_list)[:k]
