@@ -1,7 +1,7 @@
 """Process-wide factories for the heavy shared resources, built from Settings.
 
-The embedding model takes seconds to load and Qdrant local mode allows one client per directory
-per process, so every part of the agent (CLI, graph nodes, MCP server) gets these from here.
+The embedding model takes seconds to load and the embedded store may be opened once per process,
+so every part of the agent (CLI, graph nodes, MCP server) gets these from here.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def get_embedder(settings: Settings) -> Embedder:
 def _store_key(settings: Settings) -> tuple[object, ...]:
     s = settings.store
     where = ("url", s.url) if s.url else ("path", str(settings.resolve(s.path)))
-    return (*where, s.collection, s.fusion, s.rrf_k, s.prefetch, s.doc_aggregation, s.batch_size, s.keyword_documents,
+    return (*where, s.api_key, s.cluster.model_dump_json(), s.collection, s.fusion, s.rrf_k, s.prefetch, s.doc_aggregation, s.batch_size, s.keyword_documents,
             settings.embeddings.model, settings.embeddings.batch_size, settings.embeddings.threads,
             settings.embeddings.backend)
 
@@ -49,13 +49,15 @@ def get_store(settings: Settings) -> EvidenceStore:
                 doc_aggregation=s.doc_aggregation,
                 batch_size=s.batch_size,
                 keyword_documents=s.keyword_documents,
+                cluster=s.cluster,
+                api_key=s.api_key,
             )
             _STORES[key] = store
         return store
 
 
 def close_stores() -> None:
-    """Close every shared store (releases the local Qdrant directory lock)."""
+    """Close every shared store (releases the embedded store's directory lock)."""
     with _LOCK:
         for store in _STORES.values():
             store.close()

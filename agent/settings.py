@@ -32,6 +32,7 @@ from claimscope.agent.bounds import (
     TopDocuments,
 )
 from claimscope.tools.errors import InputError
+from claimscope.tools.store import ClusterParams
 from claimscope.tools.study_design import DESIGN_SCORES
 
 
@@ -46,8 +47,12 @@ class _Section(BaseModel):
 
 
 class StoreSettings(_Section):
-    path: str = Field("qdrant", description="Qdrant local-mode directory (relative to data_dir).")
-    url: str | None = Field(None, description="Qdrant server URL; when set, local mode is not used.")
+    path: str = Field("qdrant", description="Embedded store directory, Qdrant Edge (relative to data_dir).")
+    url: str | None = Field(None, description="Qdrant server or cluster URL; when set, the embedded store is not used.")
+    api_key: str | None = Field(None, description="API key of the Qdrant server (better set by environment: "
+                                "CLAIMSCOPE_STORE__API_KEY).")
+    cluster: ClusterParams = Field(default_factory=ClusterParams,
+                                   description="Server only: how a new collection is laid out on a cluster.")
     collection: str = Field("claimscope", description="Collection holding every corpus.")
     fusion: Literal["rrf", "doc_rrf", "dense", "sparse"] = Field(
         "doc_rrf", description="How dense and keyword hits are combined (document- or segment-level RRF)."

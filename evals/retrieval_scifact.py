@@ -42,7 +42,7 @@ from claimscope.tools.errors import InputError
 from claimscope.tools.ingest import read_path
 from claimscope.tools.models import Document
 from claimscope.tools.sparse import term_id, tokenize
-from claimscope.tools.store import EvidenceStore
+from claimscope.tools.store import DENSE, EvidenceStore
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data" / "scifact"
@@ -124,6 +124,21 @@ def cached_embeddings(name: str, texts: list[str], embedder) -> np.ndarray:
     print(f"  embedded {name}: {len(texts)} texts in {time.perf_counter() - t:.0f} s", flush=True)
     np.save(path, arr)
     return arr
+
+
+def _stored_sentence_vectors(store: EvidenceStore) -> tuple[np.ndarray, list[str]]:
+    """Every segment vector in the store, with the document each belongs to."""
+    rows: list[list[float]] = []
+    owners: list[str] = []
+    offset = None
+    while True:
+        points, offset = store.client.scroll(store.collection, scroll_filter=store._qdrant_filter(None, "seg"),
+                                             limit=4096, offset=offset, with_payload=["doc_id"], with_vectors=True)
+        for p in points:
+            rows.append((p.vector or {})[DENSE])
+            owners.append((p.payload or {})["doc_id"])
+        if offset is None:
+            return np.asarray(rows, dtype=np.float32), owners
 
 
 def dense_ranker(matrix: np.ndarray, owner: np.ndarray, doc_ids: list[str], embed_q: Callable[[str], np.ndarray],
@@ -223,17 +238,18 @@ def reference_variants(docs: list[Document], store_dir: Path, memo: MemoEmbedder
     bm25_sent = bm25_ranker(sent_title, sent_owner, doc_ids)
     dense_sent = None
     try:
-        store = EvidenceStore(memo, path=store_dir, collection="scifact") if (store_dir / "collection").exists() else None
+        store = (EvidenceStore(memo, path=store_dir, collection="scifact")
+                 if (store_dir / "edge").exists() or (store_dir / "collection").exists() else None)
     except InputError as exc:  # e.g. another process is still ingesting into it
         print(f"  store not usable for the references: {exc}", flush=True)
         store = None
     if store is not None:
         with store as st:
             # The store's own title + sentence vectors, so they are not embedded twice.
-            built = st._mirror().built()
-            if len(built["dense"]) == sum(len(d.sentences) for d in docs):
+            matrix, owners = _stored_sentence_vectors(st)
+            if len(matrix) == sum(len(d.sentences) for d in docs):
                 index = {doc_id: i for i, doc_id in enumerate(doc_ids)}
-                dense_sent = dense_ranker(built["dense"], np.asarray([index[d] for d in built["doc_id"]]), doc_ids, qvec)
+                dense_sent = dense_ranker(matrix, np.asarray([index[d] for d in owners]), doc_ids, qvec)
     dense_par = dense("par_title", doc_owner)
     rankers: dict[str, Callable[[str], list[str]] | None] = {
         REFERENCE_NAMES[0]: bm25_par,

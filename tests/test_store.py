@@ -1,4 +1,5 @@
-"""EvidenceStore: round trip, idempotent ingest, filters, lookups, fusion and both search paths."""
+"""EvidenceStore: round trip, idempotent ingest, filters, lookups, fusion, the embedded engine's scores
+against an independent implementation, and the move of local-mode stores to Qdrant Edge."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from claimscope.tools.errors import InputError
 from claimscope.tools.ingest import read_path
 from claimscope.tools.models import Document, SourceKind
 from claimscope.tools.store import EvidenceStore, SearchFilter
-from claimscope.tools.store.pool import _CLIENTS
+from claimscope.tools.store.edge import open_clients
 from tests.conftest import FIXTURES
 from tests.fakes import HashEmbedder
 
@@ -129,24 +130,134 @@ class JitterEmbedder(HashEmbedder):
         return base / np.linalg.norm(base, axis=1, keepdims=True)
 
 
-@pytest.mark.parametrize("fusion", ["rrf", "doc_rrf", "dense", "sparse"])
-def test_local_mirror_matches_qdrant_query_path(tmp_path, fusion):
+def _local_mode_store(path: Path, docs_by_corpus: dict[str, list[Document]], emb: object,
+                      keyword_documents: bool = True) -> None:
+    """A store as Qdrant's local mode held it (the embedded engine before Qdrant Edge): the same
+    points, written with qdrant-client's own local implementation of Qdrant."""
+    from qdrant_client import QdrantClient
+    from qdrant_client import models as qm
+
+    from claimscope.tools.store import DENSE, SPARSE, SPARSE_DOC, corpus_point_id, segment_document
+
+    with EvidenceStore(emb, path=path / "scratch", keyword_documents=keyword_documents) as builder:
+        points = [p for corpus, docs in docs_by_corpus.items()
+                  for p in [qm.PointStruct(id=corpus_point_id(corpus), vector={},
+                                           payload={"type": "corpus", "corpus": corpus}),
+                            *builder._points([(d, segment_document(d)) for d in docs], corpus)]]
+    client = QdrantClient(path=str(path / "old"))
+    sparse = {SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)}
+    if keyword_documents:
+        sparse[SPARSE_DOC] = qm.SparseVectorParams(modifier=qm.Modifier.IDF)
+    client.create_collection("claimscope", vectors_config={DENSE: qm.VectorParams(size=emb.dim, distance=qm.Distance.COSINE)},
+                             sparse_vectors_config=sparse)
+    client.upsert("claimscope", points=points)
+    client.close()
+
+
+def _corpora_docs() -> dict[str, list[Document]]:
+    return {name: read_path(FIX / f).documents
+            for name, f in (("scifact", "scifact_corpus.jsonl"), ("generic", "generic.jsonl"), ("csv", "generic.csv"))}
+
+
+def test_edge_scores_equal_an_independent_qdrant_implementation(tmp_path):
+    """Qdrant Edge (the embedded engine) and qdrant-client's local mode (Qdrant's Python reference
+    implementation) rank and score the same points identically, dense and keyword (with IDF)."""
+    from qdrant_client import QdrantClient
+    from qdrant_client import models as qm
+
+    from claimscope.tools.store import DENSE, SPARSE, SPARSE_DOC
+
     emb = JitterEmbedder(64)
-    fast = EvidenceStore(emb, path=tmp_path / "q", fusion=fusion)
-    _load(fast)
-    slow = EvidenceStore(emb, path=tmp_path / "q", fusion=fusion, local_index=False)
-    try:
+    _local_mode_store(tmp_path, _corpora_docs(), emb)
+    ref = QdrantClient(path=str(tmp_path / "old"))
+    with EvidenceStore(emb, path=tmp_path / "new") as s:
+        for corpus, docs in _corpora_docs().items():
+            s.add_documents(docs, corpus)
         for q in ("aspirin bleeding risk", "sleep and memory", "coffee mortality cohort"):
-            a = fast.search(q, k=5)
-            b = slow.search(q, k=5)
-            assert [h.document.id for h in a] == [h.document.id for h in b]
-            assert np.allclose([h.score for h in a], [h.score for h in b], atol=1e-5)
-            sa = fast.search_segments(q, k=8)
-            sb = slow.search_segments(q, k=8)
-            assert [h.segment.key for h in sa] == [h.segment.key for h in sb]
-    finally:
-        fast.close()
-        slow.close()
+            qs, qd = s.bm25.encode_query(q), s.bm25_doc.encode_query(q)
+            for using, vec, kind in ((DENSE, emb.encode([q])[0].tolist(), "seg"),
+                                     (SPARSE, qm.SparseVector(indices=qs.indices, values=qs.values), "seg"),
+                                     (SPARSE_DOC, qm.SparseVector(indices=qd.indices, values=qd.values), "doc")):
+                flt = s._qdrant_filter(None, kind)
+                got = s.client.query_points(s.collection, query=vec, using=using, query_filter=flt, limit=8).points
+                want = ref.query_points("claimscope", query=vec, using=using, query_filter=flt, limit=8).points
+                assert len(got) == len(want) > 0
+                assert np.allclose([p.score for p in got], [p.score for p in want], atol=1e-5)
+                # ties may come in another order; every point has the same score in both
+                ref_scores = {str(p.id): p.score for p in want}
+                assert all(abs(ref_scores[str(p.id)] - p.score) < 1e-5 for p in got)
+    ref.close()
+
+
+def test_local_mode_store_is_moved_to_edge_once_with_the_same_results(tmp_path, caplog):
+    emb = JitterEmbedder(64)
+    _local_mode_store(tmp_path, _corpora_docs(), emb, keyword_documents=False)
+    with EvidenceStore(emb, path=tmp_path / "fresh", fusion="doc_rrf") as fresh:
+        for corpus, docs in _corpora_docs().items():
+            fresh.add_documents(docs, corpus)
+        want = [[(h.document.id, round(h.score, 6)) for h in fresh.search(q, k=5)]
+                for q in ("aspirin bleeding risk", "sleep and memory")]
+        want_corpora = fresh.corpora()
+    with caplog.at_level("WARNING"), EvidenceStore(emb, path=tmp_path / "old", fusion="doc_rrf") as moved:
+        assert moved.embedded and moved.corpora() == want_corpora
+        # documents made before whole-abstract keywords get them on the way
+        assert [[(h.document.id, round(h.score, 6)) for h in moved.search(q, k=5)]
+                for q in ("aspirin bleeding risk", "sleep and memory")] == want
+    assert "one-time move" in caplog.text and "local-mode-backup" in caplog.text
+    assert not (tmp_path / "old" / "collection" / "claimscope").exists()
+    assert (tmp_path / "old" / "local-mode-backup" / "claimscope" / "storage.sqlite").exists()
+    caplog.clear()
+    with caplog.at_level("WARNING"), EvidenceStore(emb, path=tmp_path / "old") as again:
+        assert again.corpora() == want_corpora
+    assert "one-time move" not in caplog.text
+
+
+def test_interrupted_move_from_local_mode_resumes(tmp_path, monkeypatch):
+    from claimscope.tools.store import edge, migrate
+
+    emb = HashEmbedder(32)
+    _local_mode_store(tmp_path, _corpora_docs(), emb)
+    with EvidenceStore(emb, path=tmp_path / "fresh") as fresh:
+        for corpus, docs in _corpora_docs().items():
+            fresh.add_documents(docs, corpus)
+        want = fresh.corpora()
+    monkeypatch.setattr(migrate, "_BATCH", 7)
+    real = edge.EdgeClient.upsert
+    calls = []
+
+    def crash_on_third(self, collection, points, wait=True):
+        calls.append(len(points))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        real(self, collection, points, wait)
+    monkeypatch.setattr(edge.EdgeClient, "upsert", crash_on_third)
+    with pytest.raises(KeyboardInterrupt):
+        EvidenceStore(emb, path=tmp_path / "old")
+    assert not _held(tmp_path / "old")
+    monkeypatch.setattr(edge.EdgeClient, "upsert", real)
+    resumed = []
+    monkeypatch.setattr(edge.EdgeClient, "upsert", lambda self, c, points, wait=True: (
+        resumed.append(len(points)), real(self, c, points, wait))[-1])
+    with EvidenceStore(emb, path=tmp_path / "old") as s:
+        total = sum(c.documents + c.segments + 1 for c in s.corpora())
+        assert s.corpora() == want
+    # the resumed copy started after the two batches already written
+    assert sum(resumed) == total - 14 and sum(calls[:2]) == 14
+
+
+def test_a_store_open_in_another_process_is_refused_with_a_clear_message(tmp_path):
+    import subprocess
+    import sys
+
+    with EvidenceStore(HashEmbedder(8), path=tmp_path / "q") as s:
+        s.add_documents([Document(id="x", sentences=["Some text."])], "c")
+        code = ("from claimscope.tools.store import EvidenceStore\nfrom tests.fakes import HashEmbedder\n"
+                "from claimscope.tools.errors import InputError\n"
+                f"try:\n    EvidenceStore(HashEmbedder(8), path={str(tmp_path / 'q')!r})\n"
+                "except InputError as e:\n    print('REFUSED', e)\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                             cwd=Path(__file__).resolve().parents[1])
+    assert "REFUSED" in out.stdout and "in use by another process" in out.stdout, out.stderr[-800:]
 
 
 class ConceptEmbedder:
@@ -204,8 +315,8 @@ def test_hybrid_order_when_keywords_and_semantics_disagree(tmp_path):
 
 
 def _held(path: Path) -> bool:
-    """Whether this process still holds a client on the local store at `path`."""
-    return "path:" + str(path.resolve()) in _CLIENTS
+    """Whether this process still holds the embedded store at `path` open."""
+    return path.resolve() in open_clients()
 
 
 def test_bad_arguments_and_dimension_mismatch(tmp_path):
@@ -249,32 +360,6 @@ def test_real_embedder_finds_the_paraphrased_abstract(tmp_path):
         assert hits[0].document.id == "105"
 
 
-def test_mirror_built_by_scroll_equals_mirror_from_local_arrays(store):
-    _load(store)
-    store.delete_corpus("csv")
-    fast = store._mirror_from_local_arrays()
-    slow = store._mirror_by_scroll()
-    assert fast is not None
-    assert sorted(fast.ids) == sorted(slow.ids) and len(fast.ids) == 15 + 5
-    order = {pid: i for i, pid in enumerate(slow.ids)}
-    perm = [order[pid] for pid in fast.ids]
-    assert np.allclose(fast.built()["dense"], slow.built()["dense"][perm], atol=1e-6)
-    assert (fast.built()["sparse"] != slow.built()["sparse"][perm]).nnz == 0
-
-
-def test_doc_keyword_mirror_by_scroll_equals_mirror_from_local_arrays(store):
-    _load(store)
-    store.delete_corpus("csv")
-    fast = store._mirror_from_local_arrays(kind="doc")
-    slow = store._mirror_by_scroll(kind="doc")
-    assert fast is not None and sorted(fast.ids) == sorted(slow.ids)
-    # one keyword vector per document of the corpora left, none of the deleted one
-    assert len(fast.ids) == sum(c.documents for c in store.corpora()) and "csv" not in set(fast.corpus)
-    order = {pid: i for i, pid in enumerate(slow.ids)}
-    perm = [order[pid] for pid in fast.ids]
-    assert (fast.built()["sparse"] != slow.built()["sparse"][perm]).nnz == 0
-
-
 SPREAD = [
     # Every query word, but spread over three sentences: only the whole-abstract keywords see it.
     Document(id="spread", title="Cohort report", sentences=[
@@ -307,7 +392,7 @@ def _old_collection(path: Path) -> None:
     with EvidenceStore(HashEmbedder(32), path=path, keyword_documents=False) as old:
         old.add_documents(SPREAD, "c")
         old.add_documents(read_path(FIX / "scifact_corpus.jsonl").documents, "scifact")
-        assert "bm25_doc" not in old.client.get_collection(old.collection).config.params.sparse_vectors
+        assert "bm25_doc" not in old._collection_shape()[1]
 
 
 def _doc_keyword_ranking(s: EvidenceStore) -> list[tuple[str, str, float]]:
@@ -316,16 +401,15 @@ def _doc_keyword_ranking(s: EvidenceStore) -> list[tuple[str, str, float]]:
 
 def test_old_collection_is_upgraded_with_doc_keywords_when_opened(tmp_path):
     _old_collection(tmp_path / "old")
-    with EvidenceStore(HashEmbedder(32), path=tmp_path / "fresh") as fresh:
+    with EvidenceStore(HashEmbedder(32), path=tmp_path / "fresh", fusion="doc_rrf") as fresh:
         fresh.add_documents(SPREAD, "c")
         fresh.add_documents(read_path(FIX / "scifact_corpus.jsonl").documents, "scifact")
         want = _doc_keyword_ranking(fresh)
         want_hits = [h.document.id for h in fresh.search("statin dementia risk", k=5)]
     with EvidenceStore(HashEmbedder(32), path=tmp_path / "old", fusion="doc_rrf") as s:
         assert s.keyword_documents and s.warnings == []
-        info = s.client.get_collection(s.collection)
-        assert "bm25_doc" in info.config.params.sparse_vectors
-        assert info.config.metadata["claimscope_bm25_doc_upgrade"] == "done"
+        _, sparse, metadata = s._collection_shape()
+        assert "bm25_doc" in sparse and metadata["claimscope_bm25_doc_upgrade"] == "done"
         # the same ranking as a collection made with the vector from the start
         assert _doc_keyword_ranking(s) == want
         assert [h.document.id for h in s.search("statin dementia risk", k=5)] == want_hits
@@ -338,17 +422,16 @@ def test_interrupted_upgrade_resumes(tmp_path, monkeypatch):
 
     def crash(client, collection_name, *_a, **_k):
         # the state a crash leaves: the vector in the schema, unfilled, and the marker set
-        info = client.get_collection(collection_name)
-        assert "bm25_doc" in info.config.params.sparse_vectors
-        assert info.config.metadata["claimscope_bm25_doc_upgrade"] == "filling"
+        m = client.manifest(collection_name)
+        assert "bm25_doc" in m.sparse and m.metadata["claimscope_bm25_doc_upgrade"] == "filling"
         raise KeyboardInterrupt
-    monkeypatch.setattr("qdrant_client.QdrantClient.update_vectors", crash)
+    monkeypatch.setattr("claimscope.tools.store.edge.EdgeClient.update_vectors", crash)
     with pytest.raises(KeyboardInterrupt):
         EvidenceStore(HashEmbedder(32), path=tmp_path / "q")
     monkeypatch.undo()
     assert not _held(tmp_path / "q")  # the failed open released its share of the client
     with EvidenceStore(HashEmbedder(32), path=tmp_path / "q") as s:
-        assert s.client.get_collection(s.collection).config.metadata["claimscope_bm25_doc_upgrade"] == "done"
+        assert s._collection_shape()[2]["claimscope_bm25_doc_upgrade"] == "done"
         assert _doc_keyword_ranking(s)[0][1] == "spread"
 
 
@@ -357,7 +440,7 @@ def test_collection_that_cannot_be_upgraded_still_searches_and_says_why(tmp_path
 
     def refuse(*_a, **_k):
         raise RuntimeError("server too old")
-    monkeypatch.setattr("qdrant_client.QdrantClient.create_vector_name", refuse)
+    monkeypatch.setattr("claimscope.tools.store.edge.EdgeClient.create_vector_name", refuse)
     with EvidenceStore(HashEmbedder(32), path=tmp_path / "q", fusion="doc_rrf") as s:
         assert s.keyword_documents is False
         assert len(s.warnings) == 1 and "server too old" in s.warnings[0] and "new store.collection" in s.warnings[0]

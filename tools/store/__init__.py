@@ -28,20 +28,19 @@ lets an interrupted upgrade resume). Where that is impossible (a Qdrant server o
 the store ranks documents by their best sentence in the keyword list instead and says so in
 `EvidenceStore.warnings`.
 
-Backends. `url=` talks to a Qdrant server (start one with
-`docker run -p 6333:6333 qdrant/qdrant`) and runs every query in Qdrant. `path=` uses Qdrant's
-embedded local mode, whose search is a brute-force Python loop (~1 s per hybrid query at 50k
-points) and which allows only ONE client per directory per process: this module therefore keeps
-one client per path (shared by every store object on that path, closed with the last one), and
-mirrors the vectors in an in-process numpy/scipy index for search (exact, same scores and fusion
-as Qdrant; checked against Qdrant's own query path in tests/test_store.py). Qdrant stays the
-store of record; the mirror is rebuilt from it when a process first searches.
+Engines (tools/store/engine.py). `path=` runs Qdrant Edge in-process (tools/store/edge.py: one
+shard per collection; stores made by Qdrant's local mode are moved to it once, resumably, by
+tools/store/migrate.py). `url=` talks to a Qdrant server or cluster (start one with
+`docker run -p 6333:6333 qdrant/qdrant`). Every query runs in Qdrant in both cases, through the
+same code: the Edge client offers the part of QdrantClient's interface the store uses.
 
-One module per concern: layout (vector names, point ids, records), pool (shared clients), mirror
-(the in-process index), schema (creation and upgrade), ingest, search (fusion), store (the
-EvidenceStore object that joins them). Import from the package: its names are re-exported here.
+One module per concern: layout (vector names, point ids, records), engine (which Qdrant serves the
+store), edge (the embedded engine), migrate (local mode -> Edge), schema (creation and upgrade),
+ingest, search (fusion), store (the EvidenceStore object that joins them). Import from the
+package: its names are re-exported here.
 """
 
+from claimscope.tools.store.engine import ClusterParams
 from claimscope.tools.store.layout import (
     AGGREGATIONS,
     DENSE,
@@ -62,7 +61,7 @@ from claimscope.tools.store.layout import (
 from claimscope.tools.store.store import EvidenceStore
 
 __all__ = [
-    "AGGREGATIONS", "DENSE", "DOC_AVG_LEN", "FUSIONS", "GRANULARITIES", "SPARSE", "SPARSE_DOC", "CorpusInfo",
+    "AGGREGATIONS", "DENSE", "DOC_AVG_LEN", "FUSIONS", "ClusterParams", "GRANULARITIES", "SPARSE", "SPARSE_DOC", "CorpusInfo",
     "EvidenceStore", "IngestStats", "SearchFilter", "corpus_point_id", "doc_point_id", "rrf_score",
     "seg_point_id", "segment_document",
 ]

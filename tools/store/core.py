@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
 from claimscope.tools.models import (
@@ -17,13 +16,14 @@ from claimscope.tools.models import (
     SegmentHit,
 )
 from claimscope.tools.sparse import BM25Encoder
+from claimscope.tools.store.edge import EdgeClient
+from claimscope.tools.store.engine import Client, ClusterParams
 from claimscope.tools.store.layout import (
     CorpusInfo,
     SearchFilter,
     _Hit,
     doc_point_id,
 )
-from claimscope.tools.store.mirror import _CORPUS_NAMES
 
 
 class _StoreCore:
@@ -42,9 +42,9 @@ class _StoreCore:
     bm25: BM25Encoder
     bm25_doc: BM25Encoder
     keyword_documents: bool
-    local_index: bool
+    cluster: ClusterParams
     warnings: list[str]
-    client: QdrantClient
+    client: Client
     _key: str
     _closed: bool
 
@@ -54,8 +54,9 @@ class _StoreCore:
         return self._key.split(":", 1)[1]
 
     @property
-    def _is_local(self) -> bool:
-        return self._key.startswith("path:")
+    def embedded(self) -> bool:
+        """True for the in-process engine (Qdrant Edge), False for a Qdrant server."""
+        return isinstance(self.client, EdgeClient)
 
     def _qdrant_filter(self, flt: SearchFilter | None, kind: str = "seg") -> qm.Filter:
         must: list[Any] = [qm.FieldCondition(key="type", match=qm.MatchValue(value=kind))]
@@ -90,16 +91,7 @@ class _StoreCore:
     def _corpus_names(self, corpus: str | None) -> list[str]:
         if corpus is not None:
             return [corpus]
-        # Local mode has one process per directory, so this process's own adds and deletes are
-        # the only changes: the names are cached (a filtered scroll costs ~50 ms per call at 50k
-        # points, and lookups ask for them once per segment). A server is asked every time.
-        ckey = (self._key, self.collection)
-        names = _CORPUS_NAMES.get(ckey) if self._is_local else None
-        if names is None:
-            names = [c.name for c in self._corpus_points()]
-            if self._is_local:
-                _CORPUS_NAMES[ckey] = names
-        return list(names)
+        return [c.name for c in self._corpus_points()]
 
     def _corpus_points(self) -> list[CorpusInfo]:
         flt = qm.Filter(must=[qm.FieldCondition(key="type", match=qm.MatchValue(value="corpus"))])

@@ -1,5 +1,5 @@
 """Ingest: documents deduplicated within a corpus (by id, DOI and content hash), split into
-segments, embedded and written in batches, with the mirrors kept in step.
+segments, embedded and written in batches.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from claimscope.tools.models import (
     Document,
     Segment,
 )
+from claimscope.tools.store.edge import EdgeClient
 from claimscope.tools.store.layout import (
     DENSE,
     SPARSE,
@@ -27,7 +28,6 @@ from claimscope.tools.store.layout import (
     seg_point_id,
     segment_document,
 )
-from claimscope.tools.store.mirror import _CORPUS_NAMES, _MIRRORS, _Mirror
 from claimscope.tools.store.schema import _SchemaMixin
 
 
@@ -69,20 +69,17 @@ class _IngestMixin(_SchemaMixin):
         pending: list[tuple[Document, list[Segment]]] = []
         pending_handled = 0
         pending_segs = 0
-        mirror = _MIRRORS.get((self._key, self.collection))
-        doc_mirror = _MIRRORS.get((self._key, self.collection, "doc"))
 
         def flush() -> None:
             nonlocal pending, pending_segs, pending_handled, n_segments
             if pending:
-                n_segments += self._write(pending, corpus, mirror, doc_mirror)
+                n_segments += self._write(pending, corpus)
             if progress is not None and pending_handled:
                 progress(pending_handled)
             pending, pending_segs, pending_handled = [], 0, 0
 
         self.client.upsert(self.collection, points=[qm.PointStruct(
             id=corpus_point_id(corpus), vector={}, payload={"type": "corpus", "corpus": corpus})], wait=True)
-        _CORPUS_NAMES.pop((self._key, self.collection), None)
         for doc in docs:
             pending_handled += 1
             doi = _norm_doi(doc.doi)
@@ -101,18 +98,24 @@ class _IngestMixin(_SchemaMixin):
             if pending_segs >= self.batch_size or pending_handled >= self.batch_size:
                 flush()
         flush()
+        if added and isinstance(self.client, EdgeClient):
+            # Builds the HNSW index and merges the small segments the batches left behind.
+            self.client.optimize(self.collection)
         return IngestStats(added=added, skipped_duplicates=skipped, segments=n_segments,
                            seconds=round(time.perf_counter() - t0, 3))
 
-    def _write(self, batch: list[tuple[Document, list[Segment]]], corpus: str, mirror: _Mirror | None,
-               doc_mirror: _Mirror | None = None) -> int:
+    def _write(self, batch: list[tuple[Document, list[Segment]]], corpus: str) -> int:
+        points = self._points(batch, corpus)
+        self.client.upsert(self.collection, points=points, wait=True)
+        return sum(len(ss) for _, ss in batch)
+
+    def _points(self, batch: list[tuple[Document, list[Segment]]], corpus: str) -> list[qm.PointStruct]:
+        """The segment and document points of a batch, embedded."""
         segs = [s for _, ss in batch for s in ss]
         dense = self.embedder.encode([s.embed_text for s in segs]) if segs else np.zeros((0, self.embedder.dim))
         sparse_vecs = [self.bm25.encode_document(s.embed_text) for s in segs]
         meta = {d.id: d for d, _ in batch}
         points: list[qm.PointStruct] = []
-        seg_ids: list[str] = []
-        seg_payloads: list[dict[str, Any]] = []
         for i, s in enumerate(segs):
             d = meta[s.doc_id]
             payload = {"type": "seg", "corpus": corpus, "doc_id": d.id, "kind": s.kind, "start": s.start,
@@ -123,11 +126,6 @@ class _IngestMixin(_SchemaMixin):
             if sparse_vecs[i].indices:
                 vec[SPARSE] = qm.SparseVector(indices=sparse_vecs[i].indices, values=sparse_vecs[i].values)
             points.append(qm.PointStruct(id=pid, vector=vec, payload=payload))
-            seg_ids.append(pid)
-            seg_payloads.append(payload)
-        doc_ids: list[str] = []
-        doc_payloads: list[dict[str, Any]] = []
-        doc_sparse: list[tuple[list[int], list[float]]] = []
         for d, ss in batch:
             payload = {
                 "type": "doc", "corpus": corpus, "doc_id": d.id, "doi": _norm_doi(d.doi),
@@ -139,14 +137,5 @@ class _IngestMixin(_SchemaMixin):
                 kw = self._doc_keywords(d.title, d.sentences)
                 if kw.indices:
                     vec[SPARSE_DOC] = qm.SparseVector(indices=kw.indices, values=kw.values)
-                    doc_ids.append(doc_point_id(corpus, d.id))
-                    doc_payloads.append(payload)
-                    doc_sparse.append((kw.indices, kw.values))
             points.append(qm.PointStruct(id=doc_point_id(corpus, d.id), vector=vec, payload=payload))
-        self.client.upsert(self.collection, points=points, wait=True)
-        if mirror is not None:
-            mirror.append(seg_ids, seg_payloads, dense,
-                          [(v.indices, v.values) for v in sparse_vecs])
-        if doc_mirror is not None and doc_ids:
-            doc_mirror.append(doc_ids, doc_payloads, np.zeros((len(doc_ids), 0), np.float32), doc_sparse)
-        return len(segs)
+        return points

@@ -5,7 +5,6 @@ the segments a document is split into, the filter and result records, and the fu
 from __future__ import annotations
 
 import uuid
-import warnings
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -30,9 +29,6 @@ AGGREGATIONS = ("max", "sum_top2")
 GRANULARITIES = ("sentence", "paragraph")
 _NS = uuid.UUID("6f1d3c2a-0b7e-4c55-9a43-5d1c1f0e2b77")
 
-# Qdrant local mode warns above 20k points because its own search is brute force; we search the
-# numpy mirror instead, so the warning would only confuse users.
-warnings.filterwarnings("ignore", message="Local mode is not recommended")
 
 
 class SearchFilter(BaseModel):

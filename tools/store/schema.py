@@ -1,5 +1,6 @@
-"""Creating the collection, and upgrading collections made before the whole-abstract keyword
-vectors existed ("bm25_doc"; resumable through a marker in the collection metadata).
+"""Creating the collection (moving a store made by Qdrant's local mode to Qdrant Edge first), and
+upgrading collections made before the whole-abstract keyword vectors existed ("bm25_doc";
+resumable through a marker in the collection metadata).
 """
 
 from __future__ import annotations
@@ -7,19 +8,21 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from qdrant_client import models as qm
 
 from claimscope.tools.errors import InputError
 from claimscope.tools.sparse import SparseVec
 from claimscope.tools.store.core import _StoreCore
+from claimscope.tools.store.edge import EdgeClient
 from claimscope.tools.store.layout import (
     _UPGRADE_MARK,
     DENSE,
     SPARSE,
     SPARSE_DOC,
 )
-from claimscope.tools.store.mirror import _MIRRORS
+from claimscope.tools.store.migrate import migrate_local_mode, needs_migration
 
 log = logging.getLogger(__name__)
 
@@ -28,37 +31,50 @@ class _SchemaMixin(_StoreCore):
     """Collection creation and schema upgrade."""
 
     def _ensure_collection(self) -> bool:
-        """Open or create the collection; True if an existing one needs the document keyword
-        vectors added or finished."""
+        """Open or create the collection (moving a local-mode store to Qdrant Edge first); True if
+        an existing one needs the document keyword vectors added or finished."""
         c = self.client
+        if isinstance(c, EdgeClient) and needs_migration(c.root, self.collection, c):
+            migrate_local_mode(c.root, self.collection, c, doc_keywords=self._doc_keywords,
+                               with_doc_keywords=self.keyword_documents)
         if c.collection_exists(self.collection):
-            info = c.get_collection(self.collection)
-            vecs = info.config.params.vectors
-            size = vecs[DENSE].size if isinstance(vecs, dict) and DENSE in vecs else None
+            size, sparse, metadata = self._collection_shape()
             if size != self.embedder.dim:
                 raise InputError(
                     f"collection {self.collection!r} holds {size}-dimensional vectors but the embedding "
                     f"model gives {self.embedder.dim}; use the model it was built with, another "
                     "store.collection, or delete the store directory."
                 )
+            if isinstance(c, EdgeClient):
+                c.open(self.collection)
             if not self.keyword_documents:
                 return False
-            has_vector = SPARSE_DOC in (info.config.params.sparse_vectors or {})
-            return not has_vector or (info.config.metadata or {}).get(_UPGRADE_MARK) == "filling"
+            return SPARSE_DOC not in sparse or metadata.get(_UPGRADE_MARK) == "filling"
         sparse_cfg = {SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)}
         if self.keyword_documents:
             sparse_cfg[SPARSE_DOC] = qm.SparseVectorParams(modifier=qm.Modifier.IDF)
-        c.create_collection(
-            self.collection,
-            vectors_config={DENSE: qm.VectorParams(size=self.embedder.dim, distance=qm.Distance.COSINE)},
-            sparse_vectors_config=sparse_cfg,
-        )
-        if not self._is_local:
-            for key, schema in (("type", qm.PayloadSchemaType.KEYWORD), ("corpus", qm.PayloadSchemaType.KEYWORD),
-                                ("doc_id", qm.PayloadSchemaType.KEYWORD), ("source", qm.PayloadSchemaType.KEYWORD),
-                                ("year", qm.PayloadSchemaType.INTEGER)):
-                c.create_payload_index(self.collection, key, field_schema=schema)
+        dense_cfg = {DENSE: qm.VectorParams(size=self.embedder.dim, distance=qm.Distance.COSINE)}
+        if isinstance(c, EdgeClient):
+            c.create_collection(self.collection, dense_cfg, sparse_cfg)
+            return False
+        c.create_collection(self.collection, vectors_config=dense_cfg, sparse_vectors_config=sparse_cfg,
+                            **self.cluster.model_dump(exclude_none=True))
+        for key, schema in (("type", qm.PayloadSchemaType.KEYWORD), ("corpus", qm.PayloadSchemaType.KEYWORD),
+                            ("doc_id", qm.PayloadSchemaType.KEYWORD), ("source", qm.PayloadSchemaType.KEYWORD),
+                            ("doi", qm.PayloadSchemaType.KEYWORD), ("year", qm.PayloadSchemaType.INTEGER)):
+            c.create_payload_index(self.collection, key, field_schema=schema)
         return False
+
+    def _collection_shape(self) -> tuple[int | None, set[str], dict[str, Any]]:
+        """The collection's dense vector size, sparse vector names and metadata."""
+        c = self.client
+        if isinstance(c, EdgeClient):
+            m = c.manifest(self.collection)
+            return m.dense_size, set(m.sparse), m.metadata
+        info = c.get_collection(self.collection)
+        vecs = info.config.params.vectors
+        size = vecs[DENSE].size if isinstance(vecs, dict) and DENSE in vecs else None
+        return size, set(info.config.params.sparse_vectors or {}), dict(info.config.metadata or {})
 
     def _doc_keywords(self, title: str, sentences: Sequence[str]) -> SparseVec:
         """The "bm25_doc" vector of a document (at ingest and when upgrading old collections)."""
@@ -69,7 +85,7 @@ class _SchemaMixin(_StoreCore):
         c = self.client
         config = qm.SparseVectorNameConfig(sparse=qm.SparseVectorConfig(modifier=qm.Modifier.IDF))
         try:
-            if SPARSE_DOC not in (c.get_collection(self.collection).config.params.sparse_vectors or {}):
+            if SPARSE_DOC not in self._collection_shape()[1]:
                 # Marked first: a crash after the vector exists but before it is filled must resume.
                 c.update_collection(self.collection, metadata={_UPGRADE_MARK: "filling"})
                 c.create_vector_name(self.collection, SPARSE_DOC, config)
@@ -104,17 +120,5 @@ class _SchemaMixin(_StoreCore):
             if offset is None:
                 break
         c.update_collection(self.collection, metadata={_UPGRADE_MARK: "done"})
-        _MIRRORS.pop((self._key, self.collection, "doc"), None)
         log.warning("collection %r upgraded in %.0f s (%d documents)", self.collection, time.perf_counter() - t0,
                     filled)
-
-    def _relax_local_durability(self) -> None:
-        """Local mode commits one SQLite transaction per point with a full fsync (~20 ms each on
-        a busy disk). WAL + synchronous=NORMAL keeps the file consistent on a crash and makes
-        bulk ingest ~50x faster; only the last commits can be lost on a power cut."""
-        try:
-            con = self.client._client.collections[self.collection].storage.storage  # type: ignore[attr-defined]
-            con.execute("PRAGMA journal_mode=WAL")
-            con.execute("PRAGMA synchronous=NORMAL")
-        except (AttributeError, KeyError) as exc:  # a future client layout: just slower
-            log.debug("could not relax local durability: %s", exc)

@@ -1,13 +1,12 @@
-"""Fused search: the dense and keyword rankings (from the in-process mirror for local stores, from
-Qdrant for a server), reciprocal rank fusion of segments or of document rankings, and documents
-ranked by aggregating their segments.
+"""Fused search: the dense and keyword rankings (from Qdrant: Edge in-process, or a server),
+reciprocal rank fusion of segments or of document rankings, and documents ranked by aggregating
+their segments.
 """
 
 from __future__ import annotations
 
 import logging
 
-import numpy as np
 from qdrant_client import models as qm
 
 from claimscope.tools.errors import InputError
@@ -24,8 +23,6 @@ from claimscope.tools.store.layout import (
     _Hit,
     rrf_fuse,
 )
-from claimscope.tools.store.mirror import _MIRRORS, _Mirror
-from claimscope.tools.store.pool import _CLIENTS_LOCK
 
 log = logging.getLogger(__name__)
 
@@ -33,92 +30,12 @@ log = logging.getLogger(__name__)
 class _SearchMixin(_StoreCore):
     """Hybrid retrieval of segments and documents."""
 
-    def _mirror(self) -> _Mirror:
-        mkey = (self._key, self.collection)
-        with _CLIENTS_LOCK:
-            mirror = _MIRRORS.get(mkey)
-            if mirror is None:
-                mirror = self._mirror_from_local_arrays() if self._is_local else None
-                if mirror is None:
-                    mirror = self._mirror_by_scroll()
-                _MIRRORS[mkey] = mirror
-            return mirror
-
-    def _doc_mirror(self) -> _Mirror:
-        """The mirror of the documents' keyword vectors (no dense part)."""
-        mkey = (self._key, self.collection, "doc")
-        with _CLIENTS_LOCK:
-            mirror = _MIRRORS.get(mkey)
-            if mirror is None:
-                mirror = self._mirror_from_local_arrays(kind="doc") if self._is_local else None
-                if mirror is None:
-                    mirror = self._mirror_by_scroll(kind="doc")
-                _MIRRORS[mkey] = mirror
-            return mirror
-
-    def _mirror_from_local_arrays(self, kind: str = "seg") -> _Mirror | None:
-        """Build the mirror from the arrays local mode already holds in memory (a scroll copies
-        every point and takes ~100x longer). None if the client's layout is not the expected one."""
-        try:
-            lc = self.client._client.collections[self.collection]  # type: ignore[attr-defined]
-            n = len(lc.ids_inv)
-            dense_all = lc.vectors[DENSE][:n]
-            sparse_all = lc.sparse_vectors[SPARSE if kind == "seg" else SPARSE_DOC]
-            deleted = lc.deleted[:n]
-            payloads = lc.payload
-        except (AttributeError, KeyError, TypeError) as exc:
-            log.debug("local arrays unavailable, scrolling instead: %s", exc)
-            return None
-        rows = [i for i in range(n) if not deleted[i] and (payloads[i] or {}).get("type") == kind]
-        if kind == "doc":
-            # Local mode keeps an empty sparse vector for a point that has none.
-            rows = [i for i in rows if i < len(sparse_all) and len(sparse_all[i].indices)]
-        mirror = _Mirror(dim=self.embedder.dim if kind == "seg" else 0)
-        if rows:
-            dense = (np.asarray(dense_all[rows], dtype=np.float32) if kind == "seg"
-                     else np.zeros((len(rows), 0), np.float32))
-            mirror.append([str(lc.ids_inv[i]) for i in rows], [payloads[i] for i in rows], dense,
-                          [(list(sparse_all[i].indices), list(sparse_all[i].values)) for i in rows])
-        return mirror
-
-    def _mirror_by_scroll(self, kind: str = "seg") -> _Mirror:
-        mirror = _Mirror(dim=self.embedder.dim if kind == "seg" else 0)
-        flt = qm.Filter(must=[qm.FieldCondition(key="type", match=qm.MatchValue(value=kind))])
-        offset = None
-        while True:
-            points, offset = self.client.scroll(self.collection, scroll_filter=flt, limit=4096,
-                                                offset=offset, with_payload=True, with_vectors=True)
-            if points:
-                ids, pls, dense, sparse_vecs = [], [], [], []
-                for p in points:
-                    vec = p.vector if isinstance(p.vector, dict) else {}
-                    stored = vec.get(SPARSE if kind == "seg" else SPARSE_DOC)
-                    sv = stored if isinstance(stored, qm.SparseVector) else None
-                    if kind == "doc" and sv is None:
-                        continue
-                    ids.append(str(p.id))
-                    pls.append(p.payload or {})
-                    dense.append(vec.get(DENSE) if kind == "seg" else [])
-                    sparse_vecs.append((list(sv.indices), list(sv.values)) if sv is not None else ([], []))
-                if ids:
-                    mirror.append(ids, pls, np.asarray(dense, dtype=np.float32).reshape(len(ids), mirror.dim),
-                                  sparse_vecs)
-            if offset is None:
-                return mirror
-
     def _ranked_lists(self, query: str, flt: SearchFilter | None, limit: int) -> tuple[list[_Hit], list[_Hit]]:
         """The dense and the keyword ranking of segments (each up to `limit`)."""
         use_dense = self.fusion != "sparse"
         use_sparse = self.fusion != "dense"
         qd = self.embedder.encode([query])[0] if use_dense else None
         qs = self.bm25.encode_query(query) if use_sparse else None
-        if self.local_index:
-            mirror = self._mirror()
-            m = mirror.mask(flt)
-            dense = mirror.dense_top(qd, limit, m) if qd is not None else []
-            sparse = mirror.sparse_top(qs.indices, limit, m) if qs is not None else []
-            return ([_Hit(mirror.ids[i], s, mirror.payloads[i]) for i, s in dense],
-                    [_Hit(mirror.ids[i], s, mirror.payloads[i]) for i, s in sparse])
         qf = self._qdrant_filter(flt)
         out: list[list[_Hit]] = []
         for using, q in ((DENSE, qd.tolist() if qd is not None else None),
@@ -137,10 +54,6 @@ class _SearchMixin(_StoreCore):
         qs = self.bm25_doc.encode_query(query)
         if not qs.indices:
             return []
-        if self.local_index:
-            mirror = self._doc_mirror()
-            top = mirror.sparse_top(qs.indices, limit, mirror.mask(flt))
-            return [((mirror.corpus[i], mirror.doc_id[i]), s) for i, s in top]
         res = self.client.query_points(self.collection, query=qm.SparseVector(indices=qs.indices, values=qs.values),
                                        using=SPARSE_DOC, query_filter=self._qdrant_filter(flt, "doc"), limit=limit,
                                        with_payload=["corpus", "doc_id"])
@@ -152,7 +65,7 @@ class _SearchMixin(_StoreCore):
         """Segments ranked by the configured fusion (doc_rrf fuses segments like rrf here);
         `candidates` per ranking before fusion (default: the prefetch setting)."""
         candidates = max(candidates or self.prefetch, limit if self.fusion in ("dense", "sparse") else 0)
-        if self.fusion in ("rrf", "doc_rrf") and not self.local_index:
+        if self.fusion in ("rrf", "doc_rrf"):
             return self._qdrant_rrf(query, flt, limit, candidates)
         dense, sparse = self._ranked_lists(query, flt, candidates)
         if self.fusion == "dense":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from qdrant_client import models as qm
@@ -15,6 +15,7 @@ from claimscope.tools.models import (
     SentenceKey,
 )
 from claimscope.tools.sparse import BM25Encoder
+from claimscope.tools.store.engine import ClusterParams, close_engine, open_engine
 from claimscope.tools.store.ingest import _IngestMixin
 from claimscope.tools.store.layout import (
     AGGREGATIONS,
@@ -27,8 +28,6 @@ from claimscope.tools.store.layout import (
     seg_point_id,
     segment_document,
 )
-from claimscope.tools.store.mirror import _CORPUS_NAMES, _MIRRORS, _Mirror
-from claimscope.tools.store.pool import _acquire_client, _release_client
 from claimscope.tools.store.search import _SearchMixin
 
 
@@ -39,8 +38,8 @@ class EvidenceStore(_IngestMixin, _SearchMixin):
                  collection: str = "claimscope", fusion: str = "rrf", rrf_k: int = 60,
                  prefetch: int = 200, doc_aggregation: str = "max", batch_size: int = 256,
                  granularities: Sequence[str] = ("sentence",), title_in_embedding: bool = True,
-                 local_index: bool | None = None, bm25: BM25Encoder | None = None,
-                 keyword_documents: bool = True) -> None:
+                 bm25: BM25Encoder | None = None, keyword_documents: bool = True,
+                 cluster: ClusterParams | None = None, api_key: str | None = None) -> None:
         if fusion not in FUSIONS:
             raise InputError(f"unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}.")
         if doc_aggregation not in AGGREGATIONS:
@@ -60,27 +59,25 @@ class EvidenceStore(_IngestMixin, _SearchMixin):
         self.bm25 = bm25 or BM25Encoder()
         self.bm25_doc = BM25Encoder(k1=self.bm25.k1, b=self.bm25.b, avg_len=DOC_AVG_LEN)
         self.keyword_documents = keyword_documents
+        self.cluster = cluster or ClusterParams()
         # Degraded-operation notices for the user (the investigation copies them into its report).
         self.warnings: list[str] = []
-        self._key, self.client = _acquire_client(path, url)
+        self._key, self.client = open_engine(path, url, api_key)
         self._closed = False
-        self.local_index = (url is None) if local_index is None else local_index
         try:
             upgrade = self._ensure_collection()
-            if url is None:
-                self._relax_local_durability()
             if upgrade:
                 self._upgrade_keyword_documents()
         except BaseException:
-            # Release our share of the client, or the local directory stays locked for this process.
+            # Release our share of the engine, or the local directory stays locked for this process.
             self.close()
             raise
 
     def close(self) -> None:
-        """Release this store's share of the client (closed with the last store on the path)."""
+        """Release this store's share of the engine (closed with the last store on the path)."""
         if not self._closed:
             self._closed = True
-            _release_client(self._key)
+            close_engine(self.client)
 
     def __enter__(self) -> EvidenceStore:
         return self
@@ -162,14 +159,4 @@ class EvidenceStore(_IngestMixin, _SearchMixin):
         n_docs = self._count(name, "doc")
         flt = qm.Filter(must=[qm.FieldCondition(key="corpus", match=qm.MatchValue(value=name))])
         self.client.delete(self.collection, points_selector=qm.FilterSelector(filter=flt), wait=True)
-        _CORPUS_NAMES.pop((self._key, self.collection), None)
-        for mkey in ((self._key, self.collection), (self._key, self.collection, "doc")):
-            mirror = _MIRRORS.get(mkey)
-            if mirror is not None:
-                mirror.kill(_in_corpus(mirror, name))
         return n_docs
-
-
-def _in_corpus(mirror: _Mirror, name: str) -> Callable[[int], bool]:
-    """Whether row i of `mirror` belongs to corpus `name`."""
-    return lambda i: mirror.corpus[i] == name
