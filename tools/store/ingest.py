@@ -98,8 +98,9 @@ class _IngestMixin(_SchemaMixin):
             if pending_segs >= self.batch_size or pending_handled >= self.batch_size:
                 flush()
         flush()
-        if added and isinstance(self.client, EdgeClient):
-            # Builds the HNSW index and merges the small segments the batches left behind.
+        if isinstance(self.client, EdgeClient):
+            # Builds the HNSW index and merges the small segments the batches left behind (also
+            # after an ingest that added nothing: the one before it may have stopped short of this).
             self.client.optimize(self.collection)
         return IngestStats(added=added, skipped_duplicates=skipped, segments=n_segments,
                            seconds=round(time.perf_counter() - t0, 3))
