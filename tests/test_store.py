@@ -490,3 +490,40 @@ def test_embedding_model_specs(tmp_path):
     assert resolve_model_spec("/some/local/dir") == "/some/local/dir"
     with pytest.raises(InputError, match="packaged models"):
         resolve_model_spec("packaged:nope")
+
+
+def test_a_server_runs_the_same_code_and_gets_the_cluster_layout(tmp_path, monkeypatch):
+    """`store.url` goes through QdrantClient; qdrant-client's in-memory Qdrant stands in for the
+    server, and must give what the embedded engine gives."""
+    from qdrant_client import QdrantClient
+
+    from claimscope.tools.store import ClusterParams
+    from claimscope.tools.store import store as store_mod
+
+    server = QdrantClient(location=":memory:")
+    created: dict[str, object] = {}
+    real_create = server.create_collection
+
+    def create(*args, **kwargs):
+        created.update(kwargs)
+        return real_create(*args, **kwargs)
+    monkeypatch.setattr(server, "create_collection", create)
+    real_open = store_mod.open_engine
+    monkeypatch.setattr(store_mod, "open_engine", lambda path, url, api_key=None: (
+        ("url:" + url, server) if url else real_open(path, url, api_key)))
+    emb = JitterEmbedder(64)
+    cluster = ClusterParams(shard_number=3, replication_factor=2)
+    with EvidenceStore(emb, url="http://qdrant.example:6333", fusion="doc_rrf", cluster=cluster) as remote, \
+            EvidenceStore(emb, path=tmp_path / "q", fusion="doc_rrf") as local:
+        assert not remote.embedded and local.embedded
+        assert created["shard_number"] == 3 and created["replication_factor"] == 2
+        assert "write_consistency_factor" not in created  # unset: the server's default
+        for s in (remote, local):
+            _load(s)
+        assert remote.corpora() == local.corpora()
+        for q in ("aspirin bleeding risk", "sleep and memory", "coffee mortality cohort"):
+            a, b = remote.search(q, k=5), local.search(q, k=5)
+            assert [h.document.id for h in a] == [h.document.id for h in b]
+            assert np.allclose([h.score for h in a], [h.score for h in b], atol=1e-6)
+        assert remote.delete_corpus("csv") == local.delete_corpus("csv") > 0
+        assert remote.corpora() == local.corpora()
