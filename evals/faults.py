@@ -860,7 +860,7 @@ def run_all(selected: set[str] | None = None) -> dict[str, Any]:
         "not_covered": NOT_COVERED,
         "seconds": round(time.perf_counter() - t0, 1),
         "setup": "in-process `claimscope` main(), Python API and MCP client on a fresh data directory per "
-                 "scenario; fixture corpus in Qdrant local mode, HashEmbedder, KeywordStance, scripted model "
+                 "scenario; fixture corpus in the embedded store (Qdrant Edge), HashEmbedder, KeywordStance, scripted model "
                  "through the real LiteLLM gateway, scholarly search through httpx.MockTransport; fake API key "
                  f"in {', '.join(KEY_VARS)}",
     }

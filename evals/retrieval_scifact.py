@@ -302,7 +302,7 @@ def render_md(result: dict) -> str:
     lines += [
         "",
         f"- Ingest of the corpus through the store ({result['segments']} title + sentence segments, MiniLM on CPU, "
-        "Qdrant local mode): " + (f"{ing:.0f} s ({result['sentences_per_second']:.0f} sentences/s)." if ing else "not measured."),
+        "Qdrant Edge): " + (f"{ing:.0f} s ({result['sentences_per_second']:.0f} sentences/s)." if ing else "not measured."),
         (f"- Query latency of the default, k = 10, query encoding included: p50 {result['query_ms_p50']:.1f} ms, "
          f"p95 {result['query_ms_p95']:.1f} ms over {result.get('latency_queries', '?')} dev claims."
          if result.get("query_ms_p50") is not None else "- Query latency: not measured."),

@@ -405,7 +405,7 @@ def main() -> None:
     results.update(kill_resume(args.runs, rng))
     results.update(mcp_concurrency(args.mcp_sessions, args.mcp_workers))
     results["seconds"] = round(time.perf_counter() - t0, 1)
-    results["setup"] = ("offline fixture: tests/fixtures/investigation/corpus.jsonl in Qdrant local mode, "
+    results["setup"] = ("offline fixture: tests/fixtures/investigation/corpus.jsonl in the embedded store (Qdrant Edge), "
                         "HashEmbedder, KeywordStance, scripted model through the real LiteLLM gateway; "
                         "kills are SIGKILL of a subprocess at a random progress event; MCP over streamable "
                         "HTTP on 127.0.0.1 with the official MCP client")

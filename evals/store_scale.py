@@ -5,9 +5,10 @@ and 500k abstracts, and sessions shared by two processes through PostgreSQL.
     nice python -m evals.store_scale --sizes 50000       # a smaller growth run
     nice python -m evals.store_scale --skip-scifact --skip-postgres
 
-Writes evals/results/store_scale.json. Needs the SciFact store of `python -m evals.retrieval_scifact`
-(evals/work/store_scifact; a store made by the former local-mode engine is moved to Qdrant Edge
-when first opened) and ../shared/data/scifact.
+Writes evals/results/store_scale.json. Uses ../shared/data/scifact and the SciFact store in
+evals/work/store_scifact (the one `python -m evals.retrieval_scifact` makes; built here by the
+`ingest_s` measurement when missing; a store made by the former local-mode engine is moved to Qdrant
+Edge when first opened).
 
 - `embedded`: the SciFact store (5,183 abstracts, 51,136 points) opened in a fresh process: open
   time, corpus listing with counts, first query, latency p50 / p95 of the default retrieval
@@ -143,12 +144,19 @@ def measure_embedded() -> dict[str, Any]:
             "recall@100": round(statistics.fmean(rc), 4), "rss_mb": _peak_mb(), "disk_mb": _disk_mb(SCIFACT_STORE / "edge")}
 
 
+def _scifact_store_exists() -> bool:
+    return (SCIFACT_STORE / "edge").exists() or (SCIFACT_STORE / "collection").exists()
+
+
 def measure_scifact_ingest() -> dict[str, Any]:
-    """A fresh ingest of the SciFact corpus through the product, real embedding model included."""
+    """A fresh ingest of the SciFact corpus through the product, real embedding model included. Where
+    there is no SciFact store yet, this ingest becomes it (kept for `embedded` and the synthetic
+    corpora); otherwise it goes to a scratch directory removed afterwards."""
     from claimscope.tools.ingest import read_path
     from claimscope.tools.store import EvidenceStore
 
-    target = SCALE_DIR / "scifact_ingest"
+    keep = not _scifact_store_exists()
+    target = SCIFACT_STORE if keep else SCALE_DIR / "scifact_ingest"
     shutil.rmtree(target, ignore_errors=True)
     embedder = _embedder()
     embedder.encode(["load the encoder before the clock starts"])
@@ -158,7 +166,8 @@ def measure_scifact_ingest() -> dict[str, Any]:
         stats = store.add_documents(docs, "scifact")
     ingest_s = time.perf_counter() - t
     disk = _disk_mb(target)
-    shutil.rmtree(target, ignore_errors=True)
+    if not keep:
+        shutil.rmtree(target, ignore_errors=True)
     return {"ingest_s": round(ingest_s, 1), "segments": stats.segments, "documents": stats.added,
             "disk_mb": disk, "rss_mb": _peak_mb()}
 
@@ -324,16 +333,16 @@ def main() -> None:
               "embed-rate": lambda: {"embed_sentences_per_s": embedding_rate()}}[args.task]
         args.out.write_text(json.dumps(fn(), indent=2))
         return
-    if not (SCIFACT_STORE / "edge").exists() and not (SCIFACT_STORE / "collection").exists():
-        sys.exit(f"no SciFact store at {SCIFACT_STORE}: run `python -m evals.retrieval_scifact` first.")
     SCALE_DIR.mkdir(parents=True, exist_ok=True)
+    if args.skip_scifact and not _scifact_store_exists():
+        sys.exit(f"no SciFact store at {SCIFACT_STORE}: run once without --skip-scifact to build it.")
     result: dict[str, Any] = json.loads(OUT.read_text()) if OUT.exists() else {}
     result.update({"command": "python -m evals.store_scale", "cpu_count": os.cpu_count(),
                    "qdrant_edge_version": _edge_version(), "load_average_at_start": _load(),
                    "local_mode": LOCAL_MODE_RECORD})
     if not args.skip_scifact:
-        embedded = _child("embedded")
         ingest = _child("scifact-ingest")
+        embedded = _child("embedded")
         embedded.update({"ingest_s": ingest["ingest_s"], "ingest_segments": ingest["segments"],
                          "ingest_rss_mb": ingest["rss_mb"], "load_average": _load()})
         result["embedded"] = embedded
