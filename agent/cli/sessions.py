@@ -1,7 +1,7 @@
 """`claimscope sessions list|show|resume|export|delete` and `claimscope mcp`.
 
-Sessions are the investigations kept in the LangGraph SQLite checkpointer (settings
-`sessions.path`), whoever started them (`claimscope investigate`, the chat, the MCP server).
+Sessions are the investigations kept in the LangGraph checkpointer (the SQLite file
+`sessions.path`, or the PostgreSQL database `sessions.url`), whoever started them (`claimscope investigate`, the chat, the MCP server).
 """
 
 from __future__ import annotations
@@ -259,8 +259,10 @@ def delete(
 @sessions_app.command()
 def repair() -> None:
     """Repair a damaged sessions database: keep a backup, recover what is readable, start a fresh file."""
-    from claimscope.agent.sessions_repair import repair_sessions
+    from claimscope.agent.sessions_repair import refuse_postgres, repair_sessions
+    from claimscope.agent.settings import get_settings
 
+    refuse_postgres(get_settings())
     for rep in repair_sessions(_sessions_path()):
         if rep.healthy:
             console.print(f"{rep.path}: no damage found, left as it is.", highlight=False)
