@@ -169,12 +169,22 @@ class _PostgresIndex:
             raise
 
     def lease(self, session_id: str) -> Callable[[], None] | None:
+        key = self._db.lease_key(session_id)
         conn = self._db.connect(self.url)
-        row = conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (self._db.lease_key(session_id),)).fetchone()
-        if not row["ok"]:
+        if not conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (key,)).fetchone()["ok"]:
             conn.close()
             return None
-        return conn.close  # closing the connection releases the lock
+
+        def release() -> None:
+            # Unlocked explicitly: the server ends a closed connection's session (and its locks)
+            # a moment after the close, when whoever waited on the run may already look.
+            try:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+            except Exception:  # the connection is gone, and the lock with it
+                pass
+            conn.close()
+
+        return release
 
     def running_elsewhere(self, session_id: str) -> bool:
         key = self._db.lease_key(session_id)
@@ -600,9 +610,16 @@ class RunManager:
 
     def _known(self, sid: str) -> bool:
         with self._lock:
-            if sid in self._live:
+            live = self._live.get(sid)
+            if live is not None and (not self.index.shared or (live.future and not live.future.done())):
                 return True
-        return self.index.get(sid) is not None or bool(self.investigator.state(sid))
+        if self.index.get(sid) is not None or bool(self.investigator.state(sid)):
+            return True
+        if live is not None:
+            # Finished here, then deleted by another process sharing the index.
+            with self._lock:
+                self._live.pop(sid, None)
+        return False
 
     def _existing(self, session_id: str) -> str:
         sid = check_session_id(session_id)
