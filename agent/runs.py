@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.state import InvestigationOptions
 from claimscope.agent.investigation import Investigator, RunResult
+from claimscope.agent.settings import Settings
 from claimscope.tools.errors import ClaimscopeError, InputError
 
 SessionStatus = Literal[
@@ -305,6 +306,34 @@ class SessionIndex:
         self._backend.close()
 
 
+RUNNING_ELSEWHERE = ("is running in another claimscope process sharing the sessions database; wait for "
+                     "it (get_status) or cancel it there.")
+
+
+@contextmanager
+def session_lease(index: SessionIndex, session_id: str) -> Iterator[None]:
+    """Hold the session's lease while the block runs it in this thread (the command line);
+    InputError if another process sharing the index runs it."""
+    release = index.lease(session_id)
+    if release is None:
+        raise InputError(f"session {session_id!r} {RUNNING_ELSEWHERE}")
+    try:
+        yield
+    finally:
+        release()
+
+
+@contextmanager
+def shared_session_lease(settings: Settings, session_id: str | None) -> Iterator[None]:
+    """`session_lease` for a command that runs a named session without a RunManager; nothing to
+    hold without a session id or with SQLite sessions (one process uses those at a time)."""
+    if not session_id or not settings.sessions.url:
+        yield
+        return
+    with session_lease(SessionIndex(url=settings.sessions.url), session_id):
+        yield
+
+
 def create_index_tables(conn: Any, real: str = "REAL") -> None:
     """The session index's tables (kept here so a repaired index gets the same schema); `real`:
     the column type of Unix times (PostgreSQL's REAL is single precision, too coarse for them)."""
@@ -360,6 +389,8 @@ class RunManager:
         # Whether another process runs a session, by id: (monotonic time asked, answer). Asked at
         # most once a second per session, since progress streams ask on every poll.
         self._elsewhere: dict[str, tuple[float, bool]] = {}
+        # Events of sessions run by another process: (monotonic time read, events so far).
+        self._remote: dict[str, tuple[float, list[RunEvent]]] = {}
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="claimscope-run")
         self._live: dict[str, _Live] = {}
         self._lock = threading.Lock()
@@ -483,12 +514,28 @@ class RunManager:
 
     def events(self, session_id: str, since: int = 0) -> list[RunEvent]:
         """The session's events after number `since`, in order."""
-        sid = self._existing(session_id)
+        sid = check_session_id(session_id)
+        if self._running_elsewhere(sid):
+            # Progress streams poll this many times a second: read the database at most every
+            # ELSEWHERE_POLL_S, and only the events not read yet.
+            return [e for e in self._remote_events(sid) if e.seq > since]
+        sid = self._existing(sid)
         with self._lock:
+            self._remote.pop(sid, None)
             live = self._live.get(sid)
             if live is not None:
                 return [e for e in live.events if e.seq > since]
         return self.index.events(sid, since)
+
+    def _remote_events(self, sid: str) -> list[RunEvent]:
+        now = time.monotonic()
+        with self._lock:
+            read_at, known = self._remote.get(sid, (0.0, []))
+        if now - read_at >= ELSEWHERE_POLL_S:
+            known = known + self.index.events(sid, known[-1].seq if known else 0)
+            with self._lock:
+                self._remote[sid] = (now, known)
+        return known
 
     def wait_events(self, session_id: str, since: int = 0, timeout: float | None = None) -> list[RunEvent]:
         """Block until there are events after `since` or the session is no longer active (or the
@@ -583,6 +630,15 @@ class RunManager:
         ids += sorted(set(checkpoint_threads(self.investigator.checkpointer)) - set(ids))
         return [self.status(i) for i in ids]
 
+    @contextmanager
+    def hold(self, session_id: str) -> Iterator[str]:
+        """Run the session in the calling thread (the command line) rather than a worker: refused
+        while it is active here or elsewhere, and leased meanwhile; yields its checked id."""
+        sid = self._existing(session_id)
+        self._refuse_if_active(sid)
+        with session_lease(self.index, sid):
+            yield sid
+
     def delete(self, session_id: str) -> None:
         """Forget a session: its checkpoints, index row and events."""
         sid = self._existing(session_id)
@@ -630,8 +686,7 @@ class RunManager:
 
     def _refuse_if_active(self, sid: str) -> None:
         if self._running_elsewhere(sid, fresh=True):
-            raise InputError(f"session {sid!r} is running in another claimscope process sharing the "
-                             "sessions database; wait for it (get_status) or cancel it there.")
+            raise InputError(f"session {sid!r} {RUNNING_ELSEWHERE}")
         if self.is_active(sid):
             raise InputError(f"session {sid!r} is running; wait for it (get_status) or cancel it first.")
 
@@ -661,8 +716,7 @@ class RunManager:
                 raise InputError("the run manager is shutting down; start the session again later.")
         release = self.index.lease(sid)
         if release is None:
-            raise InputError(f"session {sid!r} is running in another claimscope process sharing the "
-                             "sessions database; wait for it (get_status) or cancel it there.")
+            raise InputError(f"session {sid!r} {RUNNING_ELSEWHERE}")
         try:
             self._queue(sid, work, release)
         except BaseException:

@@ -131,7 +131,7 @@ def test_delete_removes_the_session_for_every_instance_and_only_that_one(tmp_pat
     b.shutdown()
 
 
-def test_a_session_running_elsewhere_is_shown_running_and_not_run_twice(tmp_path, pg_url):
+def test_a_session_running_elsewhere_is_shown_running_and_not_run_twice(tmp_path, pg_url, monkeypatch, capsys):
     """A lease held by another process (here a second index on the same database) makes the session
     read as running; its events reach a watcher through the database; it cannot be resumed or
     deleted meanwhile, and can once the lease is gone."""
@@ -154,9 +154,16 @@ def test_a_session_running_elsewhere_is_shown_running_and_not_run_twice(tmp_path
     for act in (lambda: watcher.resume("busy"), lambda: watcher.delete("busy")):
         with pytest.raises(InputError, match="running in another claimscope process"):
             act()
+    monkeypatch.setenv("CLAIMSCOPE_SESSIONS__URL", pg_url)
+    code, out = run_main(monkeypatch, capsys, "sessions", "resume", "busy")
+    assert code == 2 and "running in another claimscope process" in out, out
     late = RunEvent(seq=1, time=time.time(), kind="step_started", step="gather")
     threading.Timer(0.2, lambda: elsewhere.add_event("busy", late)).start()
     assert [e.seq for e in watcher.wait_events("busy", 0, timeout=GUARD_S)] == [1]
+    deadline = time.monotonic() + GUARD_S
+    while not watcher.events("busy") and time.monotonic() < deadline:  # read twice a second at most
+        time.sleep(0.1)
+    assert [e.step for e in watcher.events("busy")] == ["gather"]
 
     release()
     assert watcher.status("busy").status == "interrupted" and not watcher.is_active("busy")

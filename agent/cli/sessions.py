@@ -169,22 +169,24 @@ def resume(
     handler = None if quiet else _print_event
     queue = [decision_from_text(d) for d in (decision or [])]
     inv = manager.investigator
-    if info.pending is None and not info.has_report:
-        err.print(f"resuming session {sid} after: {', '.join(info.finished_steps) or 'nothing yet'}", highlight=False)
-        result = inv.resume(sid, on_event=handler)
-    else:
-        result = inv.result(sid)
-    while result.pending is not None:
-        _print_pending(result.pending)
-        if queue:
-            answer = queue.pop(0)
-        elif ask:
-            answer = decision_from_text(typer.prompt("decision ('accept' or JSON)", default="accept"))
+    with manager.hold(sid):
+        if info.pending is None and not info.has_report:
+            err.print(f"resuming session {sid} after: {', '.join(info.finished_steps) or 'nothing yet'}",
+                      highlight=False)
+            result = inv.resume(sid, on_event=handler)
         else:
-            console.print(f"session {sid} is paused; resume with --decision accept (or a JSON edit) or --ask.",
-                          markup=False)
-            return
-        result = inv.answer(sid, answer, on_event=handler)
+            result = inv.result(sid)
+        while result.pending is not None:
+            _print_pending(result.pending)
+            if queue:
+                answer = queue.pop(0)
+            elif ask:
+                answer = decision_from_text(typer.prompt("decision ('accept' or JSON)", default="accept"))
+            else:
+                console.print(f"session {sid} is paused; resume with --decision accept (or a JSON edit) or --ask.",
+                              markup=False)
+                return
+            result = inv.answer(sid, answer, on_event=handler)
     err.print(f"session: {sid} (status: {result.status})", highlight=False)
     if not result.report:
         raise InputError(f"session {sid} ended without a report (status {result.status}).")
