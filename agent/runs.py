@@ -804,7 +804,7 @@ def checkpoint_threads(checkpointer: Any) -> list[str]:
             rows = conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
         return [r[0] for r in rows]
     if type(checkpointer).__module__.startswith("langgraph.checkpoint.postgres"):
-        with conn.connection() as pg:
+        with checkpointer.conn.connection() as pg:
             return [r["thread_id"] for r in pg.execute("SELECT DISTINCT thread_id FROM checkpoints ORDER BY 1")]
     storage = getattr(checkpointer, "storage", None)
     if isinstance(storage, dict):
