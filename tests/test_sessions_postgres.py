@@ -262,3 +262,35 @@ def test_the_cli_lists_sessions_kept_in_postgres(tmp_path, pg_url, monkeypatch, 
     rows = json.loads(out[out.index("["):])
     assert [(r["session_id"], r["status"], r["claim"]) for r in rows] == [("cli1", "complete", claim_for(0))]
     a.shutdown()
+
+
+def test_the_web_app_of_another_worker_streams_a_session_run_elsewhere(tmp_path, pg_url):
+    """Worker B's progress stream follows a session whose lease another process holds, through the
+    events that process writes to the database, and ends when the lease goes."""
+    from starlette.testclient import TestClient
+
+    from claimscope.agent.web import create_app
+
+    first = Investigator(make_services(tmp_path / "a", sessions={"url": pg_url}))
+
+    def stop_after_analyse(ev: ProgressEvent) -> None:
+        if ev.kind == "step_finished" and ev.step == "analyse":
+            raise InputError("stopped")
+
+    with pytest.raises(InputError):
+        first.run(claim_for(6), options(), thread_id="watched", on_event=stop_after_analyse)
+    elsewhere = SessionIndex(url=pg_url)
+    elsewhere.upsert("watched", claim=claim_for(6), status="running")
+    release = elsewhere.lease("watched")
+    assert release is not None
+    for seq, step in ((1, "analyse"), (2, "gather")):
+        elsewhere.add_event("watched", RunEvent(seq=seq, time=time.time(), kind="step_started", step=step))
+    worker_b = _manager(tmp_path, pg_url, "b")
+    with TestClient(create_app(worker_b), base_url="http://127.0.0.1:8000") as client:
+        status = client.get("/sessions/watched/status").json()
+        assert status["status"] == "running" and status["active"]
+        threading.Timer(0.5, release).start()
+        stream = client.get("/sessions/watched/events").text
+    assert "id: 1\nevent: progress" in stream and "id: 2\nevent: progress" in stream
+    assert stream.rstrip().endswith('"status": "interrupted", "has_report": false, "paused": false}')
+    worker_b.shutdown()
