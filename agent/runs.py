@@ -387,7 +387,7 @@ class RunManager:
                               if not _in_memory(self.investigator) else None)
             self.index = SessionIndex(index_path)
         # Whether another process runs a session, by id: (monotonic time asked, answer). Asked at
-        # most once a second per session, since progress streams ask on every poll.
+        # most every ELSEWHERE_POLL_S per session, since progress streams ask on every poll.
         self._elsewhere: dict[str, tuple[float, bool]] = {}
         # Events of sessions run by another process: (monotonic time read, events so far).
         self._remote: dict[str, tuple[float, list[RunEvent]]] = {}
