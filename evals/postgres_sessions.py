@@ -16,8 +16,9 @@ Checked: every investigation completes (`completed`), none is missing from any w
 (`all_listed_by_every_process`). Timings (wall clock, per investigation) depend on the machine's
 load, reported with it.
 
-`measure()` returns the figures (evals/store_scale.py files them under `postgres_sessions`);
-`--write` also writes evals/results/postgres_sessions.json.
+`measure()` returns the figures (evals/store_scale.py files them under `postgres_sessions`), or
+{"skipped": reason} where no PostgreSQL server can start; `--write` also writes
+evals/results/postgres_sessions.json.
 """
 
 from __future__ import annotations
@@ -120,10 +121,14 @@ def finish_worker(proc: subprocess.Popen[str], spec: dict[str, Any]) -> dict[str
 
 def measure(investigations: int = 10, processes: int = 2) -> dict[str, Any]:
     """Figures of `investigations` concurrent investigations over `processes` processes sharing one
-    PostgreSQL sessions database (see the module docstring)."""
-    from tests.postgres_server import start_postgres
+    PostgreSQL sessions database (see the module docstring); {"skipped": reason} where no
+    PostgreSQL server can be started here."""
+    from tests.postgres_server import PostgresUnavailable, start_postgres
 
-    server = start_postgres()
+    try:
+        server = start_postgres()
+    except PostgresUnavailable as exc:
+        return {"skipped": str(exc)}
     root = Path(tempfile.mkdtemp(prefix="claimscope-pg-eval-"))
     try:
         url = server.create_database("claimscope")
@@ -175,6 +180,8 @@ def main() -> None:
         return
     figures = measure(args.investigations, args.processes)
     print(json.dumps(figures, indent=2))
+    if "skipped" in figures:
+        raise SystemExit(1)
     if args.write:
         RESULTS.write_text(json.dumps(figures, indent=2) + "\n")
 

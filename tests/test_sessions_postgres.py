@@ -294,3 +294,14 @@ def test_the_web_app_of_another_worker_streams_a_session_run_elsewhere(tmp_path,
     assert "id: 1\nevent: progress" in stream and "id: 2\nevent: progress" in stream
     assert stream.rstrip().endswith('"status": "interrupted", "has_report": false, "paused": false}')
     worker_b.shutdown()
+
+
+def test_the_benchmark_reports_a_missing_server_instead_of_failing(monkeypatch):
+    import tests.postgres_server as pg
+    from evals.postgres_sessions import measure
+
+    def unavailable():
+        raise PostgresUnavailable("PostgreSQL server programs (initdb, pg_ctl, postgres) not found")
+
+    monkeypatch.setattr(pg, "start_postgres", unavailable)
+    assert measure() == {"skipped": "PostgreSQL server programs (initdb, pg_ctl, postgres) not found"}
