@@ -175,10 +175,17 @@ class Investigator:
             from claimscope.agent.datadir import ensure_data_dir
 
             ensure_data_dir(self.services.settings)
-        # The sessions file, when this investigator keeps sessions in it (named in damage reports).
+        # The sessions file, when this investigator keeps sessions in it (named in damage reports),
+        # or the PostgreSQL database that holds them instead (sessions.url).
         self._db_path: Path | None = None
+        self._db_url: str | None = None
         if checkpointer is None:
-            if persistent:
+            if persistent and self.services.settings.sessions.url:
+                from claimscope.agent.sessions_db import postgres_checkpointer
+
+                self._db_url = self.services.settings.sessions.url
+                checkpointer = postgres_checkpointer(self._db_url)
+            elif persistent:
                 self._db_path = self.services.settings.resolve(self.services.settings.sessions.path)
                 checkpointer = sqlite_checkpointer(self._db_path)
             else:
@@ -210,6 +217,16 @@ class Investigator:
                 f"the disk is full ({exc}): investigation {thread_id} stopped; its finished steps are kept. "
                 f"Free some space, then continue it with `claimscope sessions resume {thread_id}`."
             ) from exc
+        except Exception as exc:
+            if self._db_url is None:
+                raise
+            from claimscope.agent import sessions_db
+
+            if not sessions_db.is_unavailable(exc):
+                raise
+            raise sessions_db.unavailable(
+                self._db_url, exc, f"running investigation {thread_id} (its finished steps are kept: continue "
+                f"it with `claimscope sessions resume {thread_id}` once the database is back)") from None
         return self.result(thread_id)
 
     def _stream(self, payload: Any, config: RunnableConfig, on_event: EventHandler | None) -> None:

@@ -22,7 +22,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.state import InvestigationOptions
 from claimscope.agent.investigation import Investigator, RunResult
+from claimscope.agent.settings import Settings
 from claimscope.tools.errors import ClaimscopeError, InputError
 
 SessionStatus = Literal[
@@ -42,6 +43,8 @@ SessionStatus = Literal[
 ]
 # Statuses after which nothing happens until someone acts (answer, resume, or nothing at all).
 FINAL_STATUSES: frozenset[str] = frozenset({"complete", "no_evidence", "budget_exhausted", "failed"})
+# How often a session run by another process sharing the index is looked at again (seconds).
+ELSEWHERE_POLL_S = 0.5
 SESSION_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
 
@@ -66,7 +69,8 @@ class SessionInfo(BaseModel):
     session_id: str
     claim: str = ""
     status: SessionStatus | str
-    active: bool = Field(False, description="A worker of this process is running (or about to run) it.")
+    active: bool = Field(False, description="A worker is running (or about to run) it: of this process, or "
+                         "of another process sharing the sessions database (sessions.url).")
     created: float | None = None
     updated: float | None = None
     finished_steps: list[str] = Field(default_factory=list)
@@ -90,9 +94,22 @@ class _Live:
         self.current_step: str | None = None
 
 
-class SessionIndex:
-    """The session index: one row per session, in a SQLite file of its own (so its writes never
-    wait on the checkpointer's), plus each session's event log."""
+class _Rows:
+    """What a backend's transaction yields: `execute(sql, args)` with SQLite's `?` placeholders,
+    returning a cursor whose rows are tuples."""
+
+    def __init__(self, run: Callable[[str, tuple[Any, ...]], Any]) -> None:
+        self._run = run
+
+    def execute(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
+        return self._run(sql, args)
+
+
+class _SqliteIndex:
+    """The index in a SQLite file of its own beside the checkpointer (so its writes never wait on
+    the checkpointer's); one process at a time runs a session, so leases are not needed."""
+
+    shared = False
 
     def __init__(self, path: Path | None) -> None:
         self._lock = threading.Lock()
@@ -106,17 +123,131 @@ class SessionIndex:
             with self._lock, self._conn:
                 create_index_tables(self._conn)
 
+    @contextmanager
+    def transaction(self) -> Iterator[_Rows]:
+        with self._lock, self._conn:
+            yield _Rows(self._conn.execute)
+
+    def lease(self, session_id: str) -> Callable[[], None] | None:
+        return _no_release
+
+    def running_elsewhere(self, session_id: str) -> bool:
+        return False
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+class _PostgresIndex:
+    """The index in the PostgreSQL database of the checkpointer, shared by every process using it.
+
+    A process running a session holds a PostgreSQL advisory lock keyed by the session id on a
+    connection of its own (its lease): the others then see the session as running and refuse to
+    run it too, and the lock goes away with the connection if the process dies."""
+
+    shared = True
+
+    def __init__(self, url: str) -> None:
+        from claimscope.agent import sessions_db
+
+        self._db = sessions_db
+        self.url = url
+        sessions_db.setup_schema(url, lambda conn: create_index_tables(conn, real="DOUBLE PRECISION"))
+        self._pool = sessions_db.pool(url)
+
+    @contextmanager
+    def transaction(self) -> Iterator[_Rows]:
+        from psycopg.rows import tuple_row
+
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                cur = conn.cursor(row_factory=tuple_row)
+                yield _Rows(lambda sql, args: cur.execute(sql.replace("?", "%s"), args))
+        except Exception as exc:
+            if self._db.is_unavailable(exc):
+                raise self._db.unavailable(self.url, exc, "using the session index") from None
+            raise
+
+    def lease(self, session_id: str) -> Callable[[], None] | None:
+        key = self._db.lease_key(session_id)
+        conn = self._db.connect(self.url)
+        if not conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (key,)).fetchone()["ok"]:
+            conn.close()
+            return None
+
+        def release() -> None:
+            # Unlocked explicitly: the server ends a closed connection's session (and its locks)
+            # a moment after the close, when whoever waited on the run may already look.
+            try:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+            except Exception:  # the connection is gone, and the lock with it
+                pass
+            conn.close()
+
+        return release
+
+    def running_elsewhere(self, session_id: str) -> bool:
+        key = self._db.lease_key(session_id)
+        with self.transaction() as db:
+            row = db.execute(
+                "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+                "AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 1)",
+                ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF),
+            ).fetchone()
+        return bool(row[0])
+
+    def close(self) -> None:
+        """The pool is the process's, shared with the checkpointer: it stays open."""
+
+
+def _no_release() -> None:
+    pass
+
+
+def _once(fn: Callable[[], None]) -> Callable[[], None]:
+    lock, done = threading.Lock(), [False]
+
+    def call() -> None:
+        with lock:
+            if done[0]:
+                return
+            done[0] = True
+        fn()
+
+    return call
+
+
+class SessionIndex:
+    """The session index: one row per session plus each session's event log, in a SQLite file
+    beside the checkpointer or, with `url`, in the checkpointer's PostgreSQL database."""
+
+    def __init__(self, path: Path | None = None, *, url: str | None = None) -> None:
+        self._backend: _SqliteIndex | _PostgresIndex = _PostgresIndex(url) if url else _SqliteIndex(path)
+        self.shared = self._backend.shared
+
+    def create(self, session_id: str, *, claim: str, options: dict[str, Any]) -> bool:
+        """Record a new queued session; False (nothing written) if the id is taken."""
+        now = time.time()
+        with self._backend.transaction() as db:
+            cur = db.execute(
+                "INSERT INTO sessions (id, claim, created, updated, status, error, options) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                (session_id, claim, now, now, "queued", None, json.dumps(options)),
+            )
+            return bool(cur.rowcount)
+
     def upsert(self, session_id: str, *, claim: str | None = None, status: str | None = None,
                error: str | None = None, options: dict[str, Any] | None = None) -> None:
         now = time.time()
-        with self._lock, self._conn:
-            row = self._conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            if row is None:
-                self._conn.execute(
-                    "INSERT INTO sessions (id, claim, created, updated, status, error, options) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (session_id, claim or "", now, now, status or "queued", error, json.dumps(options or {})),
-                )
+        with self._backend.transaction() as db:
+            cur = db.execute(
+                "INSERT INTO sessions (id, claim, created, updated, status, error, options) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                (session_id, claim or "", now, now, status or "queued", error, json.dumps(options or {})),
+            )
+            if cur.rowcount:
                 return
             sets, args = ["updated = ?", "error = ?"], [now, error]
             if claim is not None:
@@ -125,52 +256,90 @@ class SessionIndex:
             if status is not None:
                 sets.append("status = ?")
                 args.append(status)
-            self._conn.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*args, session_id))
+            db.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*args, session_id))
 
     def get(self, session_id: str) -> dict[str, Any] | None:
-        with self._lock:
-            cur = self._conn.execute(
+        with self._backend.transaction() as db:
+            row = db.execute(
                 "SELECT id, claim, created, updated, status, error FROM sessions WHERE id = ?", (session_id,)
-            )
-            row = cur.fetchone()
+            ).fetchone()
         if row is None:
             return None
         return dict(zip(("id", "claim", "created", "updated", "status", "error"), row, strict=True))
 
     def all(self) -> list[dict[str, Any]]:
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT id, claim, created, updated, status, error FROM sessions ORDER BY created"
+        with self._backend.transaction() as db:
+            rows = db.execute(
+                "SELECT id, claim, created, updated, status, error FROM sessions ORDER BY created, id"
             ).fetchall()
         return [dict(zip(("id", "claim", "created", "updated", "status", "error"), r, strict=True)) for r in rows]
 
     def add_event(self, session_id: str, event: RunEvent) -> None:
-        with self._lock, self._conn:
-            self._conn.execute("INSERT OR REPLACE INTO events (session_id, seq, body) VALUES (?, ?, ?)",
-                               (session_id, event.seq, event.model_dump_json()))
+        with self._backend.transaction() as db:
+            db.execute("INSERT INTO events (session_id, seq, body) VALUES (?, ?, ?) "
+                       "ON CONFLICT (session_id, seq) DO UPDATE SET body = excluded.body",
+                       (session_id, event.seq, event.model_dump_json()))
 
     def events(self, session_id: str, since: int = 0) -> list[RunEvent]:
-        with self._lock:
-            rows = self._conn.execute(
+        with self._backend.transaction() as db:
+            rows = db.execute(
                 "SELECT body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq", (session_id, since)
             ).fetchall()
         return [RunEvent.model_validate_json(r[0]) for r in rows]
 
     def delete(self, session_id: str) -> None:
-        with self._lock, self._conn:
-            self._conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-            self._conn.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
+        with self._backend.transaction() as db:
+            db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            db.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
+
+    def lease(self, session_id: str) -> Callable[[], None] | None:
+        """Claim the right to run the session; returns its release, or None when another process
+        sharing the index holds it (always granted for a SQLite index)."""
+        return self._backend.lease(session_id)
+
+    def running_elsewhere(self, session_id: str) -> bool:
+        """Another process sharing the index holds the session's lease (or this one, on its
+        lease connection: callers look at their own runs first)."""
+        return self._backend.running_elsewhere(session_id)
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._backend.close()
 
 
-def create_index_tables(conn: sqlite3.Connection) -> None:
-    """The session index's tables (kept here so a repaired index gets the same schema)."""
+RUNNING_ELSEWHERE = ("is running in another claimscope process sharing the sessions database; wait for "
+                     "it (get_status) or cancel it there.")
+
+
+@contextmanager
+def session_lease(index: SessionIndex, session_id: str) -> Iterator[None]:
+    """Hold the session's lease while the block runs it in this thread (the command line);
+    InputError if another process sharing the index runs it."""
+    release = index.lease(session_id)
+    if release is None:
+        raise InputError(f"session {session_id!r} {RUNNING_ELSEWHERE}")
+    try:
+        yield
+    finally:
+        release()
+
+
+@contextmanager
+def shared_session_lease(settings: Settings, session_id: str | None) -> Iterator[None]:
+    """`session_lease` for a command that runs a named session without a RunManager; nothing to
+    hold without a session id or with SQLite sessions (one process uses those at a time)."""
+    if not session_id or not settings.sessions.url:
+        yield
+        return
+    with session_lease(SessionIndex(url=settings.sessions.url), session_id):
+        yield
+
+
+def create_index_tables(conn: Any, real: str = "REAL") -> None:
+    """The session index's tables (kept here so a repaired index gets the same schema); `real`:
+    the column type of Unix times (PostgreSQL's REAL is single precision, too coarse for them)."""
     conn.execute(
         "CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, claim TEXT NOT NULL, "
-        "created REAL NOT NULL, updated REAL NOT NULL, status TEXT NOT NULL, error TEXT, "
+        f"created {real} NOT NULL, updated {real} NOT NULL, status TEXT NOT NULL, error TEXT, "
         "options TEXT NOT NULL DEFAULT '{}')"
     )
     conn.execute(
@@ -209,11 +378,19 @@ class RunManager:
         index_path: Path | None | Literal["auto"] = "auto",
     ) -> None:
         self.investigator = investigator or Investigator()
-        if index_path == "auto":
-            settings = self.investigator.services.settings
-            index_path = (index_path_for(settings.resolve(settings.sessions.path))
-                          if not _in_memory(self.investigator) else None)
-        self.index = SessionIndex(index_path)
+        settings = self.investigator.services.settings
+        if index_path == "auto" and settings.sessions.url and not _in_memory(self.investigator):
+            self.index = SessionIndex(url=settings.sessions.url)
+        else:
+            if index_path == "auto":
+                index_path = (index_path_for(settings.resolve(settings.sessions.path))
+                              if not _in_memory(self.investigator) else None)
+            self.index = SessionIndex(index_path)
+        # Whether another process runs a session, by id: (monotonic time asked, answer). Asked at
+        # most every ELSEWHERE_POLL_S per session, since progress streams ask on every poll.
+        self._elsewhere: dict[str, tuple[float, bool]] = {}
+        # Events of sessions run by another process: (monotonic time read, events so far).
+        self._remote: dict[str, tuple[float, list[RunEvent]]] = {}
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="claimscope-run")
         self._live: dict[str, _Live] = {}
         self._lock = threading.Lock()
@@ -240,7 +417,9 @@ class RunManager:
             raise InputError(f"session {sid!r} already exists; resume it or choose another id.")
         opts = options or self._default_options()
         check_corpora(self.investigator.services, list(opts.corpora))
-        self.index.upsert(sid, claim=claim, status="queued", options=opts.model_dump(mode="json"))
+        if not self.index.create(sid, claim=claim, options=opts.model_dump(mode="json")):
+            # Another process sharing the index took the id between the check above and now.
+            raise InputError(f"session {sid!r} already exists; resume it or choose another id.")
         self._submit(sid, lambda on_event: self.investigator.run(claim, opts, thread_id=sid, on_event=on_event,
                                                                  notes=notes))
         return sid
@@ -301,10 +480,13 @@ class RunManager:
             live_error = live.error if live else None
             current = live.current_step if live and active else None
             n_events = len(live.events) if live else None
+        elsewhere = not active and self._running_elsewhere(sid, fresh=True)
         state = self.investigator.state(sid)
-        pending = None if active else self.investigator.pending(sid)
+        pending = None if active or elsewhere else self.investigator.pending(sid)
         if active:
             status = live_status or "running"
+        elif elsewhere:
+            status = row["status"] if row.get("status") in ("queued", "running") else "running"
         elif live_status in ("failed", "cancelled"):
             status = live_status
         elif pending is not None:
@@ -323,7 +505,8 @@ class RunManager:
         if not row and state:
             row = {"created": self._checkpoint_time(sid, first=True), "updated": self._checkpoint_time(sid)}
         return SessionInfo(
-            session_id=sid, claim=state.get("claim") or row.get("claim", ""), status=status, active=active,
+            session_id=sid, claim=state.get("claim") or row.get("claim", ""), status=status,
+            active=active or elsewhere,
             created=row.get("created"), updated=row.get("updated"),
             finished_steps=list(state.get("done", [])), current_step=current, events=n_events,
             pending=pending, error=live_error or row.get("error"), has_report=bool(state.get("report")),
@@ -331,12 +514,28 @@ class RunManager:
 
     def events(self, session_id: str, since: int = 0) -> list[RunEvent]:
         """The session's events after number `since`, in order."""
-        sid = self._existing(session_id)
+        sid = check_session_id(session_id)
+        if self._running_elsewhere(sid):
+            # Progress streams poll this many times a second: read the database at most every
+            # ELSEWHERE_POLL_S, and only the events not read yet.
+            return [e for e in self._remote_events(sid) if e.seq > since]
+        sid = self._existing(sid)
         with self._lock:
+            self._remote.pop(sid, None)
             live = self._live.get(sid)
             if live is not None:
                 return [e for e in live.events if e.seq > since]
         return self.index.events(sid, since)
+
+    def _remote_events(self, sid: str) -> list[RunEvent]:
+        now = time.monotonic()
+        with self._lock:
+            read_at, known = self._remote.get(sid, (0.0, []))
+        if now - read_at >= ELSEWHERE_POLL_S:
+            known = known + self.index.events(sid, known[-1].seq if known else 0)
+            with self._lock:
+                self._remote[sid] = (now, known)
+        return known
 
     def wait_events(self, session_id: str, since: int = 0, timeout: float | None = None) -> list[RunEvent]:
         """Block until there are events after `since` or the session is no longer active (or the
@@ -355,7 +554,15 @@ class RunManager:
                 if remaining is not None and remaining <= 0:
                     return []
                 self._changed.wait(timeout=remaining if remaining is not None else 1.0)
-        return self.index.events(sid, since)
+        new = self.index.events(sid, since)
+        # Run by another process sharing the index: its events arrive through the index only.
+        while not new and self._running_elsewhere(sid):
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                break
+            time.sleep(ELSEWHERE_POLL_S if remaining is None else min(ELSEWHERE_POLL_S, remaining))
+            new = self.index.events(sid, since)
+        return new
 
     async def await_events(self, session_id: str, since: int = 0, timeout: float = 30.0) -> list[RunEvent]:
         """`wait_events` for async callers; polls in short slices so a cancelled caller (a client
@@ -384,9 +591,27 @@ class RunManager:
         return self.status(sid)
 
     def is_active(self, session_id: str) -> bool:
+        """A worker of this process, or of another sharing the sessions database, runs the session."""
         with self._lock:
             live = self._live.get(session_id)
-            return bool(live and live.future and not live.future.done())
+            if live and live.future and not live.future.done():
+                return True
+        return self._running_elsewhere(session_id)
+
+    def _running_elsewhere(self, sid: str, *, fresh: bool = False) -> bool:
+        if not self.index.shared:
+            return False
+        now = time.monotonic()
+        with self._lock:
+            asked = self._elsewhere.get(sid)
+            live = self._live.get(sid)
+            if live and live.future and not live.future.done():
+                return False  # the lease seen in the database is this process's own
+        if asked is None or fresh or now - asked[0] >= ELSEWHERE_POLL_S:
+            asked = (now, self.index.running_elsewhere(sid))
+            with self._lock:
+                self._elsewhere[sid] = asked
+        return asked[1]
 
     def result(self, session_id: str) -> RunResult:
         return self.investigator.result(self._existing(session_id))
@@ -404,6 +629,15 @@ class RunManager:
         ids = [r["id"] for r in self.index.all()]
         ids += sorted(set(checkpoint_threads(self.investigator.checkpointer)) - set(ids))
         return [self.status(i) for i in ids]
+
+    @contextmanager
+    def hold(self, session_id: str) -> Iterator[str]:
+        """Run the session in the calling thread (the command line) rather than a worker: refused
+        while it is active here or elsewhere, and leased meanwhile; yields its checked id."""
+        sid = self._existing(session_id)
+        self._refuse_if_active(sid)
+        with session_lease(self.index, sid):
+            yield sid
 
     def delete(self, session_id: str) -> None:
         """Forget a session: its checkpoints, index row and events."""
@@ -432,9 +666,16 @@ class RunManager:
 
     def _known(self, sid: str) -> bool:
         with self._lock:
-            if sid in self._live:
+            live = self._live.get(sid)
+            if live is not None and (not self.index.shared or (live.future and not live.future.done())):
                 return True
-        return self.index.get(sid) is not None or bool(self.investigator.state(sid))
+        if self.index.get(sid) is not None or bool(self.investigator.state(sid)):
+            return True
+        if live is not None:
+            # Finished here, then deleted by another process sharing the index.
+            with self._lock:
+                self._live.pop(sid, None)
+        return False
 
     def _existing(self, session_id: str) -> str:
         sid = check_session_id(session_id)
@@ -444,6 +685,8 @@ class RunManager:
         return sid
 
     def _refuse_if_active(self, sid: str) -> None:
+        if self._running_elsewhere(sid, fresh=True):
+            raise InputError(f"session {sid!r} {RUNNING_ELSEWHERE}")
         if self.is_active(sid):
             raise InputError(f"session {sid!r} is running; wait for it (get_status) or cancel it first.")
 
@@ -471,6 +714,19 @@ class RunManager:
         with self._lock:
             if self._closed:
                 raise InputError("the run manager is shutting down; start the session again later.")
+        release = self.index.lease(sid)
+        if release is None:
+            raise InputError(f"session {sid!r} {RUNNING_ELSEWHERE}")
+        try:
+            self._queue(sid, work, release)
+        except BaseException:
+            release()
+            raise
+
+    def _queue(self, sid: str, work: Any, release: Callable[[], None]) -> None:
+        with self._lock:
+            if self._closed:
+                raise InputError("the run manager is shutting down; start the session again later.")
             live = self._live.get(sid)
             if live is None:
                 live = _Live(sid)
@@ -479,7 +735,11 @@ class RunManager:
                 self._live[sid] = live
             live.cancel.clear()
             self._set_status(live, "queued")
-            live.future = self._pool.submit(self._work, live, work)
+            once = _once(release)
+            live.future = self._pool.submit(self._work, live, work, once)
+            # Released by the run itself before its future completes (so whoever waits on it finds
+            # the session free), or here when it is cancelled while still queued.
+            live.future.add_done_callback(lambda _f: once())
 
     def _record(self, live: _Live, ev: ProgressEvent) -> None:
         with self._lock:
@@ -492,7 +752,13 @@ class RunManager:
             self._changed.notify_all()
         self.index.add_event(live.session_id, event)
 
-    def _work(self, live: _Live, work: Any) -> None:
+    def _work(self, live: _Live, work: Any, release: Callable[[], None] = _no_release) -> None:
+        try:
+            self._run(live, work)
+        finally:
+            release()
+
+    def _run(self, live: _Live, work: Any) -> None:
         def on_event(ev: ProgressEvent) -> None:
             self._record(live, ev)
             if live.cancel.is_set():
@@ -530,13 +796,16 @@ def _in_memory(investigator: Investigator) -> bool:
 
 
 def checkpoint_threads(checkpointer: Any) -> list[str]:
-    """Thread ids the checkpointer holds (SQL for SQLite, else its own listing)."""
+    """Thread ids the checkpointer holds (SQL for SQLite and PostgreSQL, else its own listing)."""
     conn = getattr(checkpointer, "conn", None)
     if isinstance(conn, sqlite3.Connection):
         lock = getattr(checkpointer, "lock", None)
         with lock if lock is not None else _nullcontext():
             rows = conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
         return [r[0] for r in rows]
+    if type(checkpointer).__module__.startswith("langgraph.checkpoint.postgres"):
+        with checkpointer.conn.connection() as pg:
+            return [r["thread_id"] for r in pg.execute("SELECT DISTINCT thread_id FROM checkpoints ORDER BY 1")]
     storage = getattr(checkpointer, "storage", None)
     if isinstance(storage, dict):
         return list(storage)

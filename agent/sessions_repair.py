@@ -1,4 +1,4 @@
-"""A damaged sessions database (the checkpointer file and its session index): recognise it, say
+"""A damaged SQLite sessions database (the checkpointer file and its session index): recognise it, say
 what to do in one line, and repair it by keeping a backup, copying every row that can still be
 read into a fresh file, and putting the fresh file in place.
 
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from claimscope.agent.settings import Settings
 from claimscope.tools.errors import InputError
 
 # Rowids tried after an unreadable stretch of a table: a damaged page hides a run of rows, and the
@@ -194,6 +195,18 @@ def index_schema(conn: sqlite3.Connection) -> None:
     from claimscope.agent.runs import create_index_tables
 
     create_index_tables(conn)
+
+
+def refuse_postgres(settings: Settings) -> None:
+    """Repair works on the SQLite files; sessions kept in PostgreSQL are the server's to recover."""
+    if settings.sessions.url:
+        from claimscope.agent.sessions_db import mask_url
+
+        raise InputError(
+            f"`claimscope sessions repair` repairs the SQLite session files only; these sessions are in "
+            f"PostgreSQL ({mask_url(settings.sessions.url)}, sessions.url), whose own tools recover them "
+            "(pg_dump / pg_restore, or the provider's point-in-time recovery)."
+        )
 
 
 def repair_sessions(checkpoint_path: Path) -> list[FileRepair]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from claimscope.agent.bounds import (
@@ -276,8 +276,27 @@ class VerdictSettings(_Section):
 
 
 class SessionSettings(_Section):
-    path: str = Field("sessions.sqlite", description="SQLite checkpointer file (relative to data_dir).")
+    path: str = Field("sessions.sqlite", description="SQLite checkpointer file (relative to data_dir); "
+                      "not used when sessions.url is set.")
+    url: str | None = Field(
+        None, description="PostgreSQL database for sessions (postgresql://USER:PASSWORD@HOST:5432/DATABASE): "
+        "the checkpointer and the session index live there, shared by every claimscope process using the "
+        "same URL; unset = SQLite files under data_dir. Needs the postgres extra; better set by "
+        "environment: CLAIMSCOPE_SESSIONS__URL.")
     step_budget: int = Field(60, ge=1, description="Maximum graph steps per investigation.")
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        from claimscope.agent.sessions_db import check_url
+
+        try:
+            return check_url(value)
+        except ConfigError as exc:
+            # pydantic would echo the value (password included) next to the message.
+            raise ValueError(str(exc).removeprefix("sessions.url ")) from None
 
 
 class _YamlSource(PydanticBaseSettingsSource):

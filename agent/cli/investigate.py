@@ -27,6 +27,7 @@ from claimscope.agent.cli.progress import Heartbeat
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.state import InvestigationOptions
 from claimscope.agent.investigation import Investigator, RunResult
+from claimscope.agent.runs import shared_session_lease
 from claimscope.agent.sessions_repair import SessionsDatabaseError
 from claimscope.tools.errors import InputError
 
@@ -118,7 +119,8 @@ def investigate(
         claim_kind=claim_kind,
     )
     check_corpora(inv.services, corpora)
-    with Heartbeat(console) if not quiet else nullcontext() as beat:
+    with shared_session_lease(inv.services.settings, session), \
+            Heartbeat(console) if not quiet else nullcontext() as beat:
         result = _run(inv, claim, opts, session, None if beat is None else _handler(beat), translate)
     _finish(result, fmt, out)
 

@@ -1,7 +1,7 @@
 """`claimscope sessions list|show|resume|export|delete` and `claimscope mcp`.
 
-Sessions are the investigations kept in the LangGraph SQLite checkpointer (settings
-`sessions.path`), whoever started them (`claimscope investigate`, the chat, the MCP server).
+Sessions are the investigations kept in the LangGraph checkpointer (the SQLite file
+`sessions.path`, or the PostgreSQL database `sessions.url`), whoever started them (`claimscope investigate`, the chat, the MCP server).
 """
 
 from __future__ import annotations
@@ -169,22 +169,24 @@ def resume(
     handler = None if quiet else _print_event
     queue = [decision_from_text(d) for d in (decision or [])]
     inv = manager.investigator
-    if info.pending is None and not info.has_report:
-        err.print(f"resuming session {sid} after: {', '.join(info.finished_steps) or 'nothing yet'}", highlight=False)
-        result = inv.resume(sid, on_event=handler)
-    else:
-        result = inv.result(sid)
-    while result.pending is not None:
-        _print_pending(result.pending)
-        if queue:
-            answer = queue.pop(0)
-        elif ask:
-            answer = decision_from_text(typer.prompt("decision ('accept' or JSON)", default="accept"))
+    with manager.hold(sid):
+        if info.pending is None and not info.has_report:
+            err.print(f"resuming session {sid} after: {', '.join(info.finished_steps) or 'nothing yet'}",
+                      highlight=False)
+            result = inv.resume(sid, on_event=handler)
         else:
-            console.print(f"session {sid} is paused; resume with --decision accept (or a JSON edit) or --ask.",
-                          markup=False)
-            return
-        result = inv.answer(sid, answer, on_event=handler)
+            result = inv.result(sid)
+        while result.pending is not None:
+            _print_pending(result.pending)
+            if queue:
+                answer = queue.pop(0)
+            elif ask:
+                answer = decision_from_text(typer.prompt("decision ('accept' or JSON)", default="accept"))
+            else:
+                console.print(f"session {sid} is paused; resume with --decision accept (or a JSON edit) or --ask.",
+                              markup=False)
+                return
+            result = inv.answer(sid, answer, on_event=handler)
     err.print(f"session: {sid} (status: {result.status})", highlight=False)
     if not result.report:
         raise InputError(f"session {sid} ended without a report (status {result.status}).")
@@ -259,8 +261,10 @@ def delete(
 @sessions_app.command()
 def repair() -> None:
     """Repair a damaged sessions database: keep a backup, recover what is readable, start a fresh file."""
-    from claimscope.agent.sessions_repair import repair_sessions
+    from claimscope.agent.sessions_repair import refuse_postgres, repair_sessions
+    from claimscope.agent.settings import get_settings
 
+    refuse_postgres(get_settings())
     for rep in repair_sessions(_sessions_path()):
         if rep.healthy:
             console.print(f"{rep.path}: no damage found, left as it is.", highlight=False)
