@@ -83,36 +83,67 @@ class DesignTag(BaseModel):
 
 
 _I = re.IGNORECASE
-# Most specific first: the first design whose pattern matches a text is its design.
+_NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)")
+# "120", "1,204", "forty-seven", "one hundred and twelve"
+_COUNT = rf"(?:\d[\d,]*|{_NUMBER_WORD}(?:(?:[ -]|\s+and\s+){_NUMBER_WORD})*)"
+# Most specific first: the first design whose pattern matches a text is its design. A design can
+# appear twice: its explicit names early, its weaker cues (what such a study does rather than what
+# it is called) after the explicit names of the designs it is confused with.
 _PATTERNS: list[tuple[Design, re.Pattern[str]]] = [
     (Design.META_ANALYSIS, re.compile(r"\bmeta-?\s?analy[sz]|\bsystematic(?:ally)?\s+(?:literature\s+)?(?:review|"
                                       r"search|evaluat|identif)|\bpooled analysis of (?:\d+|\w+) (?:randomi[sz]ed|"
                                       r"trials|studies)|\bumbrella review|\bnetwork meta|\b(?:searched|search of) "
                                       r"(?:\w+ ){0,3}(?:medline|pubmed|embase|cochrane|databases?)\b|"
-                                      r"\beligible (?:studies|trials)\b", _I)),
-    (Design.IN_VITRO, re.compile(r"\bin vitro\b|\bcell lines?\b|\bcultured (?:\w+ )?cells\b|\bcell cultures?\b|"
-                                 r"\bincubat(?:ed|ion) (?:of|with)\b|\bcells were (?:treated|transfected|incubated|"
-                                 r"exposed)\b|\bfibroblasts?\b", _I)),
+                                      r"\beligible (?:studies|trials)\b|\bsystematic research review\b|\b(?:medline|embase|pubmed|cochrane "
+                                      r"library|web of science|scopus)\b[^.]{0,80}\b(?:were|was) searched\b|"
+                                      r"\b(?:studies|trials|articles) (?:were|was) (?:selected|retrieved)\b|\bincluded (?:studies|trials)\b|"
+                                      r"\bstudy selection\b|\bdata sources\b", _I)),
+    # "in vitro fertilisation" is a treatment of people, not a laboratory study.
+    (Design.IN_VITRO, re.compile(r"\bin[ -]vitro\b(?![ -]fertili[sz]ation)|\bcell lines?\b|\bcultured (?:\w+ )?cells\b|"
+                                 r"\bcell cultures?\b|\bincubat(?:ed|ion) (?:of|with)\b|\bcells were (?:treated|"
+                                 r"transfected|incubated|exposed)\b|\bfibroblasts?\b|\bdisc diffusion\b|"
+                                 r"\bmicrodilution\b|\bminimum inhibitory concentrations?\b|(?<!circulating )\b(?:cancer|tumou?r|"
+                                 r"carcinoma|leuka?emia|melanoma|glioma) cells\b", _I)),
     (Design.ANIMAL, re.compile(r"\b(?:mice|mouse|murine|rats?|rodents?|zebrafish|drosophila|primates?|"
-                               r"macaques?|pigs|piglets|dogs|rabbits|hamsters|sheep|c\. elegans)\b|"
-                               r"\banimal models?\b|\bknockout\b|\bin vivo\b", _I)),
-    (Design.RCT, re.compile(r"(?<!non-)(?<!non)\brandomi[sz]ed(?:,)? (?:\w+[ -]){0,3}(?:trial|study)\b|"
+                               r"macaques?|monkeys|pigs|piglets|swine|dogs|rabbits|hamsters|sheep|ewes|lambs|cattle|cows|"
+                               r"calves|horses|cats|chickens|c\. elegans)\b|"
+                               r"\banimal models?\b|\bknockout\b|\bin vivo\b|\b" + _COUNT + r" "
+                               r"(?:\w+ )?animals\b", _I)),
+    (Design.RCT, re.compile(r"(?<!non-)(?<!non )(?<!non)\brandomi[sz]ed(?:,)? (?:\w+[ -]){0,3}(?:trial|study)\b|"
                             r"\b(?:were|was|been) randomi[sz]ed\b|\brandomly (?:assigned|allocated)\b|"
-                            r"\brandomi[sz]ed (?:to|into)\b|\bplacebo-controlled\b|\bcontrolled trial\b|"
-                            r"\bcrossover trial\b|\bdouble-blind", _I)),
-    (Design.CASE_CONTROL, re.compile(r"\bcase-?\s?control\b|\bcases and (?:\w+ )?controls\b|"
-                                     r"\b(?:healthy|matched|age-matched|sex-matched|normal) (?:controls|control "
-                                     r"subjects|volunteers)\b", _I)),
-    (Design.CROSS_SECTIONAL, re.compile(r"\bcross-?\s?sectional\b|\bsurvey\b|\bprevalence study\b|"
-                                        r"\bquestionnaires? (?:was|were) (?:sent|administered|completed|distributed)", _I)),
-    (Design.COHORT, re.compile(r"\bcohorts?\b|\bprospective(?:ly)? (?:\w+ )?(?:study|studies|followed|observational|"
-                               r"evaluation|assessment|collected|enrolled|recruited|evaluated|studied|"
-                               r"assessed|analy[sz]ed)|\bretrospective(?:ly)?\b|\bfollow-?up (?:study|of \d)|"
-                               r"\bfollowed (?:up )?for\b|\blongitudinal\b|\bregistry\b|\bmedical records\b|"
-                               r"\bchart review\b|\bincidence of\b", _I)),
+                            r"\brandomi[sz]ed (?:to|into)\b|\bwe randomi[sz]ed\b|\brandomi[sz]ed manner\b|"
+                            r"\bplacebo-controlled\b|\bcontrolled trial\b|\bcrossover trial\b|\bdouble[- ]blind", _I)),
+    (Design.CASE_CONTROL, re.compile(r"\bcase-?\s?(?:control|referent|cohort)\b|\bcases and (?:\w+ )?controls\b|"
+                                     r"\b(?:healthy|matched|age-matched|sex-matched|gender-matched|normal) (?:\w+ )?"
+                                     r"(?:controls?|control (?:subjects|group|participants|patients|individuals)|"
+                                     r"volunteers)\b|\bmatched (?:for|on|by) (?:\w+[ ,]+){0,3}(?:age|sex|gender)\b", _I)),
+    (Design.CROSS_SECTIONAL, re.compile(r"\bcross-?\s?sectional\b|\bprevalence study\b|\btransversal study\b", _I)),
+    (Design.COHORT, re.compile(r"\bcohorts?\b|\bprospective(?:ly)?\b|\blongitudinal(?:ly)?\b|\bfollow-?up (?:study|"
+                               r"of \d|period|visits?|data|time|duration|was|interval)|\bfollowed (?:up )?(?:for|"
+                               r"until|over|annually|monthly|yearly|prospectively|every)\b|\bmedian follow-?up\b|"
+                               r"\bhazard ratios?\b|\bproportional hazards?\b|\bperson-years\b|\bkaplan-meier\b|"
+                               r"\bsurvival analys[ie]s\b|\bincidence rates?\b|\bregistry\b|\bregister-based\b|"
+                               r"\bpopulation-based\b|\b(?:data|record) linkage\b|\bretrospective(?:ly)?\b", _I)),
     (Design.CASE_REPORT, re.compile(r"\bcase reports?\b|\bcase series\b|\bwe (?:report|describe|present) "
                                     r"(?:a|an|the|two|three|\d+) (?:\w+ )?(?:cases?|patients?)\b|"
                                     r"\b(?:a|an) \d+-year-old\b", _I)),
+    # Weaker cues, after the explicit names above.
+    (Design.CROSS_SECTIONAL, re.compile(r"(?<!health )(?<!heath )\bsurvey\b(?! short)|\bquestionnaires? (?:was|were) (?:sent|mailed|administered|"
+                                        r"completed|distributed)", _I)),
+    (Design.CASE_CONTROL, re.compile(r"\b(?:and|with|to|versus|vs\.?) " + _COUNT + r" (?:\w+ ){0,2}controls\b|"
+                                     r"\bcontrol group (?:consisted|comprised|was composed|included)\b|\b(?:comprised|formed|constituted|"
+                                     r"served as) the control group\b|"
+                                     r"\bcompared (?:with|to) (?:\w+ ){0,2}controls\b|\band " + _COUNT + r" (?:(?:age|sex|gender)[- ]"
+                                     r"(?:and (?:age|sex|gender)-)?matched |matched )?healthy\b", _I)),
+    (Design.COHORT, re.compile(r"\bconsecutive (?:\w+ ){0,2}(?:patients|cases|subjects|women|men|children|adults|"
+                               r"admissions|participants|individuals)\b|\b(?:enrolled|admitted|recruited|included) "
+                               r"consecutively\b|\bconsecutively (?:enrolled|admitted|recruited|included)\b|\bmedical records\b|\bchart review\b|\brecords were reviewed\b|"
+                               r"\bwe reviewed\b|\bincidence of\b|\bbetween (?:(?:january|february|march|april|may|june|"
+                               r"july|august|september|october|november|december) )?(?:19|20)\d\d and\b|"
+                               r"\bfrom (?:19|20)\d\d (?:to|through|until) (?:19|20)\d\d\b|\bsecondary analysis\b|\bat baseline\b|"
+                               r"\b(?:patients|subjects|participants|women|men|children|cases) were (?:divided|"
+                               r"categori[sz]ed|stratified|classified|grouped) (?:into|in|according)\b", _I)),
     (Design.MODELLING, re.compile(r"\bmathematical model|\bsimulation|\bcost-effectiveness|\bmarkov model|"
                                   r"\bcomputational model|\bin silico\b|\bmodelling study|\bmodeling study", _I)),
     (Design.NARRATIVE_REVIEW, re.compile(r"\b(?:this|a|our|in this) (?:narrative |brief |mini-?)?review\b|"
