@@ -54,9 +54,11 @@ TITLE_RULES: list[tuple[str, re.Pattern[str]]] = [
     ("animal", re.compile(r"\bin (?:mice|rats)\b|\b(?:mouse|rat) models?\b", re.I)),
     ("in_vitro", re.compile(r"\bin vitro\b", re.I)),
 ]
-_EXACT_N = re.compile(r"\b(?:in|of|among)\s+(\d{1,3}(?:,\d{3})+|\d{2,})\s+(?:[A-Za-z-]+\s){0,2}?"
-                      r"(patients|participants|subjects|women|men|children|adults|individuals|infants|people|"
-                      r"persons|cases|volunteers)\b", re.I)
+_EXACT_N = re.compile(r"\b(?:in|of|among|from|with|including|involving)\s+(\d{1,3}(?:[, ]\d{3})+|\d{2,})\s+"
+                      r"(?:[A-Za-z-]+\s){0,3}?(patients|participants|subjects|women|men|children|adults|individuals|"
+                      r"infants|people|persons|cases|volunteers|mothers|newborns|neonates|adolescents|students|"
+                      r"workers|residents|respondents|pregnancies)\b", re.I)
+PUBMEDQA_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size.tsv"
 
 
 def title_label(title: str) -> str | None:
@@ -100,7 +102,7 @@ def scifact_items(corpus: Path) -> tuple[list[dict[str, Any]], list[dict[str, An
                             "title": d["title"]})
         m = _EXACT_N.search(d["title"])
         if m and not re.search(r"(?:over|more than|about|approximately|nearly)\s+$", d["title"][: m.start(1)], re.I):
-            sizes.append({"id": f"scifact:{d['doc_id']}", "gold": int(m.group(1).replace(",", "")),
+            sizes.append({"id": f"scifact:{d['doc_id']}", "gold": int(re.sub(r"[, ]", "", m.group(1))), "kind": "stated",
                           "sentences": d["abstract"], "title": d["title"]})
     return designs, sizes
 
@@ -144,6 +146,22 @@ def undecided_check(items: list[dict[str, Any]]) -> dict[str, Any]:
             "accuracy_with_default": round((right + count) / len(items), 4)}
 
 
+def pubmedqa_size_items(path: Path, labels: Path = PUBMEDQA_SIZES) -> list[dict[str, Any]]:
+    """The hand-read PubMedQA sample sizes (evals/labels/pubmedqa_sample_size.tsv); ambiguous ones
+    left out, abstracts that state no number kept with gold None (a number found there is spurious)."""
+    data = json.loads(path.read_text())
+    out = []
+    for line in labels.read_text().splitlines():
+        if line.startswith("#") or line.startswith("pmid\t") or not line.strip():
+            continue
+        pmid, n, kind = line.split("\t")
+        if kind == "ambiguous":
+            continue
+        out.append({"id": f"pubmedqa:{pmid}", "gold": None if kind == "none" else int(n), "kind": kind,
+                    "sentences": data[pmid]["CONTEXTS"], "title": data[pmid]["QUESTION"]})
+    return out
+
+
 def score_designs(items: list[dict[str, Any]], *, errors: bool = True) -> dict[str, Any]:
     from claimscope.tools.models import Document
     from claimscope.tools.study_design import Design, tag_design
@@ -170,17 +188,29 @@ def score_designs(items: list[dict[str, Any]], *, errors: bool = True) -> dict[s
     }
 
 
-def score_sizes(items: list[dict[str, Any]]) -> dict[str, Any]:
+def score_sizes(items: list[dict[str, Any]], *, rows: bool = True) -> dict[str, Any]:
+    """Exact match where the abstract states a number (gold set), and how often a number is found
+    where none is stated (spurious)."""
     from claimscope.tools.study_design import sample_size
 
-    rows = []
+    out = []
     for it in items:
         pred = sample_size(" ".join(it["sentences"]))
-        rows.append({"id": it["id"], "gold": it["gold"], "pred": pred, "title": it["title"][:160]})
-    stated = len(rows)
-    exact = sum(r["gold"] == r["pred"] for r in rows)
-    return {"n": stated, "exact_match": round(exact / stated, 4) if stated else None,
-            "none_found": sum(r["pred"] is None for r in rows), "rows": rows}
+        out.append({"id": it["id"], "kind": it.get("kind", "stated"), "gold": it["gold"], "pred": pred,
+                    "title": it["title"][:160]})
+    stated = [r for r in out if r["gold"] is not None]
+    none = [r for r in out if r["gold"] is None]
+    exact = sum(r["gold"] == r["pred"] for r in stated)
+    result: dict[str, Any] = {
+        "n": len(stated), "exact_match": round(exact / len(stated), 4) if stated else None,
+        "none_found": sum(r["pred"] is None for r in stated),
+        "by_kind": {k: {"n": len(rs), "exact_match": round(sum(r["gold"] == r["pred"] for r in rs) / len(rs), 4)}
+                    for k in ("stated", "sum") if (rs := [r for r in stated if r["kind"] == k])},
+        "no_number_stated": {"n": len(none), "spurious": sum(r["pred"] is not None for r in none)},
+    }
+    if rows:
+        result["rows"] = out
+    return result
 
 
 def score_llm_undecided(items: list[dict[str, Any]], n: int) -> dict[str, Any]:
@@ -222,6 +252,8 @@ def main() -> None:
     scifact, sizes = scifact_items(SHARED / "scifact" / "corpus.jsonl")
     pubmedqa = pubmedqa_items(SHARED / "pubmedqa" / "ori_pqal.json")
     everything = scifact + pubmedqa
+    pubmedqa_sizes = pubmedqa_size_items(SHARED / "pubmedqa" / "ori_pqal.json")
+    size_items = sizes + pubmedqa_sizes
     tune = [it for it in everything if half(it["id"]) == "tune"]
     held_out = [it for it in everything if half(it["id"]) == "held_out"]
     sets = {}
@@ -242,7 +274,14 @@ def main() -> None:
             "undecided_on_tune": undecided_check(tune),
             **sets,
         },
-        "sample_size": score_sizes(sizes),
+        "sample_size": {
+            "headline": "held_out",
+            "held_out": score_sizes([it for it in size_items if half(it["id"]) == "held_out"], rows=False),
+            "tune": score_sizes([it for it in size_items if half(it["id"]) == "tune"]),
+            "pooled": score_sizes(size_items, rows=False),
+            "scifact_titles": score_sizes(sizes, rows=False),
+            "pubmedqa_hand": score_sizes(pubmedqa_sizes, rows=False),
+        },
         "ico": None,
         "ico_note": ("Intervention / comparator / outcome extraction is not measured: the Evidence Inference "
                      "copy in ../shared/data has the annotations and PMC ids but not the article texts, "
@@ -260,7 +299,9 @@ def main() -> None:
     p = result["design"]["held_out"]
     print(f"design accuracy (held-out half) {p['accuracy']} (coverage {p['coverage']}, n={p['n']}; "
           f"pooled {result['design']['pooled']['accuracy']}); "
-          f"sample size exact match {result['sample_size']['exact_match']} (n={result['sample_size']['n']})")
+          f"sample size exact match (held-out half) {result['sample_size']['held_out']['exact_match']} "
+          f"(n={result['sample_size']['held_out']['n']}; pooled {result['sample_size']['pooled']['exact_match']}, "
+          f"n={result['sample_size']['pooled']['n']})")
 
 
 if __name__ == "__main__":
