@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -95,6 +95,10 @@ _TEMPLATES: list[re.Pattern[str]] = [
                r"demonstrated|required|needed)\s+(?:a\s+|an\s+)?(?:\w+\s+){0,2}?" + _CMP + r"\s+(?P<o>" + _P + r")\s+"
                r"(?:\([^)]*\)\s+)?" + _THAN + r"\s+(?:in\s+|did\s+|with\s+)?" + _THE + r"(?P<c>" + _P + r")" + _ARM
                + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and)\b|$)", _I),
+    # "Patients treated with aspirin had fewer strokes"
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:had|showed|experienced|reported|achieved)\s+"
+               r"(?:a\s+|an\s+)?(?:\w+ly\s+)?" + _CMP + r"\s+(?P<o>" + _P + r")(?=\s+(?:at|after|in|during|on|for|with|"
+               r"and|from|\()\b|\s*[,;.(]|$)", _I),
     # "Meswak-based toothpaste resulted in significantly less plaque"
     re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")\s+(?:resulted\s+in|led\s+to|caused|produced)\s+(?:a\s+|an\s+)?"
                r"(?:\w+ly\s+)?(?:less|more|lower|higher|greater|fewer|(?:decrease|increase|reduction|improvement|rise|"
@@ -178,7 +182,7 @@ _ARM_TAIL = re.compile(r"\s+(?:in|of|for|with|among|on)\s+(?:the\s+|both\s+|all\
                        r"patients|participants|subjects|trials?)\b.*$", _I)
 _NOT_ARM = re.compile(r"\b(?:was|were|is|are|showed|had|has|have|did|does|than|there|which|that)\b|^(?:in|at|from|by|"
                       r"during|between|among|for|with|to|on|significantly|both|all|each|any|two|three)\b", _I)
-_NOT_OUTCOME = re.compile(r"\bthan\b|^(?:treatment\s+with|exposure\s+to|supplementation\s+with|administration\s+of|of|"
+_NOT_OUTCOME = re.compile(r"\bthan\b|^(?:treated|receiving|given|taking|treatment\s+with|exposure\s+to|supplementation\s+with|administration\s+of|of|"
                           r"were|was|using|about|in|at|from|by|during|between|among|for|with|to|on|significantly|there|"
                           r"here|it|this|these|"
                           r"they|we|those|both|all|patients|participants|subjects|group|groups|no|a\s+total|one|two|three|"
@@ -315,6 +319,15 @@ def ico_from_abstract(sentences: Iterable[str]) -> ICO:
             if i and c:
                 return ICO(intervention=i, comparator=c)
     return ICO()
+
+
+def document_ico(finding: str | None, sentences: Sequence[str]) -> ICO:
+    """What a document's finding compares: read from the finding sentence, with the arms the
+    abstract states ("randomised to X or Y") where the finding names none."""
+    read = extract_ico(finding) if finding else ICO()
+    if read.intervention and read.comparator:
+        return read
+    return read.merged(ico_from_abstract(sentences))
 
 
 _STOP = {"the", "a", "an", "of", "in", "with", "and", "or", "to", "for", "on", "at", "by", "group", "groups", "arm",

@@ -289,6 +289,12 @@ def sample_size(text: str) -> int | None:
             values = [_as_int(g) for g in groups.groups() if g is not None]
             if len(values) >= 2 and values[0] == n and all(v is not None for v in values):
                 return sum(v for v in values if v is not None)
+        # "Patients were randomised to tibial (n = 14) or peroneal (n = 12) stimulation": arms.
+        sentence_end = re.search(r"[.;](?:\s|$)", text[start:])
+        arms = [_as_int(a) for a in _N_EQUALS.findall(text[start: start + sentence_end.start() if sentence_end
+                                                             else len(text)])]
+        if len(arms) >= 2 and arms[0] == n and all(a is not None for a in arms):
+            return sum(a for a in arms if a is not None)
         return n
     # No total: the first count of people, or the groups it begins ("72 patients with
     # endometriomas and 55 patients with ovarian cancer").
