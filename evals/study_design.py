@@ -19,12 +19,19 @@ Evaluation sets (built here, from ../shared/data; no model is run):
   Studies -> case_control, Cross-Sectional Studies -> cross_sectional. Records with none or with
   several are left out (Retrospective Studies alone names no design of our scheme).
 - sample size: SciFact titles stating an exact number of people ("in 944 patients", "of 31,209
-  Norwegian women"); the tagger reads the abstract. Approximate counts ("over 500", "5.24 million")
-  are left out.
+  Norwegian women", "900 000 adults"; the tagger reads the abstract; approximate counts left out),
+  and PubMedQA abstracts read by hand (evals/labels/pubmedqa_sample_size.tsv: the first 70 PQA-L
+  records by hash, each labelled with the number of people the study included, the sum of its
+  groups where only groups are stated, none, or ambiguous and left out).
+- ICO: Evidence Inference 2.0 evidence spans (verified rows; ../shared/data/evidence_inference has
+  no article texts) as input, their prompt's intervention / comparator / outcome as gold; the test
+  split (by PMCID) is reported as ico_*, validation and train beside. The ICO patterns
+  (tools/ico.py) were written from the train split only.
 
-The patterns were revised once after a first run, looking at SciFact errors, the PubMedQA
-confusion counts and the trial phrases matched in 12 PubMedQA abstracts labelled cohort; the MeSH
-rule for trials was added after seeing that those were trials indexed with Prospective Studies. Neither set is held out.
+Tune / held-out: every design and size item is in one half by a hash of its id (half()). Patterns
+were revised from the tune half's errors only (the JSON lists tune errors only); the held-out half
+is the headline. Before the split existed the patterns had been revised once looking at errors on
+both sets, so the held-out half is held out from this revision, not from every earlier one.
 
 Undecided abstracts count as wrong in `accuracy` (they are reported as `coverage` too). Writes
 evals/results/study_design.json.
