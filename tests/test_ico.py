@@ -30,6 +30,27 @@ def test_comparison_shapes(sentence, expected):
     assert (got.intervention, got.comparator, got.outcome) == expected
 
 
+@pytest.mark.parametrize(("sentence", "outcome"), [
+    ("Overall, there was no effect of prebiotic and probiotic on diarrhea (6% reduction).", "diarrhea"),
+    ("Inhalation of high dose iloprost seemed not to influence VO2 peak (p = 0.92).", "VO2 peak"),
+    ("Group A showed a significant increase in the initial claudication distance.", "initial claudication distance"),
+    ("No severe adverse effects were reported.", "severe adverse effects"),
+    ("The one-year survival rates were 93.3% and 46.6%, respectively.", "one-year survival rates"),
+    ("With regard to desaturation and lip bleeding, there were no differences among the groups.",
+     "desaturation and lip bleeding"),
+])
+def test_outcome_without_named_arms(sentence, outcome):
+    assert extract_ico(sentence).outcome == outcome
+
+
+def test_more_in_one_group_than_the_other_and_no_difference_between_named_groups():
+    got = extract_ico("There were significantly more perfect queries in the French group vs. the English group.")
+    assert (got.intervention, got.comparator, got.outcome) == ("French", "English", "perfect queries")
+    got = extract_ico("Systolic blood pressure did not show significant difference between SJDBT group and placebo "
+                      "group (Table 5).")
+    assert (got.intervention, got.comparator, got.outcome) == ("SJDBT", "placebo", "Systolic blood pressure")
+
+
 def test_the_control_arm_is_the_comparator_whichever_comes_first():
     got = extract_ico("Placebo was less effective than aspirin for headache relief.")
     assert (got.intervention, got.comparator, got.outcome) == ("aspirin", "Placebo", "headache relief")

@@ -90,6 +90,15 @@ _TEMPLATES: list[re.Pattern[str]] = [
                r"detected)\s+)?(?:in|with|for|among|by)\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+" + _THAN
                + r"\s+(?:in\s+|with\s+|for\s+|among\s+|by\s+|those\s+(?:in|with|receiving|who\s+received)\s+)?" + _THE
                + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and|from)\b|$)", _I),
+    # "There were significantly more perfect queries in the French group vs. the English group"
+    re.compile(r"\bthere\s+(?:was|were)\s+(?:\w+ly\s+)?(?:more|fewer|less|greater|higher|lower)\s+(?:the\s+)?(?P<o>" + _P
+               + r")\s+(?:in|with|for|among)\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+" + _THAN + r"\s+(?:in\s+|with\s+"
+               r"|for\s+|among\s+)?" + _THE + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|"
+               r"with|and)\b|$)", _I),
+    # "SBP, DBP and pulse did not show significant difference between SJDBT group and placebo group"
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>[^;:]{2,160}?)\s+(?:did\s+not\s+show|showed\s+no|had\s+no)\s+(?:\w+\s+){0,2}?"
+               r"differences?\s+between\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:and|vs\.?|versus)\s+" + _THE
+               + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with)\b|$)", _I),
     # "Budesonide/formoterol had a lower maximum value than formoterol"
     re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:had|showed|reported|experienced|achieved|"
                r"demonstrated|required|needed)\s+(?:a\s+|an\s+)?(?:\w+\s+){0,2}?" + _CMP + r"\s+(?P<o>" + _P + r")\s+"
@@ -177,7 +186,19 @@ _THERE_WERE = re.compile(r"\bthere\s+(?:was|were)\s+(?:a\s+|an\s+|no\s+|\w+\s+)?
                          r"increases?|decreases?|reductions?|improvements?|changes?|rises?|falls?|declines?|trends?|"
                          r"tendency)\s+(?:of|in|for|toward|towards)\s+(?:the\s+)?(?P<o>[^,;:.()]{2,100}?)"
                          r"(?=\s+(?:in|between|among|across|at|after|during|with|for|to)\b|\s*[,;:.()]|$)", _I)
-_IN_TERMS = re.compile(r"\bin\s+terms\s+of\s+(?:the\s+)?(?P<o>[^,;:.()]{2,100}?)(?=\s*[,;:.()]|\s+(?:between|among|at|in)\b|$)", _I)
+_IN_TERMS = re.compile(r"\b(?:in\s+terms\s+of|regarding|with\s+(?:respect|regard)\s+to)\s+(?:the\s+)?(?:changes?\s+in\s+)?"
+                       r"(?P<o>[^,;:.()]{2,100}?)(?=\s*[,;:.()]|\s+(?:between|among|at|in|was|were)\b|$)", _I)
+# "no effect of prebiotics on diarrhoea", "did not influence VO2 peak", "a significant increase in
+# the initial claudication distance", "No severe adverse effects were reported", "a significant
+# time effect for lean body mass".
+_EFFECT_ON = re.compile(r"\b(?:no\s+(?:significant\s+)?effects?\s+(?:of\s+[^,;:.()]{2,60}?\s+)?on|(?:did|does|seemed)\s+not\s+"
+                        r"(?:to\s+)?(?:influence|affect|alter|change|improve|reduce|increase)|(?:significant\s+|marked\s+|"
+                        r"greater\s+|small\s+|slight\s+)?(?:increases?|decreases?|reductions?|improvements?|changes?|"
+                        r"rises?|falls?|declines?)\s+in|effects?\s+for)\s+(?:the\s+)?(?P<o>[^,;:.()]{2,100}?)"
+                        r"(?=\s*[,;:.()]|\s+(?:between|among|at|in|was|were|which|with|from|after|during|compared|versus|vs|"
+                        r"than|for|by)\b|$)", _I)
+_NONE_WERE = re.compile(r"^no\s+(?P<o>[^,;:.()]{2,100}?)\s+(?:was|were|occurred)\s*(?:reported|observed|seen|found|noted|"
+                        r"detected|recorded|identified)?\b", _I)
 _ARM_TAIL = re.compile(r"\s+(?:in|of|for|with|among|on)\s+(?:the\s+|both\s+|all\s+|each\s+)?[^,;:]{0,60}?(?:groups?|arms?|"
                        r"patients|participants|subjects|trials?)\b.*$", _I)
 _NOT_ARM = re.compile(r"\b(?:was|were|is|are|showed|had|has|have|did|does|than|there|which|that)\b|^(?:in|at|from|by|"
@@ -185,7 +206,7 @@ _NOT_ARM = re.compile(r"\b(?:was|were|is|are|showed|had|has|have|did|does|than|t
 _NOT_OUTCOME = re.compile(r"\bthan\b|^(?:treated|receiving|given|taking|treatment\s+with|exposure\s+to|supplementation\s+with|administration\s+of|of|"
                           r"were|was|using|about|in|at|from|by|during|between|among|for|with|to|on|significantly|there|"
                           r"here|it|this|these|"
-                          r"they|we|those|both|all|patients|participants|subjects|group|groups|no|a\s+total|one|two|three|"
+                          r"they|we|those|both|all|patients|participants|subjects|group|groups|no|a\s+total|(?:one|two|three)\b(?!-)|"
                           r"compared|results?|differences?|analysis|table|figure|fig)\b", _I)
 _CONTROL_ARM = re.compile(r"^(?:placebo|sham|control|usual care|standard care|no treatment|vehicle)\b", _I)
 _LEADING = re.compile(r"^(?:the|a|an|both|all|those|patients|participants|subjects|group|mean|median|overall)\s+", _I)
@@ -266,7 +287,7 @@ def _outcome(phrase: str | None) -> str | None:
 def _outcome_anywhere(text: str) -> str | None:
     """The outcome outside the comparison templates: 'in terms of O', 'there were N cases of O', a
     table row's label, or the sentence's subject."""
-    for pattern in (_IN_TERMS, _THERE_WERE):
+    for pattern in (_IN_TERMS, _THERE_WERE, _NONE_WERE, _EFFECT_ON):
         m = pattern.search(text)
         if m and (o := _outcome(m.group("o"))):
             return o

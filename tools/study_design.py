@@ -98,7 +98,7 @@ _PATTERNS: list[tuple[Design, re.Pattern[str]]] = [
                                       r"\beligible (?:studies|trials)\b|\bsystematic research review\b|\b(?:medline|embase|pubmed|cochrane "
                                       r"library|web of science|scopus)\b[^.]{0,80}\b(?:were|was) searched\b|"
                                       r"\b(?:studies|trials|articles) (?:were|was) (?:selected|retrieved)\b|\bincluded (?:studies|trials)\b|"
-                                      r"\bstudy selection\b|\bdata sources\b", _I)),
+                                      r"(?-i:\bSTUDY SELECTION\b|\bDATA SOURCES\b)", _I)),
     # "in vitro fertilisation" is a treatment of people, not a laboratory study.
     (Design.IN_VITRO, re.compile(r"\bin[ -]vitro\b(?![ -]fertili[sz]ation)|\bcell lines?\b|\bcultured (?:\w+ )?cells\b|"
                                  r"\bcell cultures?\b|\bincubat(?:ed|ion) (?:of|with)\b|\bcells were (?:treated|"
