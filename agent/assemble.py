@@ -174,7 +174,9 @@ def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str |
 def _documents(state: InvestigationState, docs: dict[str, Document], weight: float, text_of: Any,
                designs: dict[str, str | None]) -> list[DocumentView]:
     """The assessed documents, re-ranked by retrieval score combined with trust, with their design,
-    size, editorial notices and the sentence their label rests on (the evidence table)."""
+    size, editorial notices, the sentence their label rests on and what it compares (intervention,
+    comparator, outcome: the evidence table)."""
+    from claimscope.tools.ico import document_ico
     from claimscope.tools.models import Notice
     from claimscope.tools.trust import rerank
 
@@ -206,6 +208,7 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
             notices=[n.describe() for n in notices],
             finding=Citation(doc_id=doc_id, sentence=cited[0], text=text_of(key)) if key and cited else None,
             direction=_direction(a.get("label")),
+            **document_ico(text_of(key) if key else None, doc.sentences).model_dump(),
         ))
     return out
 

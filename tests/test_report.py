@@ -119,6 +119,9 @@ def fixture_report() -> Report:
                 takeaway="Supplementation reduced hip fractures.",
                 design="rct",
                 sample_size=2686,
+                intervention="cholecalciferol 800 IU",
+                comparator="placebo & calcium",
+                outcome="hip fracture incidence",
                 finding=Citation(doc_id="d1", sentence=2, text=s1),
                 direction="supports",
                 notices=["correction (Crossref, 2013-05-04; 10.1000/corr)"],
@@ -335,11 +338,15 @@ def test_retraction_and_evidence_table_reach_every_format(fn):
     rep = fixture_report()
     text = fn(rep)
     # The retracted document is flagged with its notice, and the evidence table shows design,
-    # size and the quoted finding with its cite key.
+    # size, intervention / comparator / outcome and the quoted finding with its cite key.
     assert "RETRACTED" in text or '"retracted": true' in text
     assert "Paper Mill" in text
     assert "2686" in text
     assert "lowered fracture incidence" in text
+    # What the finding compares: intervention, comparator (escaped per format) and outcome.
+    assert "cholecalciferol 800 IU" in text and "hip fracture incidence" in text
+    assert {render_html: "placebo &amp; calcium", render_markdown: "placebo & calcium",
+            render_json: '"comparator": "placebo & calcium"'}[fn] in text
     if fn is not render_json:
         assert "Evidence table" in text
         assert "[3:1]" in text

@@ -35,6 +35,32 @@ def test_design_patterns(text, design):
     assert design_from_text(text) is design
 
 
+@pytest.mark.parametrize(("text", "design"), [
+    # Cohort cues beyond the word "cohort": prospective follow-up, hazard ratios, registries.
+    ("We prospectively followed 300 adults for five years; hazard ratios were estimated.", Design.COHORT),
+    ("A population-based study using national register data on 40,000 births.", Design.COHORT),
+    ("Eighty-three consecutive elderly patients underwent appendectomy.", Design.COHORT),
+    ("The China Health and Retirement Longitudinal Study is a nationally representative survey.", Design.COHORT),
+    # Case-control cues: referents, matched or healthy comparison groups.
+    ("A population-based case-referent study of stroke patients.", Design.CASE_CONTROL),
+    ("Forty-four patients with PID and 44 healthy women were included.", Design.CASE_CONTROL),
+    ("Age- and gender-matched 20 healthy subjects comprised the control group.", Design.CASE_CONTROL),
+    ("A nested case-control study within a prospective cohort of nurses.", Design.CASE_CONTROL),
+    ("A transversal study of patients with HELLP syndrome.", Design.CROSS_SECTIONAL),
+    # In vitro fertilisation treats people; ewes and counted animals are animal studies.
+    ("We prospectively studied 200 women undergoing in vitro fertilization.", Design.COHORT),
+    ("Catheters were implanted in 10 near-term gravid ewes.", Design.ANIMAL),
+    ("Thirty two animals underwent laparotomy.", Design.ANIMAL),
+    ("Experimental studies in animals suggested a benefit. We randomly assigned 600 patients to aspirin.",
+     Design.RCT),
+    ("The Cochrane Library, MEDLINE and EMBASE were searched from inception.", Design.META_ANALYSIS),
+    ("In this prospective non randomized observational cohort study we evaluated age.", Design.COHORT),
+    ("Patients were allocated in a double blind, randomized manner to two groups.", Design.RCT),
+])
+def test_revised_design_cues(text, design):
+    assert design_from_text(text) is design
+
+
 def test_undecided_is_none_not_a_guess():
     assert design_from_text("Vitamin D is a secosteroid hormone.") is None
     assert tag_design(Document(id="x", sentences=["Vitamin D is a secosteroid hormone."])).design is None
@@ -71,6 +97,23 @@ def test_metadata_then_title_then_abstract():
     ("Participants (n = 56) completed the survey.", 56),
     ("Mortality fell by 12% in 2019 among hospitals.", None),
     ("Four hundred cells were counted.", None),
+    # Number words, spaces between thousands, enrolment written as an active verb.
+    ("Two hundred and seven patients were included in this study.", 207),
+    ("Sixty-two patients (aged 17-68 years) underwent lumbar discography.", 62),
+    ("Mortality was studied in 900 000 adults in 57 prospective studies.", 900000),
+    ("We analyzed retrospectively 78 patients with lower calyceal stones.", 78),
+    ("We analyzed the medical records of 2061 patients who underwent surgery.", 2061),
+    # The first total, not the largest count nor a later subset.
+    ("Fifty-five patients were included. Among them, 27 patients underwent EDWS and the other 28 patients MED.", 55),
+    ("A total of 1,369 patients underwent surgery; a subset of 203 patients had a prior biopsy.", 1369),
+    # Groups stated side by side, added, when no total is stated.
+    ("We enrolled 100 hypertensive patients and 30 normotensive subjects.", 130),
+    ("CA125 was measured in 72 patients with endometriomas and 55 patients with ovarian cancer.", 127),
+    ("Ratings were collected from 12 normally sighted, 10 visually impaired, and 10 blind subjects.", 32),
+    ("Patients were randomised to tibial (n = 14) or peroneal (n = 12) stimulation.", 26),
+    # Years and group numbers are not counts of people.
+    ("Between 1981 and 1995, 21 cases presented to two hospitals.", 21),
+    ("Group 3 (spontaneous abortion) women (n = 81) were recruited at ultrasound.", 81),
 ])
 def test_sample_size(text, n):
     assert sample_size(text) == n

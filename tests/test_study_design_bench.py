@@ -31,3 +31,53 @@ def test_scoring_counts_undecided_as_wrong():
     result = score_designs(items)
     assert result["accuracy"] == 0.5 and result["coverage"] == 0.5 and result["accuracy_when_decided"] == 1.0
     assert result["confusion"] == {"cohort": {"undecided": 1}, "rct": {"rct": 1}}
+
+
+def test_halves_are_fixed_by_the_id():
+    from evals.study_design import half
+
+    ids = [f"pubmedqa:{i}" for i in range(200)]
+    halves = [half(i) for i in ids]
+    assert set(halves) == {"tune", "held_out"} and 60 < halves.count("tune") < 140
+    assert [half(i) for i in ids] == halves
+
+
+def test_hand_read_sizes_skip_ambiguous_and_keep_none(tmp_path):
+    import json
+
+    from evals.study_design import pubmedqa_size_items, score_sizes
+
+    data = {p: {"CONTEXTS": [text], "QUESTION": "q?"} for p, text in {
+        "1": "A total of 120 patients were enrolled.", "2": "Cells were counted.",
+        "3": "Records of 50 patients and 60 controls were reviewed.", "4": "Forty women took part."}.items()}
+    (tmp_path / "pqal.json").write_text(json.dumps(data))
+    (tmp_path / "labels.tsv").write_text("# comment\npmid\tn\tkind\n1\t120\tstated\n2\t-\tnone\n3\t110\tsum\n"
+                                         "4\t?\tambiguous\n")
+    items = pubmedqa_size_items(tmp_path / "pqal.json", tmp_path / "labels.tsv")
+    assert [(it["id"], it["gold"], it["kind"]) for it in items] == [
+        ("pubmedqa:1", 120, "stated"), ("pubmedqa:2", None, "none"), ("pubmedqa:3", 110, "sum")]
+    scored = score_sizes(items, rows=False)
+    assert scored["n"] == 2 and scored["no_number_stated"] == {"n": 1, "spurious": 0}
+    assert scored["by_kind"]["stated"]["exact_match"] == 1.0
+
+
+def test_ico_items_keep_the_split_and_verified_rows(tmp_path):
+    from evals.study_design import ico_items, score_ico
+
+    (tmp_path / "ev2_test_article_ids.txt").write_text("11\n")
+    (tmp_path / "prompts_merged.csv").write_text(
+        "PromptID,PMCID,Outcome,Intervention,Comparator\n1,11,HbA1c,telmisartan,placebo\n2,22,pain,aspirin,placebo\n")
+    (tmp_path / "v2_annotations.csv").write_text(
+        "UserID,PromptID,PMCID,Valid Label,Valid Reasoning,Label,Annotations,Label Code,In Abstract,"
+        "Evidence Start,Evidence End\n"
+        '0,1,11,True,True,significantly decreased,"Telmisartan significantly reduced HbA1c compared with placebo.",'
+        "-1,UNK,0,10\n"
+        '1,1,11,True,True,significantly decreased,"Telmisartan significantly reduced HbA1c compared with placebo.",'
+        "-1,UNK,0,10\n"
+        '2,1,11,False,True,significantly decreased,"Rejected span.",-1,UNK,0,10\n'
+        '0,2,22,True,True,no significant difference,"Other split.",0,UNK,0,10\n')
+    items = ico_items("test", tmp_path)
+    assert len(items) == 1 and items[0]["outcome"] == "HbA1c"
+    scored = score_ico(items)
+    assert scored["n"] == 1
+    assert all(scored[f]["accuracy"] == 1.0 for f in ("intervention", "comparator", "outcome"))

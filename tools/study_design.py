@@ -83,36 +83,67 @@ class DesignTag(BaseModel):
 
 
 _I = re.IGNORECASE
-# Most specific first: the first design whose pattern matches a text is its design.
+_NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)")
+# "120", "1,204", "forty-seven", "one hundred and twelve"
+_COUNT = rf"(?:\d[\d,]*|{_NUMBER_WORD}(?:(?:[ -]|\s+and\s+){_NUMBER_WORD})*)"
+# Most specific first: the first design whose pattern matches a text is its design. A design can
+# appear twice: its explicit names early, its weaker cues (what such a study does rather than what
+# it is called) after the explicit names of the designs it is confused with.
 _PATTERNS: list[tuple[Design, re.Pattern[str]]] = [
     (Design.META_ANALYSIS, re.compile(r"\bmeta-?\s?analy[sz]|\bsystematic(?:ally)?\s+(?:literature\s+)?(?:review|"
                                       r"search|evaluat|identif)|\bpooled analysis of (?:\d+|\w+) (?:randomi[sz]ed|"
                                       r"trials|studies)|\bumbrella review|\bnetwork meta|\b(?:searched|search of) "
                                       r"(?:\w+ ){0,3}(?:medline|pubmed|embase|cochrane|databases?)\b|"
-                                      r"\beligible (?:studies|trials)\b", _I)),
-    (Design.IN_VITRO, re.compile(r"\bin vitro\b|\bcell lines?\b|\bcultured (?:\w+ )?cells\b|\bcell cultures?\b|"
-                                 r"\bincubat(?:ed|ion) (?:of|with)\b|\bcells were (?:treated|transfected|incubated|"
-                                 r"exposed)\b|\bfibroblasts?\b", _I)),
+                                      r"\beligible (?:studies|trials)\b|\bsystematic research review\b|\b(?:medline|embase|pubmed|cochrane "
+                                      r"library|web of science|scopus)\b[^.]{0,80}\b(?:were|was) searched\b|"
+                                      r"\b(?:studies|trials|articles) (?:were|was) (?:selected|retrieved)\b|\bincluded (?:studies|trials)\b|"
+                                      r"(?-i:\bSTUDY SELECTION\b|\bDATA SOURCES\b)", _I)),
+    # "in vitro fertilisation" is a treatment of people, not a laboratory study.
+    (Design.IN_VITRO, re.compile(r"\bin[ -]vitro\b(?![ -]fertili[sz]ation)|\bcell lines?\b|\bcultured (?:\w+ )?cells\b|"
+                                 r"\bcell cultures?\b|\bincubat(?:ed|ion) (?:of|with)\b|\bcells were (?:treated|"
+                                 r"transfected|incubated|exposed)\b|\bfibroblasts?\b|\bdisc diffusion\b|"
+                                 r"\bmicrodilution\b|\bminimum inhibitory concentrations?\b|(?<!circulating )\b(?:cancer|tumou?r|"
+                                 r"carcinoma|leuka?emia|melanoma|glioma) cells\b", _I)),
     (Design.ANIMAL, re.compile(r"\b(?:mice|mouse|murine|rats?|rodents?|zebrafish|drosophila|primates?|"
-                               r"macaques?|pigs|piglets|dogs|rabbits|hamsters|sheep|c\. elegans)\b|"
-                               r"\banimal models?\b|\bknockout\b|\bin vivo\b", _I)),
-    (Design.RCT, re.compile(r"(?<!non-)(?<!non)\brandomi[sz]ed(?:,)? (?:\w+[ -]){0,3}(?:trial|study)\b|"
+                               r"macaques?|monkeys|pigs|piglets|swine|dogs|rabbits|hamsters|sheep|ewes|lambs|cattle|cows|"
+                               r"calves|horses|cats|chickens|c\. elegans)\b|"
+                               r"\banimal models?\b|\bknockout\b|\bin vivo\b|\b" + _COUNT + r" "
+                               r"(?:\w+ )?animals\b", _I)),
+    (Design.RCT, re.compile(r"(?<!non-)(?<!non )(?<!non)\brandomi[sz]ed(?:,)? (?:\w+[ -]){0,3}(?:trial|study)\b|"
                             r"\b(?:were|was|been) randomi[sz]ed\b|\brandomly (?:assigned|allocated)\b|"
-                            r"\brandomi[sz]ed (?:to|into)\b|\bplacebo-controlled\b|\bcontrolled trial\b|"
-                            r"\bcrossover trial\b|\bdouble-blind", _I)),
-    (Design.CASE_CONTROL, re.compile(r"\bcase-?\s?control\b|\bcases and (?:\w+ )?controls\b|"
-                                     r"\b(?:healthy|matched|age-matched|sex-matched|normal) (?:controls|control "
-                                     r"subjects|volunteers)\b", _I)),
-    (Design.CROSS_SECTIONAL, re.compile(r"\bcross-?\s?sectional\b|\bsurvey\b|\bprevalence study\b|"
-                                        r"\bquestionnaires? (?:was|were) (?:sent|administered|completed|distributed)", _I)),
-    (Design.COHORT, re.compile(r"\bcohorts?\b|\bprospective(?:ly)? (?:\w+ )?(?:study|studies|followed|observational|"
-                               r"evaluation|assessment|collected|enrolled|recruited|evaluated|studied|"
-                               r"assessed|analy[sz]ed)|\bretrospective(?:ly)?\b|\bfollow-?up (?:study|of \d)|"
-                               r"\bfollowed (?:up )?for\b|\blongitudinal\b|\bregistry\b|\bmedical records\b|"
-                               r"\bchart review\b|\bincidence of\b", _I)),
+                            r"\brandomi[sz]ed (?:to|into)\b|\bwe randomi[sz]ed\b|\brandomi[sz]ed manner\b|"
+                            r"\bplacebo-controlled\b|\bcontrolled trial\b|\bcrossover trial\b|\bdouble[- ]blind", _I)),
+    (Design.CASE_CONTROL, re.compile(r"\bcase-?\s?(?:control|referent|cohort)\b|\bcases and (?:\w+ )?controls\b|"
+                                     r"\b(?:healthy|matched|age-matched|sex-matched|gender-matched|normal) (?:\w+ )?"
+                                     r"(?:controls?|control (?:subjects|group|participants|patients|individuals)|"
+                                     r"volunteers)\b|\bmatched (?:for|on|by) (?:\w+[ ,]+){0,3}(?:age|sex|gender)\b", _I)),
+    (Design.CROSS_SECTIONAL, re.compile(r"\bcross-?\s?sectional\b|\bprevalence study\b|\btransversal study\b", _I)),
+    (Design.COHORT, re.compile(r"\bcohorts?\b|\bprospective(?:ly)?\b|\blongitudinal(?:ly)?\b|\bfollow-?up (?:study|"
+                               r"of \d|period|visits?|data|time|duration|was|interval)|\bfollowed (?:up )?(?:for|"
+                               r"until|over|annually|monthly|yearly|prospectively|every)\b|\bmedian follow-?up\b|"
+                               r"\bhazard ratios?\b|\bproportional hazards?\b|\bperson-years\b|\bkaplan-meier\b|"
+                               r"\bsurvival analys[ie]s\b|\bincidence rates?\b|\bregistry\b|\bregister-based\b|"
+                               r"\bpopulation-based\b|\b(?:data|record) linkage\b|\bretrospective(?:ly)?\b", _I)),
     (Design.CASE_REPORT, re.compile(r"\bcase reports?\b|\bcase series\b|\bwe (?:report|describe|present) "
                                     r"(?:a|an|the|two|three|\d+) (?:\w+ )?(?:cases?|patients?)\b|"
                                     r"\b(?:a|an) \d+-year-old\b", _I)),
+    # Weaker cues, after the explicit names above.
+    (Design.CROSS_SECTIONAL, re.compile(r"(?<!health )(?<!heath )\bsurvey\b(?! short)|\bquestionnaires? (?:was|were) (?:sent|mailed|administered|"
+                                        r"completed|distributed)", _I)),
+    (Design.CASE_CONTROL, re.compile(r"\b(?:and|with|to|versus|vs\.?) " + _COUNT + r" (?:\w+ ){0,2}controls\b|"
+                                     r"\bcontrol group (?:consisted|comprised|was composed|included)\b|\b(?:comprised|formed|constituted|"
+                                     r"served as) the control group\b|"
+                                     r"\bcompared (?:with|to) (?:\w+ ){0,2}controls\b|\band " + _COUNT + r" (?:(?:age|sex|gender)[- ]"
+                                     r"(?:and (?:age|sex|gender)-)?matched |matched )?healthy\b", _I)),
+    (Design.COHORT, re.compile(r"\bconsecutive (?:\w+ ){0,2}(?:patients|cases|subjects|women|men|children|adults|"
+                               r"admissions|participants|individuals)\b|\b(?:enrolled|admitted|recruited|included) "
+                               r"consecutively\b|\bconsecutively (?:enrolled|admitted|recruited|included)\b|\bmedical records\b|\bchart review\b|\brecords were reviewed\b|"
+                               r"\bwe reviewed\b|\bincidence of\b|\bbetween (?:(?:january|february|march|april|may|june|"
+                               r"july|august|september|october|november|december) )?(?:19|20)\d\d and\b|"
+                               r"\bfrom (?:19|20)\d\d (?:to|through|until) (?:19|20)\d\d\b|\bsecondary analysis\b|\bat baseline\b|"
+                               r"\b(?:patients|subjects|participants|women|men|children|cases) were (?:divided|"
+                               r"categori[sz]ed|stratified|classified|grouped) (?:into|in|according)\b", _I)),
     (Design.MODELLING, re.compile(r"\bmathematical model|\bsimulation|\bcost-effectiveness|\bmarkov model|"
                                   r"\bcomputational model|\bin silico\b|\bmodelling study|\bmodeling study", _I)),
     (Design.NARRATIVE_REVIEW, re.compile(r"\b(?:this|a|our|in this) (?:narrative |brief |mini-?)?review\b|"
@@ -134,50 +165,147 @@ _METADATA: dict[str, Design] = {
 # Reviews in metadata include systematic ones: the abstract decides which, else narrative.
 _REVIEW_TYPES = {"review"}
 
-_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)"
-_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-          "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+          "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+          "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+          "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_SCALES = {"hundred": 100, "thousand": 1000}
+_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|" \
+        r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)"
+# "1,234", "1 234" (thin or plain space between thousands), "120", "Two hundred and seven", "sixty-two".
+_NUMBER = (r"(\d{1,3}(?:,\d{3})+(?![\d.])|\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|\d+(?![\d.,]\d)|"
+           + _WORD + r"(?:(?:[ -]|\s+and\s+)" + _WORD + r")*)")
 _PEOPLE = (r"(?:patients|participants|subjects|individuals|adults|children|infants|women|men|persons|people|"
-           r"volunteers|cases|pregnancies|smokers|students|residents|respondents|employees|workers|"
-           r"newborns|neonates|adolescents|veterans|survivors|users|donors|mothers|girls|boys|couples|households)")
-# "a total of 1,234 patients", "1234 participants were randomised", "(n = 120)", "N=56".
-_SIZE_PATTERNS = [
-    re.compile(r"\b(?:a total of|total of|overall,?|in total,?)\s+" + _NUMBER + r"\s+(?:\w+[\s-]){0,3}?" + _PEOPLE, _I),
-    re.compile(r"\b" + _NUMBER + r"\s+(?:\w+[\s-]){0,3}?" + _PEOPLE + r"\s+(?:were|was)\s+(?:randomi[sz]ed|enrolled|"
-               r"included|recruited|studied|assigned|allocated|followed)", _I),
-    re.compile(r"\b(?:enrolled|recruited|included|randomi[sz]ed|studied|followed(?: up)?)\s+" + _NUMBER
-               + r"\s+(?:\w+[\s-]){0,3}?" + _PEOPLE, _I),
-    re.compile(r"\b" + _NUMBER + r"\s+(?:\w+[\s-]){0,3}?" + _PEOPLE, _I),
-    re.compile(r"\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*\)"),
+           r"volunteers|cases|pregnancies|smokers|students|residents|respondents|employees|workers|trainees|"
+           r"newborns|neonates|adolescents|veterans|survivors|users|donors|mothers|girls|boys|couples|households|"
+           r"nurses|physicians|doctors|surgeons|clinicians|athletes|outpatients|inpatients|recipients|controls|"
+           r"twin pregnancies|elderly)")
+# Up to three words between a number and the people it counts ("62 consecutive elderly patients",
+# "26 ASA I-III patients"), none of them a word that starts another phrase ("286 performed in 256
+# patients" counts procedures, not people).
+_FILLER = r"(?:(?!(?:in|of|from|with|at|for|to|were|was|and|or|per|by|had|who|than|vs)\b)[\w'()-]+\s+){0,3}?"
+_COUNTED = r"\b" + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b"
+_VERBS = (r"(?:randomi[sz]ed|enrolled|included|recruited|studied|assigned|allocated|followed|analy[sz]ed|evaluated|"
+          r"examined|reviewed|identified|investigated|surveyed|interviewed|selected|treated|underwent|participated|"
+          r"completed|took part)")
+# The study's own size, in order of reliability: an explicit total; people counted with the verb
+# that makes them the sample; "(n = N)" after the study population. The first of these in the text
+# is the sample (a total is stated before its arms and subsets).
+_TOTAL_PATTERNS = [
+    re.compile(r"\b(?:a total of|total of|in total,?|overall,?|altogether,?)\s+" + _NUMBER + r"\s+" + _FILLER + _PEOPLE
+               + r"\b", _I),
+    re.compile(_COUNTED + r"(?!\s+(?:screened|assessed|invited|approached|excluded|declined|refused))[^.;\d]{0,60}?"
+               r"\b(?:were|was|had been)\s+(?:\w+\s+)?" + _VERBS, _I),
+    re.compile(_COUNTED + r"\s+(?:\w+\s+)?(?:underwent|participated|took part|completed|attended|answered|"
+               r"responded)\b", _I),
+    re.compile(r"\b(?:we|study)\s+(?:\w+\s+)?" + _VERBS + r"(?:\s+\w+ly)?\s+(?:a total of\s+)?(?:the\s+)?(?:(?:medical |case |clinical )?"
+               r"records of\s+)?" + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b", _I),
+    re.compile(r"\b(?:records|charts|data) (?:of|from|on)\s+" + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b", _I),
+    re.compile(r"\b(?:sample|population|cohort|study group)\s+(?:\w+\s+){0,2}?(?:of|comprised|consisted of|included)\s+"
+               + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b", _I),
+    re.compile(_COUNTED + r"\s*\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*\)", _I),
+    re.compile(r"\b" + _PEOPLE + r"[^.;()]{0,40}\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*[;,)]", _I),
 ]
-# A number of people that is not the sample: those screened or invited, or a percentage.
-_NOT_SAMPLE = re.compile(r"(?:screened|assessed for eligibility|invited|approached|eligible)\s*$", _I)
+# A number of people that is not the sample: those screened or invited, or a subset.
+_NOT_SAMPLE = re.compile(r"(?:screened|assessed for eligibility|invited|approached|eligible|of the|of these|"
+                         r"among (?:them|these|the)|whom|\b(?:groups?|arms?|types?|grades?|stages?|phases?|days?|"
+                         r"weeks?|months?|years?|class|level|visit|table|figure|fig\.|aged?))\s*$",
+                         _I)
+# Groups stated side by side when no total is: "100 hypertensive patients and 30 normotensive
+# subjects", "tibial (n = 14) or peroneal (n = 12)", "12 normally sighted, 10 visually impaired,
+# and 10 blind subjects".
+_GROUP_LIST = re.compile(r"\b" + _NUMBER + r"\s+" + _FILLER + r"(?:" + _PEOPLE + r"\s+)?(?:[^.;,]{0,60}?)"
+                         r"(?:,\s*|\s+and\s+|,\s+and\s+)" + r"(?:" + _NUMBER + r"\s+" + _FILLER + r"(?:" + _PEOPLE
+                         + r"\s+)?[^.;,]{0,60}?(?:,\s*|\s+and\s+|,\s+and\s+))?" + _NUMBER + r"\s+" + _FILLER + _PEOPLE
+                         + r"\b", _I)
+_N_EQUALS = re.compile(r"\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*[;,)]")
 
 
 def _as_int(text: str) -> int | None:
-    t = text.replace(",", "")
+    """'1,234', '1 234', '120', 'Two hundred and seven', 'sixty-two' -> the number; None otherwise."""
+    t = re.sub(r"[,\u2009\u202f ]", "", text) if text[:1].isdigit() else text
     if t.isdigit():
         return int(t)
-    return _WORDS.get(t.lower())
+    total, current = 0, 0
+    for word in re.split(r"[\s-]+", text.lower()):
+        if word == "and":
+            continue
+        if word in _UNITS:
+            current += _UNITS[word]
+        elif word in _SCALES:
+            current = max(current, 1) * _SCALES[word]
+            if _SCALES[word] == 1000:
+                total, current = total + current, 0
+        else:
+            return None
+    return total + current or None
+
+
+def _counts(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    """(position, number) of each match of `pattern` that counts the sample, in text order."""
+    out = []
+    for m in pattern.finditer(text):
+        group = next(i for i in range(1, (pattern.groups or 0) + 1) if m.group(i) is not None)
+        before = text[max(0, m.start() - 40): m.start()]
+        after = text[m.end(group): m.end(group) + 2]
+        if after.lstrip().startswith("%") or _NOT_SAMPLE.search(before):
+            continue
+        n = _as_int(m.group(group))
+        if n is not None and 0 < n < 100_000_000:
+            out.append((m.start(), n))
+    return out
+
+
+def _group_sum(text: str) -> tuple[int, int] | None:
+    """(position, sum) of the first groups stated side by side in one sentence."""
+    offset = 0
+    for sentence in re.split(r"(?<=[.;])\s+", text):
+        offset = text.find(sentence, offset)
+        m = _GROUP_LIST.search(sentence)
+        if m:
+            values = [_as_int(g) for g in m.groups() if g is not None]
+            # "Between 1981 and 1995, 21 cases presented": years, not groups.
+            if len(values) >= 2 and all(v is not None and not 1900 <= v <= 2100 for v in values):
+                return offset + m.start(), sum(v for v in values if v is not None)
+        arms = list(_N_EQUALS.finditer(sentence))
+        values = [_as_int(a.group(1)) for a in arms]
+        if len(values) >= 2 and all(v is not None for v in values):
+            return offset + arms[0].start(), sum(v for v in values if v is not None)
+    return None
 
 
 def sample_size(text: str) -> int | None:
-    """The number of participants a text states, or None. Patterns in order of reliability (an
-    explicit total, then an enrolment verb, then any count of people, then '(n = N)'); within the
-    first pattern that matches, the largest number (a trial's total, not one arm)."""
-    for pattern in _SIZE_PATTERNS:
-        values: list[int] = []
-        for m in pattern.finditer(text):
-            before = text[max(0, m.start() - 40): m.start()]
-            after = text[m.end(): m.end() + 2]
-            if after.startswith("%") or _NOT_SAMPLE.search(before):
-                continue
-            n = _as_int(m.group(1))
-            if n is not None and 0 < n < 100_000_000 and not 1900 <= n <= 2100:
-                values.append(n)
-        if values:
-            return max(values)
-    return None
+    """The number of participants a text states, or None: the first explicit total or enrolment
+    ("a total of 1,234 patients", "Two hundred and seven patients were included", "we randomised
+    120 participants", "(n = 240)" after the population); else the sum of groups stated side by side
+    ("44 patients with PID and 44 healthy women"); else the first count of people."""
+    found = [c for pattern in _TOTAL_PATTERNS for c in _counts(pattern, text)]
+    if found:
+        start, n = min(found)
+        # "We enrolled 100 hypertensive patients and 30 normotensive subjects": the groups, added.
+        number = re.compile(_NUMBER, _I).search(text, start)
+        groups = _GROUP_LIST.match(text, number.start()) if number else None
+        if groups:
+            values = [_as_int(g) for g in groups.groups() if g is not None]
+            if len(values) >= 2 and values[0] == n and all(v is not None for v in values):
+                return sum(v for v in values if v is not None)
+        # "Patients were randomised to tibial (n = 14) or peroneal (n = 12) stimulation": arms.
+        sentence_end = re.search(r"[.;](?:\s|$)", text[start:])
+        arms = [_as_int(a) for a in _N_EQUALS.findall(text[start: start + sentence_end.start() if sentence_end
+                                                             else len(text)])]
+        if len(arms) >= 2 and arms[0] == n and all(a is not None for a in arms):
+            return sum(a for a in arms if a is not None)
+        return n
+    # No total: the first count of people, or the groups it begins ("72 patients with
+    # endometriomas and 55 patients with ovarian cancer").
+    summed = _group_sum(text)
+    counted = _counts(re.compile(_COUNTED, _I), text)
+    if summed is not None and (not counted or summed[0] <= counted[0][0]):
+        return summed[1]
+    if counted:
+        return counted[0][1]
+    bare = _counts(re.compile(r"\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*\)"), text)
+    return bare[0][1] if bare else None
 
 
 def design_from_text(text: str) -> Design | None:

@@ -167,13 +167,15 @@ def render_markdown(report: Report) -> str:
 
 
 def _md_evidence_table(r: Report, refs: dict[str, int]) -> list[str]:
-    """One row per document with a label: design, size, direction and the sentence it rests on."""
+    """One row per document with a label: design, size, what the finding compares (intervention,
+    comparator, outcome), direction and the sentence it rests on."""
     rows = [d for d in r.documents if d.local_label is not None or d.design or d.finding]
     if not rows:
         return []
     lines = ["### Evidence table", "",
-             "| # | design | participants | direction | finding | label | reputation | trust |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| # | design | participants | intervention | comparator | outcome | direction | finding | label | "
+             "reputation | trust |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for d in rows:
         design = md_escape(design_name(d.design)) if d.design else "-"
         if d.retracted:
@@ -182,6 +184,7 @@ def _md_evidence_table(r: Report, refs: dict[str, int]) -> list[str]:
                    if d.finding and d.finding.text else "-")
         lines.append(
             f"| {refs[d.id]} | {design} | {d.sample_size if d.sample_size is not None else '-'} | "
+            f"{md_escape(d.intervention or '-')} | {md_escape(d.comparator or '-')} | {md_escape(d.outcome or '-')} | "
             f"{d.direction or '-'} | {finding} | {d.local_label.value if d.local_label else '-'} | "
             f"{'-' if d.reputation is None else f'{d.reputation:.2f}'} | {'-' if d.trust is None else f'{d.trust:.2f}'} |")
     return [*lines, ""]

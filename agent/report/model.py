@@ -122,6 +122,9 @@ class DocumentView(BaseModel):
     takeaway: str = ""
     design: str | None = Field(None, description="Study design (tools.study_design.Design value), when tagged.")
     sample_size: int | None = Field(None, ge=0, description="Participants stated in the abstract.")
+    intervention: str | None = Field(None, description="Intervention or exposure the finding names (tools.ico).")
+    comparator: str | None = Field(None, description="What the intervention is compared with (tools.ico).")
+    outcome: str | None = Field(None, description="What the finding measured (tools.ico).")
     retracted: bool = Field(False, description="Retracted (its trust is 0 and it is flagged).")
     notices: list[str] = Field(default_factory=list, description="Retractions, corrections, concerns, described.")
     finding: Citation | None = Field(None, description="The sentence the document's label rests on.")

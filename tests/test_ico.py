@@ -1,0 +1,91 @@
+"""Intervention, comparator and outcome of a finding sentence (tools.ico): each sentence shape the
+patterns read, what they leave unnamed, the abstract's arms, and the token F1 the benchmark scores
+with."""
+
+from __future__ import annotations
+
+import pytest
+
+from claimscope.tools.ico import ICO, document_ico, extract_ico, ico_from_abstract, token_f1, tokens
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("Compared with losartan, telmisartan reduced fasting plasma glucose by 8% (p < 0.05).",
+     ("telmisartan", "losartan", "fasting plasma glucose")),
+    ("There was no significant difference in the closure rate between the inverted-flap and the free-flap "
+     "groups (p = 0.85).", ("inverted-flap", "free-flap", "closure rate")),
+    ("HDL cholesterol at 24 months was significantly higher in the exercise group than in the control group.",
+     ("exercise", "control", "HDL cholesterol at 24 months")),
+    ("Pain scores in the ketamine group were significantly lower than those in the morphine group (P < 0.01).",
+     ("ketamine", "morphine", "Pain scores")),
+    ("Telmisartan significantly reduced HbA1c compared with placebo.", ("Telmisartan", "placebo", "HbA1c")),
+    ("Significantly higher peak inspiratory pressure was recorded with I-Gel than PLMA during flexion.",
+     ("I-Gel", "PLMA", "peak inspiratory pressure")),
+    ("There were three cases of mild hypoxemia in the propofol group and one in the combination group.",
+     ("propofol", "combination", "mild hypoxemia")),
+    ("Patients treated with aspirin had fewer strokes.", ("aspirin", None, "strokes")),
+])
+def test_comparison_shapes(sentence, expected):
+    got = extract_ico(sentence)
+    assert (got.intervention, got.comparator, got.outcome) == expected
+
+
+@pytest.mark.parametrize(("sentence", "outcome"), [
+    ("Overall, there was no effect of prebiotic and probiotic on diarrhea (6% reduction).", "diarrhea"),
+    ("Inhalation of high dose iloprost seemed not to influence VO2 peak (p = 0.92).", "VO2 peak"),
+    ("Group A showed a significant increase in the initial claudication distance.", "initial claudication distance"),
+    ("No severe adverse effects were reported.", "severe adverse effects"),
+    ("The one-year survival rates were 93.3% and 46.6%, respectively.", "one-year survival rates"),
+    ("With regard to desaturation and lip bleeding, there were no differences among the groups.",
+     "desaturation and lip bleeding"),
+])
+def test_outcome_without_named_arms(sentence, outcome):
+    assert extract_ico(sentence).outcome == outcome
+
+
+def test_more_in_one_group_than_the_other_and_no_difference_between_named_groups():
+    got = extract_ico("There were significantly more perfect queries in the French group vs. the English group.")
+    assert (got.intervention, got.comparator, got.outcome) == ("French", "English", "perfect queries")
+    got = extract_ico("Systolic blood pressure did not show significant difference between SJDBT group and placebo "
+                      "group (Table 5).")
+    assert (got.intervention, got.comparator, got.outcome) == ("SJDBT", "placebo", "Systolic blood pressure")
+
+
+def test_the_control_arm_is_the_comparator_whichever_comes_first():
+    got = extract_ico("Placebo was less effective than aspirin for headache relief.")
+    assert (got.intervention, got.comparator, got.outcome) == ("aspirin", "Placebo", "headache relief")
+
+
+def test_unnamed_arms_stay_none():
+    got = extract_ico("There were no significant differences in the hematocrit level between groups (P = 0.60).")
+    assert got == ICO(outcome="hematocrit level")
+    assert extract_ico("Vitamin D is a secosteroid hormone.").intervention is None
+
+
+def test_a_table_row_gives_its_label_as_outcome():
+    got = extract_ico("Major haemorrhage 33/2212 (1.5%) 57/2235 (2.5%) 0.63 (0.37-1.05) 0.08")
+    assert got == ICO(outcome="Major haemorrhage")
+    # A sentence with a verb before its numbers is not a table row.
+    assert extract_ico("Hematuria occurred in one patient and in 2 patients.").outcome == "Hematuria"
+
+
+def test_html_entities_are_decoded():
+    got = extract_ico("Pain was lower in the A&amp;B group than in the placebo group.")
+    assert got.intervention == "A&B" and got.comparator == "placebo"
+
+
+def test_abstract_arms_fill_what_the_finding_leaves_open():
+    abstract = ["Fractures are common.", "Adults were randomly assigned to vitamin D or placebo for 3 years."]
+    assert ico_from_abstract(abstract) == ICO(intervention="vitamin D", comparator="placebo")
+    assert document_ico("Fracture rates did not differ.", abstract) == ICO(
+        intervention="vitamin D", comparator="placebo", outcome="Fracture rates")
+    # The finding's own arms win over the abstract's.
+    assert document_ico("Compared with calcium, vitamin K reduced bone loss.", abstract).comparator == "calcium"
+    assert document_ico(None, ["No arms here."]) == ICO()
+
+
+def test_token_f1_normalises_case_punctuation_and_function_words():
+    assert tokens("The Placebo group (n = 20)") == ["placebo", "n", "20"]
+    assert token_f1("placebo", "Placebo group") == 1.0
+    assert token_f1("HbA1c level", "HbA1c") == pytest.approx(2 / 3)
+    assert token_f1(None, "placebo") == 0.0 and token_f1("aspirin", "placebo") == 0.0

@@ -1,0 +1,377 @@
+"""Intervention, comparator and outcome of a finding, read from its sentence by patterns.
+
+A trial's result sentence names what was compared and on what: "Compared with losartan,
+telmisartan reduced FPG by 8%", "HDLC in the exercise group was significantly higher than in the
+control group", "There were no differences in the closure rate between the A and B groups". The
+patterns below read those shapes; a field a sentence does not name is None, never guessed
+("between groups" names no arm). `ico_from_abstract` fills what a finding leaves open from the
+abstract's own statement of the arms ("randomised to X or Y", "X versus Y").
+
+Measured on Evidence Inference (evals/study_design.py, `ico_*`): evidence spans in, the prompt's
+intervention / comparator / outcome as gold.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel, Field
+
+_I = re.IGNORECASE
+
+# A phrase: words, numbers, hyphens, slashes, parentheses and "+", never a clause boundary.
+_P = r"[^,;:.?!]{2,120}?"
+_PW = r"[^,;:?!]{2,120}?"  # a phrase that may hold a decimal point ("1.5 mg")
+_ARM = r"(?:\s+(?:groups?|arms?|patients|participants|subjects|cohorts?|conditions?|treatment|therapy|trial))?"
+_THE = r"(?:the\s+|those\s+(?:in\s+|with\s+|on\s+|receiving\s+|treated\s+with\s+|given\s+)?|patients\s+(?:in|on|receiving|"\
+       r"treated\s+with|given)\s+(?:the\s+)?|participants\s+(?:in|on|receiving)\s+(?:the\s+)?|subjects\s+(?:in|on|"\
+       r"receiving)\s+(?:the\s+)?)?"
+_CMP = (r"(?:significantly\s+|statistically\s+significantly\s+|slightly\s+|markedly\s+|much\s+|also\s+|not\s+|no\s+)*"
+        r"(?:higher|lower|greater|less|better|worse|more|fewer|longer|shorter|larger|smaller|increased|decreased|"
+        r"reduced|improved|elevated|superior|inferior|faster|slower)")
+_THAN = (r"(?:than|compared\s+(?:with|to)|as\s+compared\s+(?:with|to)|in\s+comparison\s+(?:with|to)|versus|vs\.?|"
+         r"relative\s+to|over)")
+_BETWEEN_TAIL = r"(?:\s+groups?|\s+arms?|\s+treatments?|\s+conditions?)?"
+_EFFECT = (r"(?:significantly\s+|also\s+|further\s+|markedly\s+|both\s+|did\s+not\s+|not\s+)*"
+           r"(?:reduced|increased|improved|decreased|lowered|raised|enhanced|prolonged|shortened|attenuated|"
+           r"prevented|caused|produced|resulted\s+in|led\s+to|affected|changed|altered|worsened|relieved|delayed|"
+           r"accelerated|reduce|increase|improve|decrease|affect|change|alter)\b")
+_DIFF = (r"(?:no\s+(?:statistically\s+)?(?:significant\s+)?|(?:a\s+)?(?:statistically\s+)?(?:significant\s+)?|"
+         r"(?:were|was)\s+(?:not\s+)?(?:any\s+)?(?:statistically\s+)?(?:significant\s+)?)differences?")
+_ASPECT = r"(?:in|of|for|regarding|in\s+terms\s+of|with\s+respect\s+to|with\s+regard\s+to|on)"
+
+# Templates, most specific first; each names the fields it reads.
+_TEMPLATES: list[re.Pattern[str]] = [
+    # "Compared with losartan, telmisartan reduced FPG by 8%"
+    re.compile(r"\bcompared\s+(?:with|to)\s+" + _THE + r"(?P<c>" + _P + r")" + _ARM + r",\s+" + _THE + r"(?P<i>" + _P
+               + r")" + _ARM + r"\s+(?:had|showed|produced|was\s+associated\s+with\s+)?" + _EFFECT
+               + r"\s+(?:the\s+)?(?P<o>" + _P + r")(?=\s+(?:by|from|to|at|in|after|over|during|and|\()|[,;.]|$)", _I),
+    # "No significant difference in the closure rate between the A and B groups"
+    re.compile(_DIFF + r"\s+(?:was\s+|were\s+)?(?:\w+\s+)?(?:observed\s+|found\s+|seen\s+|noted\s+|detected\s+)?"
+               + _ASPECT + r"\s+(?:the\s+)?(?P<o>" + _P + r")\s+between\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM
+               + r"\s+(?:and|vs\.?|versus)\s+" + _THE + r"(?P<c>" + _P + r")" + _BETWEEN_TAIL + r"(?=\s*[,;.(]|\s+(?:at|after|in|"
+               r"during|on|for|with)\b|$)", _I),
+    # "No difference between A and B in O"
+    re.compile(_DIFF + r"\s+(?:was\s+|were\s+)?(?:\w+\s+)?(?:observed\s+|found\s+|seen\s+|noted\s+)?between\s+" + _THE
+               + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:and|vs\.?|versus)\s+" + _THE + r"(?P<c>" + _P + r")"
+               + _BETWEEN_TAIL + r"\s+" + _ASPECT + r"\s+(?:the\s+)?(?P<o>" + _P + r")(?=\s*[,;.(]|$)", _I),
+    # "O was significantly higher in the A group than in the B group"
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>" + _P + r")\s+(?:was|were|is|are)\s+(?:\w+\s+){0,2}?" + _CMP
+               + r"(?:\s+\([^)]*\))?\s+(?:in|with|for|among|on|after)\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM
+               + r"(?:\s+\([^)]*\))?\s+" + _THAN + r"\s+(?:in\s+|with\s+|for\s+|among\s+|on\s+|after\s+|that\s+(?:in|of|with)\s+|"
+               r"those\s+(?:in|of|with|receiving|treated\s+with)\s+)?" + _THE + r"(?P<c>" + _P + r")" + _ARM
+               + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and)\b|$)", _I),
+    # "O in the A group was significantly higher than that in the B group"
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>" + _P + r")\s+(?:in|with|for|among|of)\s+" + _THE + r"(?P<i>" + _P + r")"
+               + _ARM + r"\s+(?:was|were)\s+(?:\w+\s+){0,2}?" + _CMP + r"(?:\s+\([^)]*\))?\s+" + _THAN
+               + r"\s+(?:that|those)?\s*(?:in|with|for|of)?\s*" + _THE + r"(?P<c>" + _P + r")" + _ARM
+               + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and)\b|$)", _I),
+    # "A was significantly better than B for O" / "EDOF was significantly better than AOMF for HCVA"
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:was|were|is|are)\s+(?:\w+\s+){0,2}?"
+               r"(?:more\s+effective|less\s+effective|better|worse|superior|inferior|similar|comparable|equivalent|"
+               r"non-?inferior)\s+(?:than|to|with)\s+" + _THE + r"(?P<c>" + _P + r")" + _ARM + r"\s+" + _ASPECT
+               + r"\s+(?:the\s+)?(?P<o>" + _P + r")(?=\s*[,;.(]|$)", _I),
+    # "Telmisartan significantly reduced FPG compared with losartan"
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+" + _EFFECT + r"\s+(?:the\s+)?(?P<o>" + _P
+               + r")\s+(?:\([^)]*\)\s+)?(?:significantly\s+)?(?:more\s+|less\s+)?" + _THAN + r"\s+" + _THE
+               + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and)\b|$)", _I),
+    # "O was X in the A group and Y in the B group"
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>" + _P + r")\s+(?:was|were)\s+[^;]{0,80}?\b(?:in|for|with)\s+" + _THE
+               + r"(?P<i>" + _P + r")" + _ARM + r"(?:\s+\([^)]*\))?,?\s+(?:and|vs\.?|versus|compared\s+(?:with|to)|while|"
+               r"whereas)\s+[^;]{0,60}?\b(?:in|for|with)\s+" + _THE + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|$)",
+               _I),
+    # "Significantly higher PIP was recorded with I-Gel than PLMA", "fewer early failures in the
+    # cautery study than in the fascial interposition group"
+    re.compile(r"(?<!was )(?<!were )(?<!significantly )(?<!is )(?<!are )(?<!be )"
+               r"\b(?:significantly\s+|\w+ly\s+)?(?:higher|lower|more|fewer|less|greater|better|worse|longer|shorter)\s+"
+               r"(?:the\s+)?(?P<o>" + _P + r")\s+(?:(?:was|were)\s+(?:recorded|observed|found|reported|seen|noted|"
+               r"detected)\s+)?(?:in|with|for|among|by)\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+" + _THAN
+               + r"\s+(?:in\s+|with\s+|for\s+|among\s+|by\s+|those\s+(?:in|with|receiving|who\s+received)\s+)?" + _THE
+               + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and|from)\b|$)", _I),
+    # "There were significantly more perfect queries in the French group vs. the English group"
+    re.compile(r"\bthere\s+(?:was|were)\s+(?:\w+ly\s+)?(?:more|fewer|less|greater|higher|lower)\s+(?:the\s+)?(?P<o>" + _P
+               + r")\s+(?:in|with|for|among)\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+" + _THAN + r"\s+(?:in\s+|with\s+"
+               r"|for\s+|among\s+)?" + _THE + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|"
+               r"with|and)\b|$)", _I),
+    # "SBP, DBP and pulse did not show significant difference between SJDBT group and placebo group"
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>[^;:]{2,160}?)\s+(?:did\s+not\s+show|showed\s+no|had\s+no)\s+(?:\w+\s+){0,2}?"
+               r"differences?\s+between\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:and|vs\.?|versus)\s+" + _THE
+               + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with)\b|$)", _I),
+    # "Budesonide/formoterol had a lower maximum value than formoterol"
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:had|showed|reported|experienced|achieved|"
+               r"demonstrated|required|needed)\s+(?:a\s+|an\s+)?(?:\w+\s+){0,2}?" + _CMP + r"\s+(?P<o>" + _P + r")\s+"
+               r"(?:\([^)]*\)\s+)?" + _THAN + r"\s+(?:in\s+|did\s+|with\s+)?" + _THE + r"(?P<c>" + _P + r")" + _ARM
+               + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and)\b|$)", _I),
+    # "Patients treated with aspirin had fewer strokes"
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:had|showed|experienced|reported|achieved)\s+"
+               r"(?:a\s+|an\s+)?(?:\w+ly\s+)?" + _CMP + r"\s+(?P<o>" + _P + r")(?=\s+(?:at|after|in|during|on|for|with|"
+               r"and|from|\()\b|\s*[,;.(]|$)", _I),
+    # "Meswak-based toothpaste resulted in significantly less plaque"
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")\s+(?:resulted\s+in|led\s+to|caused|produced)\s+(?:a\s+|an\s+)?"
+               r"(?:\w+ly\s+)?(?:less|more|lower|higher|greater|fewer|(?:decrease|increase|reduction|improvement|rise|"
+               r"fall|change)s?\s+(?:in|of))\s+(?:the\s+)?(?P<o>" + _P + r")(?=\s+(?:by|from|to|at|in|after|over|during|and|\()|"
+               r"[,;.]|$)", _I),
+    # "Compared with Group P2.5, the CR rate was significantly improved at all intervals in Group P+D"
+    re.compile(r"\bcompared\s+(?:with|to)\s+" + _THE + r"(?P<c>" + _P + r")" + _ARM + r",\s+(?:the\s+)?(?P<o>" + _P
+               + r")\s+(?:was|were)\s+[^;]{0,60}?\b(?:in|with|for|among)\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM
+               + r"(?=\s*[,;.(]|$)", _I),
+    # "No significant difference was found between the vomiting scores of each group"
+    re.compile(_DIFF + r"\s+(?:was\s+|were\s+)?(?:\w+\s+)?(?:observed\s+|found\s+|seen\s+|noted\s+)?between\s+(?:the\s+)?"
+               r"(?P<o>" + _P + r")\s+(?:of|in)\s+(?:each|both|the\s+two|the\s+three|all|the)\s+(?:\w+\s+)?groups?\b", _I),
+    # "With regard to desaturation, lip bleeding and dental injury, there were no ..."
+    re.compile(r"^(?:with\s+regard\s+to|regarding|concerning|as\s+for|as\s+regards|with\s+respect\s+to)\s+(?:the\s+)?"
+               r"(?P<o>[^;:]{2,100}?),\s+(?:there|no|the|a|both|all)\b", _I),
+    # "A significantly reduced O" (no comparator named)
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+" + _EFFECT + r"\s+(?:the\s+)?(?P<o>" + _P
+               + r")(?=\s+(?:by|from|to|at|in|after|over|during|\()|[,;.]|$)", _I),
+    # "There was no significant difference between groups in exacerbation rate"
+    re.compile(_DIFF + r"\s+(?:was\s+|were\s+)?(?:\w+\s+)?(?:observed\s+|found\s+|seen\s+|noted\s+)?between\s+(?:the\s+)?"
+               r"(?:two\s+|three\s+|treatment\s+|study\s+|trial\s+)?(?:groups|arms)\s+" + _ASPECT + r"\s+(?:the\s+)?(?P<o>"
+               + _P + r")(?=\s+(?:at|after|during|in|between)\b|\s*[,;.(]|$)", _I),
+    # "There were no significant differences in O between groups"
+    re.compile(_DIFF + r"\s+(?:was\s+|were\s+)?(?:\w+\s+)?(?:observed\s+|found\s+|seen\s+|noted\s+|detected\s+)?" + _ASPECT
+               + r"\s+(?:the\s+)?(?P<o>" + _P + r")(?=\s+(?:between|among|across|in|at|after|during)\b|\s*[,;.(]|$)", _I),
+    # "O did not differ between / was similar in the two groups"
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>" + _P + r")\s+(?:did\s+not\s+(?:differ|change)|(?:was|were)\s+"
+               r"(?:not\s+)?(?:significantly\s+)?(?:different|similar|comparable|not\s+affected|unaffected|unchanged|"
+               r"higher|lower|greater|less|better|worse|increased|decreased|reduced|improved))\b", _I),
+]
+# An arm named anywhere in a sentence: "I versus C", "between I and C", "in the A group ... in the B group".
+_VERSUS = re.compile(r"(?:^|[\s(])(?P<i>[A-Za-z][^,;:.()]{1,60}?)\s+(?:versus|vs\.?)\s+(?P<c>[A-Za-z][^,;:.()]{1,60}?)"
+                     r"(?=\s*[,;:.()]|\s+(?:groups?|arms?|in|at|for|was|were|on|respectively)\b|$)", _I)
+_BETWEEN = re.compile(r"\bbetween\s+" + _THE + r"(?P<i>[^,;:.()]{2,60}?)" + _ARM + r"\s+and\s+" + _THE
+                      + r"(?P<c>[^,;:.()]{2,60}?)" + _BETWEEN_TAIL + r"(?=\s*[,;:.()]|\s+(?:in|at|for|on|was|were|regarding)\b|$)",
+                      _I)
+_COMPARED_TO = re.compile(r"\b(?:compared|as\s+opposed|relative|in\s+comparison)\s+(?:with|to)\s+" + _THE
+                          + r"(?P<c>[^,;:.()]{2,60}?)" + _ARM + r"(?=\s*[,;:.()]|\s+(?:at|after|in|during|on|for|and|was|"
+                          r"were|group)\b|$)|\b(?:versus|vs\.?)\s+(?P<c2>placebo|sham|control|saline|vehicle|usual\s+care|"
+                          r"standard\s+care|no\s+treatment)\b", _I)
+_TREATED = re.compile(r"\b(?:treatment|therapy|supplementation|administration|infusion|injections?|pretreatment)\s+(?:with|of)"
+                      r"\s+(?P<i>[^,;:.()]{2,50}?)(?=\s*[,;:.()]|\s+(?:at|after|in|during|on|for|and|was|were|resulted|"
+                      r"compared|versus|vs|than|group)\b|$)|\b(?:receiving|given|treated\s+with|taking)\s+(?P<i2>[^,;:.()]{2,50}?)"
+                      r"(?=\s*[,;:.()]|\s+(?:at|after|in|during|on|for|and|was|were|compared|versus|vs|than|group|had|"
+                      r"showed)\b|$)|\b(?P<i3>[A-Za-z][\w/+-]{2,40})-(?:treated|exposed|based)\b|\bfollowing\s+"
+                      r"(?P<i4>[^,;:.()]{2,50}?)\s+(?:supplementation|treatment|administration|therapy|intake)\b", _I)
+_GROUP = re.compile(r"\b(?:in|for|with|of|among)\s+the\s+(?P<g>[^,;:.()]{2,50}?)\s+(?:group|arm)\b", _I)
+_PLACEBO = re.compile(r"\b(?:placebo|sham|usual care|standard care|no treatment|control)\b", _I)
+# The arms as an abstract states them.
+_RANDOMISED = re.compile(r"\b(?:randomi[sz]ed|randomly\s+(?:assigned|allocated))\s+(?:\([^)]*\)\s+)?(?:\w+\s+){0,4}?"
+                         r"(?:to|into|between)\s+(?:receive\s+|either\s+|one\s+of\s+(?:two|three)\s+(?:groups|arms)[:,]?\s+)*"
+                         r"(?:the\s+)?(?P<i>[^,;:.]{2,80}?)\s*(?:\([^)]*\)\s*)?,?\s+(?:or|and|versus|vs\.?)\s+(?:to\s+)?"
+                         r"(?:receive\s+)?(?:the\s+)?(?P<c>[^,;:.]{2,80}?)(?=\s*[,;:.(]|\s+(?:for|during|at|in|on|daily|groups?)\b|$)",
+                         _I)
+
+# An outcome as a sentence's subject: "The mean gastric residual volume after feeding ... was 59.7 ml",
+# "Lactate dehydrogenase significantly decreased in group 2", after an opening adverbial
+# ("At 12 months, ", "However, ").
+_OPENING = re.compile(r"^(?:(?:the\s+)?(?:results?|analys[ie]s|(?:[\w-]+\s+){0,3}tests?|(?:\w+\s+)?anova|(?:\w+\s+)?"
+                      r"regression(?:\s+analys[ie]s)?|comparisons?|data)\s+(?:also\s+)?(?:showed|revealed|indicated|"
+                      r"demonstrated|suggested)\s+(?:that\s+)?|we\s+(?:also\s+)?(?:found|observed|noted|saw)\s+(?:that\s+)?|"
+                      r"(?:however|overall|similarly|also|furthermore|moreover|in addition|additionally|finally|"
+                      r"notably|importantly|likewise|in contrast|conversely|thus|therefore|interestingly)\s*,?\s+|"
+                      r"(?:at|after|by|during|following|before|from|on|over|within|until|in)\s+[^,]{1,50},\s+)+", _I)
+_SUBJECT = re.compile(r"^(?P<o>[A-Za-z\u2018\u201c\"'][^,;:]{2,140}?)\s+(?:\([^)]*\)\s+)?(?:(?:was|were|is|are|has|have|had)\s+"
+                      r"(?:been\s+)?(?:\w+ly\s+)?(?:not\s+)?|(?:did|does)\s+not\s+|(?:\w+ly\s+)?(?:also\s+)?(?:tended\s+to\s+)?)"
+                      r"(?:higher|lower|greater|less|better|worse|more|fewer|longer|shorter|larger|smaller|similar|comparable|"
+                      r"different|differ|increased|decreased|reduced|improved|declined|rose|fell|changed|unchanged|"
+                      r"elevated|enhanced|occurred|remained|showed|observed|found|seen|noted|detected|reported|recorded|"
+                      r"significant|significantly|statistically|numbered|averaged|ranged|decrease|increase|improve|"
+                      r"affected|unaffected|measured|associated)\b|^(?P<o2>[A-Za-z][^,;:]{2,140}?)\s+(?:was|were)\s+\d", _I)
+# A table row pasted as evidence: "Total mortality 98/2006 (4.9%) 132/2027 (6.5%) 0.76", "(1) Smoking
+# causes bad breath .......... 98.4 100 N.S."
+_TABLE_ROW = re.compile(r"^(?:\(\d+\)\s*)?(?P<o>[A-Za-z][^0-9=<>:;]{2,120}?)\s*(?:\.{2,}[\s.]*|\s)(?:[-\u2212+]?\d|<|>|\()")
+_THERE_WERE = re.compile(r"\bthere\s+(?:was|were)\s+(?:a\s+|an\s+|no\s+|\w+\s+)?(?:\w+\s+)?(?:cases?|episodes?|events?|"
+                         r"increases?|decreases?|reductions?|improvements?|changes?|rises?|falls?|declines?|trends?|"
+                         r"tendency)\s+(?:of|in|for|toward|towards)\s+(?:the\s+)?(?P<o>[^,;:.()]{2,100}?)"
+                         r"(?=\s+(?:in|between|among|across|at|after|during|with|for|to)\b|\s*[,;:.()]|$)", _I)
+_IN_TERMS = re.compile(r"\b(?:in\s+terms\s+of|regarding|with\s+(?:respect|regard)\s+to)\s+(?:the\s+)?(?:changes?\s+in\s+)?"
+                       r"(?P<o>[^,;:.()]{2,100}?)(?=\s*[,;:.()]|\s+(?:between|among|at|in|was|were)\b|$)", _I)
+# "no effect of prebiotics on diarrhoea", "did not influence VO2 peak", "a significant increase in
+# the initial claudication distance", "No severe adverse effects were reported", "a significant
+# time effect for lean body mass".
+_EFFECT_ON = re.compile(r"\b(?:no\s+(?:significant\s+)?effects?\s+(?:of\s+[^,;:.()]{2,60}?\s+)?on|(?:did|does|seemed)\s+not\s+"
+                        r"(?:to\s+)?(?:influence|affect|alter|change|improve|reduce|increase)|(?:significant\s+|marked\s+|"
+                        r"greater\s+|small\s+|slight\s+)?(?:increases?|decreases?|reductions?|improvements?|changes?|"
+                        r"rises?|falls?|declines?)\s+in|effects?\s+for)\s+(?:the\s+)?(?P<o>[^,;:.()]{2,100}?)"
+                        r"(?=\s*[,;:.()]|\s+(?:between|among|at|in|was|were|which|with|from|after|during|compared|versus|vs|"
+                        r"than|for|by)\b|$)", _I)
+_NONE_WERE = re.compile(r"^no\s+(?P<o>[^,;:.()]{2,100}?)\s+(?:was|were|occurred)\s*(?:reported|observed|seen|found|noted|"
+                        r"detected|recorded|identified)?\b", _I)
+_ARM_TAIL = re.compile(r"\s+(?:in|of|for|with|among|on)\s+(?:the\s+|both\s+|all\s+|each\s+)?[^,;:]{0,60}?(?:groups?|arms?|"
+                       r"patients|participants|subjects|trials?)\b.*$", _I)
+_NOT_ARM = re.compile(r"\b(?:was|were|is|are|showed|had|has|have|did|does|than|there|which|that)\b|^(?:in|at|from|by|"
+                      r"during|between|among|for|with|to|on|significantly|both|all|each|any|two|three)\b", _I)
+_NOT_OUTCOME = re.compile(r"\bthan\b|^(?:treated|receiving|given|taking|treatment\s+with|exposure\s+to|supplementation\s+with|administration\s+of|of|"
+                          r"were|was|using|about|in|at|from|by|during|between|among|for|with|to|on|significantly|there|"
+                          r"here|it|this|these|"
+                          r"they|we|those|both|all|patients|participants|subjects|group|groups|no|a\s+total|(?:one|two|three)\b(?!-)|"
+                          r"compared|results?|differences?|analysis|table|figure|fig)\b", _I)
+_CONTROL_ARM = re.compile(r"^(?:placebo|sham|control|usual care|standard care|no treatment|vehicle)\b", _I)
+_LEADING = re.compile(r"^(?:the|a|an|both|all|those|patients|participants|subjects|group|mean|median|overall)\s+", _I)
+_TRAILING = re.compile(r"\s+(?:groups?|arms?|patients|participants|subjects|was|were|is|are|alone|only|respectively)$", _I)
+
+
+class ICO(BaseModel):
+    """What a finding compares: the intervention or exposure, its comparator and the outcome."""
+
+    intervention: str | None = Field(None, description="The treatment or exposure the finding is about.")
+    comparator: str | None = Field(None, description="What it is compared with (placebo, another arm).")
+    outcome: str | None = Field(None, description="What was measured.")
+
+    def merged(self, other: ICO) -> ICO:
+        """This reading, its missing fields filled from `other`."""
+        return ICO(intervention=self.intervention or other.intervention,
+                   comparator=self.comparator or other.comparator, outcome=self.outcome or other.outcome)
+
+
+def _clean(phrase: str | None) -> str | None:
+    if phrase is None:
+        return None
+    p = " ".join(phrase.split()).strip(" ,;:-")
+    p = re.sub(r"^(?:participants|patients|subjects|children|women|men)[\u2019']s?\s+", "", p, flags=_I)
+    for _ in range(2):
+        p = _LEADING.sub("", p)
+        p = _TRAILING.sub("", p).strip(" ,;:-")
+    # An unclosed parenthesis is a cut-off abbreviation: "(HbA1c" -> "".
+    if p.count("(") > p.count(")"):
+        p = p[: p.rfind("(")].strip()
+    if len(p) < 2 or len(p.split()) > 15 or not re.search(r"[A-Za-z]", p):
+        return None
+    return p
+
+
+def _first_sentence(text: str) -> str:
+    return html.unescape(" ".join(text.split()))
+
+
+def extract_ico(sentence: str) -> ICO:
+    """Intervention, comparator and outcome that one finding sentence names; fields it does not name
+    are None."""
+    text = _first_sentence(sentence)
+    found = ICO()
+    for pattern in _TEMPLATES:
+        m = pattern.search(text)
+        if not m:
+            continue
+        fields = m.groupdict()
+        read = ICO(intervention=_arm(fields.get("i")), comparator=_arm(fields.get("c")),
+                   outcome=_outcome(fields.get("o")))
+        found = found.merged(read)
+        if found.intervention and found.comparator and found.outcome:
+            break
+    if not found.outcome:
+        found = found.merged(ICO(outcome=_outcome_anywhere(text)))
+    if not (found.intervention and found.comparator):
+        found = found.merged(_arms(text))
+    if found.intervention and not found.comparator and (placebo := _PLACEBO.search(text)):
+        found = found.merged(ICO(comparator=placebo.group(0).lower()))
+    # The comparator is the control arm, whichever the sentence names first.
+    if found.intervention and found.comparator and _CONTROL_ARM.search(found.intervention) \
+            and not _CONTROL_ARM.search(found.comparator):
+        found = ICO(intervention=found.comparator, comparator=found.intervention, outcome=found.outcome)
+    return found
+
+
+def _arm(phrase: str | None) -> str | None:
+    p = _clean(phrase)
+    return None if p is None or _NOT_ARM.search(p) else p
+
+
+def _outcome(phrase: str | None) -> str | None:
+    p = _clean(phrase)
+    return None if p is None or _NOT_OUTCOME.search(p) else p
+
+
+def _outcome_anywhere(text: str) -> str | None:
+    """The outcome outside the comparison templates: 'in terms of O', 'there were N cases of O', a
+    table row's label, or the sentence's subject."""
+    for pattern in (_IN_TERMS, _THERE_WERE, _NONE_WERE, _EFFECT_ON):
+        m = pattern.search(text)
+        if m and (o := _outcome(m.group("o"))):
+            return o
+    body = _OPENING.sub("", text)
+    m = _TABLE_ROW.match(body)
+    # A row label is short and verbless, and numbers follow it.
+    if m and len(m.group("o").split()) <= 10 and not re.search(
+            r"\b(?:was|were|is|are|had|has|showed|occurred|\w+ed)\b", m.group("o"), _I) \
+            and len(re.findall(r"\d+(?:[.,/]\d+)?", body[m.end("o"):m.end("o") + 40])) >= 2:
+        return _outcome(m.group("o").rstrip(". "))
+    m = _SUBJECT.match(body)
+    if m:
+        return _outcome(_ARM_TAIL.sub("", m.group("o") or m.group("o2")))
+    return None
+
+
+def _arms(text: str) -> ICO:
+    """The arms a sentence names outside the templates: "between I and C", "I versus C", "treated with
+    I", "compared with C", "in the A group ... in the B group"."""
+    found = ICO()
+    for pattern in (_BETWEEN, _VERSUS):
+        m = pattern.search(text)
+        if m:
+            i, c = _arm(m.group("i")), _arm(m.group("c"))
+            if i and c:
+                return ICO(intervention=i, comparator=c)
+    m = _TREATED.search(text)
+    if m:
+        found = found.merged(ICO(intervention=_arm(next(g for g in m.groups() if g))))
+    m = _COMPARED_TO.search(text)
+    if m:
+        c = _arm(m.group("c") or m.group("c2"))
+        if c and c != found.intervention:
+            found = found.merged(ICO(comparator=c))
+    groups = [g for g in dict.fromkeys(_arm(g) for g in _GROUP.findall(text)) if g]
+    groups = [g for g in groups if g not in (found.intervention, found.comparator)]
+    if not found.intervention and groups:
+        found = found.merged(ICO(intervention=groups.pop(0)))
+    if not found.comparator and groups:
+        found = found.merged(ICO(comparator=groups.pop(0)))
+    return found
+
+
+def ico_from_abstract(sentences: Iterable[str]) -> ICO:
+    """The arms an abstract states ("randomised to X or Y"), for what a finding leaves open."""
+    for s in sentences:
+        m = _RANDOMISED.search(_first_sentence(s))
+        if m:
+            i, c = _clean(m.group("i")), _clean(m.group("c"))
+            if i and c:
+                return ICO(intervention=i, comparator=c)
+    return ICO()
+
+
+def document_ico(finding: str | None, sentences: Sequence[str]) -> ICO:
+    """What a document's finding compares: read from the finding sentence, with the arms the
+    abstract states ("randomised to X or Y") where the finding names none."""
+    read = extract_ico(finding) if finding else ICO()
+    if read.intervention and read.comparator:
+        return read
+    return read.merged(ico_from_abstract(sentences))
+
+
+_STOP = {"the", "a", "an", "of", "in", "with", "and", "or", "to", "for", "on", "at", "by", "group", "groups", "arm",
+         "arms", "patients", "those", "participants", "subjects", "receiving", "received", "treated", "who", "was",
+         "were", "is", "are", "as", "from", "mg", "plus"}
+
+
+def tokens(text: str | None) -> list[str]:
+    """Normalised content tokens of a field: lower case, HTML entities decoded, punctuation and
+    function words dropped."""
+    if not text:
+        return []
+    t = html.unescape(html.unescape(text)).lower()
+    return [w for w in re.findall(r"[a-z0-9]+(?:[.-][a-z0-9]+)*", t) if w not in _STOP]
+
+
+def token_f1(pred: str | None, gold: str | None) -> float:
+    """Token-level F1 between a predicted and a gold field (0 when either is empty)."""
+    p, g = tokens(pred), tokens(gold)
+    if not p or not g:
+        return 0.0
+    common = sum(min(p.count(w), g.count(w)) for w in set(p))
+    if not common:
+        return 0.0
+    precision, recall = common / len(p), common / len(g)
+    return 2 * precision * recall / (precision + recall)
