@@ -179,7 +179,8 @@ class EdgeClient:
                      search_params: qe.SearchParams | None = None) -> _Result:
         if isinstance(query, qm.RrfQuery):
             request = qe.QueryRequest(
-                limit=limit, query=qe.Fusion.Rrf(k=query.rrf.k if query.rrf.k is not None else 60),
+                # qdrant-edge-py's stub declares Fusion.Rrf as a nested class, not as a Fusion.
+                limit=limit, query=qe.Fusion.Rrf(k=query.rrf.k if query.rrf.k is not None else 60),  # type: ignore[arg-type]
                 prefetches=[qe.Prefetch(limit=p.limit or limit, query=_nearest(p.query, p.using),
                                         filter=edge_filter(p.filter)) for p in prefetch or []],
                 filter=edge_filter(query_filter), with_payload=with_payload)
@@ -244,7 +245,7 @@ def _condition(c: Any) -> Any:
     if isinstance(c.match, qm.MatchValue):
         return qe.FieldCondition(key=c.key, match=qe.MatchValue(value=c.match.value))
     if isinstance(c.match, qm.MatchAny):
-        return qe.FieldCondition(key=c.key, match=qe.MatchAny(any=list(c.match.any)))
+        return qe.FieldCondition(key=c.key, match=qe.MatchAny(any=c.match.any))
     if isinstance(c.range, qm.Range):
         r = c.range
         return qe.FieldCondition(key=c.key, range=qe.RangeFloat(gte=r.gte, gt=r.gt, lte=r.lte, lt=r.lt))
