@@ -23,12 +23,16 @@ Evaluation sets (built here, from ../shared/data; no model is run):
   and PubMedQA abstracts read by hand (evals/labels/pubmedqa_sample_size.tsv: the first 70 PQA-L
   records by hash, each labelled with the number of people the study included, the sum of its
   groups where only groups are stated, none, or ambiguous and left out).
+- population: PubMedQA abstracts labelled by hand (evals/labels/pubmedqa_population.tsv: the first 80
+  PQA-L records by hash, each labelled with who the study included, in the abstract's words, before
+  any population pattern was written); QUESTION is the extractor's title. A phrase matches at token
+  F1 >= 0.5 with the best labelled phrasing; none_found and spurious beside.
 - ICO: Evidence Inference 2.0 evidence spans (verified rows; ../shared/data/evidence_inference has
   no article texts) as input, their prompt's intervention / comparator / outcome as gold; the test
   split (by PMCID) is reported as ico_*, validation and train beside. The ICO patterns
   (tools/ico.py) were written from the train split only.
 
-Tune / held-out: every design and size item is in one half by a hash of its id (half()). Patterns
+Tune / held-out: every design, size and population item is in one half by a hash of its id (half()). Patterns
 were revised from the tune half's errors only (the JSON lists tune errors only); the held-out half
 is the headline. Before the split existed the patterns had been revised once looking at errors on
 both sets, so the held-out half is held out from this revision, not from every earlier one.

@@ -143,3 +143,16 @@ def test_population_is_a_short_phrase_never_a_sentence():
     got = extract_population(None, ["A total of 11 patients with radiculopathic pain and magnetic resonance imaging "
                                     "findings positive for disk herniation elected to undergo single-level surgery."])
     assert got is not None and len(got.split()) <= 12 and not got.endswith(("for", "and", "with"))
+
+
+@pytest.mark.parametrize(("abstract", "population"), [
+    # A heading, a verb or a quantifier before the head is not a qualifier; a comparison, "of whom"
+    # and an auxiliary left at the end are not part of the phrase.
+    ("PARTICIPANTS Individuals aged 65 and older with dementia.", "Individuals aged 65 and older with dementia"),
+    ("Using 24 C6ST-1 knockout mice, we show that sulfation matters.", "C6ST-1 knockout mice"),
+    ("Most participants knew little.", None),
+    ("We studied 1,200 patients of whom 744 were women.", None),
+    ("Forty mice treated with retinal compared with vehicle were followed.", "mice treated with retinal"),
+])
+def test_population_phrase_edges(abstract, population):
+    assert extract_population(None, [abstract]) == population

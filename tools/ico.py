@@ -9,6 +9,10 @@ abstract's own statement of the arms ("randomised to X or Y", "X versus Y").
 
 Measured on Evidence Inference (evals/study_design.py, `ico_*`): evidence spans in, the prompt's
 intervention / comparator / outcome as gold.
+
+The population (PICO's P) is the document's, not the finding's: `extract_population` reads the
+title and abstract for who the study included; measured against hand labels (`population` in
+evals/results/study_design.json).
 """
 
 from __future__ import annotations
@@ -401,7 +405,9 @@ _NOT_MODIFIER = re.compile(r"^(?:the|a|an|of|in|on|at|to|for|from|with|by|and|or
                            r"\d[\d,.%]*|n|that|which|who|whom|we|it|this|study|cohort|sample|series|total|number|"
                            r"aged|age|years?|old|mean|median|only|also|further|then|there|here|however|including|"
                            r"involving|comprising|select|train|treat|enables?|allows?|helps?|identify|compare|includes?|"
-                           r"recruit|study|assess|evaluate|examine|follow|predict|when|where|whether|if|not|no|"
+                           r"recruit|study|assess|evaluate|examine|follow|predict|when|where|whether|if|not|no|most|many|some|"
+                           r"several|few|more|fewer|half|majority|million|billion|into|onto|via|per|after|before|"
+                           r"under|over|within|without|through|across|versus|vs|using|use|used|\w*-?(?:year|month|week|day)s?-old|[A-Z]|"
                            r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|"
                            r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)(?:-\w+)?)$", _I)
 _MODIFIER = r"(?:[A-Za-z][\w'/-]*\s+)"
@@ -430,8 +436,8 @@ _POST_STOP = re.compile(r"\s+(?:(?:were|was|are|is|had|have|has|did|do|will|woul
                         r"march|april|may|june|july|august|september|october|november|december)|over\s+(?:a|the)\s+"
                         r"(?:period|\d)|for\s+(?:a\s+|the\s+)?(?:period|mean|median|\d)|(?:and|while|whereas|but)\s+"
                         r"(?:the|then|their|were|was|had|\d)|using\b|by\s+(?:means|using)|to\s+(?:determine|assess|"
-                        r"evaluate|compare|investigate|examine|identify)|in\s+(?:this|the\s+present|our)\s+(?:study|"
-                        r"trial|analysis)|(?:who|that)\s+(?:were|was)\s+(?:included|enrolled|randomi[sz]ed)|according\s+to|based\s+on|"
+                        r"evaluate|compare|investigate|examine|identify)|in\s+(?:this|these|the\s+present|our)\b|of\s+(?:whom|which)\b|"
+                        r"than\b|compared\b|versus\b|vs\b|\w{3,}ly\s+\w+ed\b|(?:who|that)\s+(?:were|was)\s+(?:included|enrolled|randomi[sz]ed)|according\s+to|based\s+on|"
                         r"as\s+defined|to\s+(?!\d)|(?:in|at)\s+(?:our|the|a|two|three|\w+)\s+(?:\w+\s+){0,2}?(?:clinics?|hospitals?|departments?|"
                         r"cent(?:er|re)s?|units?|institutions?|practices?|wards?))|,(?!\s+(?:who|with|without|aged|undergoing|"
                         r"treated|receiving|diagnosed)\b)", _I)
@@ -462,7 +468,9 @@ def _population_phrase(m: re.Match[str]) -> tuple[str, int] | None:
     kept: list[str] = []
     # Only the run of qualifying words right before the head.
     for w in reversed((m.group("pre") or "").split()):
-        if _NOT_MODIFIER.match(w.strip("(),")) or (re.search(r"\d", w) and not re.search(r"[A-Za-z]", w)):
+        # A heading in capitals ("PARTICIPANTS Individuals aged 65 and older") is not a qualifier.
+        if _NOT_MODIFIER.match(w.strip("(),")) or (re.search(r"\d", w) and not re.search(r"[A-Za-z]", w)) \
+                or (w.isalpha() and w.isupper() and len(w) >= 6):
             break
         if re.fullmatch(r"\w+(?:ed|ly)", w, _I) and w.lower() not in {"aged", "hospitalised", "hospitalized", "infected",
                                                                       "impaired", "sighted", "matched", "treated"}:
@@ -473,8 +481,8 @@ def _population_phrase(m: re.Match[str]) -> tuple[str, int] | None:
     phrase = " ".join([*kept, head, post.strip()]).strip()
     if not m.group("one"):
         phrase = re.sub(r"^(?:an?|the)\s+", "", phrase, flags=_I)
-    phrase = re.sub(r"(?:\s+(?:who|that|which|whom|treated|and|or|with|the|a|an|of|in|at|on))+$", "", " ".join(phrase.split()),
-                    flags=_I).rstrip(" ,-")
+    phrase = re.sub(r"(?:\s+(?:who|that|which|whom|treated|and|or|with|the|a|an|of|in|at|on|had|have|has|were|was|"
+                    r"are|is))+$", "", " ".join(phrase.split()), flags=_I).rstrip(" ,-")
     words = phrase.split()
     if len(words) > POPULATION_MAX_WORDS:
         # Cut before the last preposition within the limit, not mid-phrase.
@@ -498,7 +506,8 @@ def _candidates(text: str, *, title: bool = False) -> list[tuple[int, int, str]]
         head = m.group("head") or ""
         lead = text[max(0, head_start - 120): head_start]
         # A capitalised head inside a sentence is a name ("Floating Hospital for Children").
-        if not title and head[:1].isupper() and not re.search(r"(?:^|[.;:?!]\s+)\S*\s*$", lead):
+        if not title and head[:1].isupper() and not re.search(r"(?:^|[.;:?!]\s+|\b[A-Z]{6,}:?\s+)\S*\s*$", lead) \
+                and not _N_BEFORE.search(lead):
             continue
         read = _population_phrase(m)
         if read is None and head.lower() in _GENERIC:
@@ -513,7 +522,8 @@ def _candidates(text: str, *, title: bool = False) -> list[tuple[int, int, str]]
         phrase, n_kept = read
         lead = re.sub(r"(?:\S+\s+){" + str(n_kept) + r"}$", "", lead) if n_kept else lead
         after = text[m.end("head") if m.group("head") else m.end("one"):]
-        opens = re.search(r"(?:^\s*|[.;:?]\s+)(?:(?:consecutive|all|eligible)\s+)?$", lead, _I)
+        # A sentence start, or a structured abstract's heading in capitals ("PARTICIPANTS").
+        opens = re.search(r"(?:^\s*|[.;:?]\s+|\b[A-Z]{6,}:?\s+)(?i:(?:consecutive|all|eligible)\s+)?$", lead)
         # A verbless sentence that is only the phrase is a structured abstract's PARTICIPANTS section.
         alone = opens and re.match(r"\s*(?:\([^()]*\)\s*)?[.;]", text[m.end():])
         if m.group("one") or alone or _N_BEFORE.search(lead) or _N_AFTER.match(after) or _ENROL_BEFORE.search(lead) \
