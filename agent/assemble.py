@@ -174,9 +174,9 @@ def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str |
 def _documents(state: InvestigationState, docs: dict[str, Document], weight: float, text_of: Any,
                designs: dict[str, str | None]) -> list[DocumentView]:
     """The assessed documents, re-ranked by retrieval score combined with trust, with their design,
-    size, editorial notices, the sentence their label rests on and what it compares (intervention,
+    population and size, editorial notices, the sentence their label rests on and what it compares (intervention,
     comparator, outcome: the evidence table)."""
-    from claimscope.tools.ico import document_ico
+    from claimscope.tools.ico import document_ico, extract_population
     from claimscope.tools.models import Notice
     from claimscope.tools.trust import rerank
 
@@ -204,6 +204,7 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
             trust=trust.get(doc_id), local_label=a.get("label"), label_explanation=a.get("explanation", ""),
             sign_conflict=bool(a.get("sign_conflict", False)), takeaway=tk.get("text", ""),
             design=designs.get(doc_id), sample_size=rep.get("sample_size", doc.sample_size) if rep else doc.sample_size,
+            population=extract_population(doc.title, doc.sentences),
             retracted=bool(rep.get("retracted", doc.retracted) if rep else doc.retracted),
             notices=[n.describe() for n in notices],
             finding=Citation(doc_id=doc_id, sentence=cited[0], text=text_of(key)) if key and cited else None,

@@ -23,12 +23,16 @@ Evaluation sets (built here, from ../shared/data; no model is run):
   and PubMedQA abstracts read by hand (evals/labels/pubmedqa_sample_size.tsv: the first 70 PQA-L
   records by hash, each labelled with the number of people the study included, the sum of its
   groups where only groups are stated, none, or ambiguous and left out).
+- population: PubMedQA abstracts labelled by hand (evals/labels/pubmedqa_population.tsv: the first 80
+  PQA-L records by hash, each labelled with who the study included, in the abstract's words, before
+  any population pattern was written); QUESTION is the extractor's title. A phrase matches at token
+  F1 >= 0.5 with the best labelled phrasing; none_found and spurious beside.
 - ICO: Evidence Inference 2.0 evidence spans (verified rows; ../shared/data/evidence_inference has
   no article texts) as input, their prompt's intervention / comparator / outcome as gold; the test
   split (by PMCID) is reported as ico_*, validation and train beside. The ICO patterns
   (tools/ico.py) were written from the train split only.
 
-Tune / held-out: every design and size item is in one half by a hash of its id (half()). Patterns
+Tune / held-out: every design, size and population item is in one half by a hash of its id (half()). Patterns
 were revised from the tune half's errors only (the JSON lists tune errors only); the held-out half
 is the headline. Before the split existed the patterns had been revised once looking at errors on
 both sets, so the held-out half is held out from this revision, not from every earlier one.
@@ -66,6 +70,7 @@ _EXACT_N = re.compile(r"\b(?:in|of|among|from|with|including|involving)\s+(\d{1,
                       r"infants|people|persons|cases|volunteers|mothers|newborns|neonates|adolescents|students|"
                       r"workers|residents|respondents|pregnancies)\b", re.I)
 PUBMEDQA_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size.tsv"
+PUBMEDQA_POPULATIONS = Path(__file__).resolve().parent / "labels" / "pubmedqa_population.tsv"
 
 
 def title_label(title: str) -> str | None:
@@ -167,6 +172,53 @@ def pubmedqa_size_items(path: Path, labels: Path = PUBMEDQA_SIZES) -> list[dict[
         out.append({"id": f"pubmedqa:{pmid}", "gold": None if kind == "none" else int(n), "kind": kind,
                     "sentences": data[pmid]["CONTEXTS"], "title": data[pmid]["QUESTION"]})
     return out
+
+
+def pubmedqa_population_items(path: Path, labels: Path = PUBMEDQA_POPULATIONS) -> list[dict[str, Any]]:
+    """The hand-labelled PubMedQA populations (evals/labels/pubmedqa_population.tsv): gold is a list
+    of equally good phrasings, empty where the abstract names no studied population."""
+    data = json.loads(path.read_text())
+    out = []
+    for line in labels.read_text().splitlines():
+        if line.startswith("#") or line.startswith("pmid\t") or not line.strip():
+            continue
+        pmid, population, kind = line.split("\t")
+        out.append({"id": f"pubmedqa:{pmid}", "kind": kind,
+                    "gold": [] if kind == "none" else [g.strip() for g in population.split("|")],
+                    "sentences": data[pmid]["CONTEXTS"], "title": data[pmid]["QUESTION"]})
+    return out
+
+
+POPULATION_MATCH_F1 = 0.5
+
+
+def score_populations(items: list[dict[str, Any]], *, rows: bool = True) -> dict[str, Any]:
+    """The population phrase (tools.ico.extract_population, title and abstract in) against the hand
+    label: a match is token F1 >= POPULATION_MATCH_F1 with the best of the label's phrasings, exact is
+    F1 = 1 (the same content words); none_found counts labelled abstracts where nothing was read,
+    spurious a phrase read where the abstract names no population."""
+    from claimscope.tools.ico import extract_population, token_f1
+
+    out = []
+    for it in items:
+        pred = extract_population(it["title"], it["sentences"])
+        f1 = max((token_f1(pred, g) for g in it["gold"]), default=0.0)
+        out.append({"id": it["id"], "gold": " | ".join(it["gold"]) or None, "pred": pred, "f1": round(f1, 3)})
+    stated = [r for r in out if r["gold"] is not None]
+    none = [r for r in out if r["gold"] is None]
+    result: dict[str, Any] = {
+        "n": len(stated),
+        "match": f"token F1 >= {POPULATION_MATCH_F1} with the best labelled phrasing (tools.ico.token_f1)",
+        "match_rate": round(sum(r["f1"] >= POPULATION_MATCH_F1 for r in stated) / len(stated), 4) if stated else None,
+        "exact_match": round(sum(r["f1"] == 1.0 for r in stated) / len(stated), 4) if stated else None,
+        "mean_f1": round(sum(r["f1"] for r in stated) / len(stated), 4) if stated else None,
+        "none_found": sum(r["pred"] is None for r in stated),
+        "none_found_rate": round(sum(r["pred"] is None for r in stated) / len(stated), 4) if stated else None,
+        "no_population_stated": {"n": len(none), "spurious": sum(r["pred"] is not None for r in none)},
+    }
+    if rows:
+        result["rows"] = out
+    return result
 
 
 def score_designs(items: list[dict[str, Any]], *, errors: bool = True) -> dict[str, Any]:
@@ -341,6 +393,7 @@ def main() -> None:
     pubmedqa = pubmedqa_items(SHARED / "pubmedqa" / "ori_pqal.json")
     everything = scifact + pubmedqa
     pubmedqa_sizes = pubmedqa_size_items(SHARED / "pubmedqa" / "ori_pqal.json")
+    populations = pubmedqa_population_items(SHARED / "pubmedqa" / "ori_pqal.json")
     size_items = sizes + pubmedqa_sizes
     tune = [it for it in everything if half(it["id"]) == "tune"]
     held_out = [it for it in everything if half(it["id"]) == "held_out"]
@@ -371,6 +424,16 @@ def main() -> None:
             "scifact_titles": score_sizes(sizes, rows=False),
             "pubmedqa_hand": score_sizes(pubmedqa_sizes, rows=False),
         },
+        "population": {
+            "headline": "held_out",
+            "held_out": score_populations([it for it in populations if half(it["id"]) == "held_out"], rows=False),
+            "tune": score_populations([it for it in populations if half(it["id"]) == "tune"]),
+            "pooled": score_populations(populations, rows=False),
+            "note": ("PubMedQA PQA-L, the first 80 records by sha256('pubmedqa:' + pmid), populations labelled by hand "
+                     "before any pattern was written (evals/labels/pubmedqa_population.tsv, rules in its header); the "
+                     "extractor reads QUESTION as the title and CONTEXTS as the abstract. Patterns were revised from "
+                     "the tune half's errors only."),
+        },
         **ico_fields(ico_test, ico_validation, ico_train),
         "target": {"design_accuracy": 0.85, "sample_size_exact_match": 0.85},
     }
@@ -387,7 +450,9 @@ def main() -> None:
           f"pooled {result['design']['pooled']['accuracy']}); "
           f"sample size exact match (held-out half) {result['sample_size']['held_out']['exact_match']} "
           f"(n={result['sample_size']['held_out']['n']}; pooled {result['sample_size']['pooled']['exact_match']}, "
-          f"n={result['sample_size']['pooled']['n']})")
+          f"n={result['sample_size']['pooled']['n']}); "
+          f"population match (held-out half) {result['population']['held_out']['match_rate']} "
+          f"(n={result['population']['held_out']['n']}, none found {result['population']['held_out']['none_found']})")
 
 
 if __name__ == "__main__":

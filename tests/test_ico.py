@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from claimscope.tools.ico import ICO, document_ico, extract_ico, ico_from_abstract, token_f1, tokens
+from claimscope.tools.ico import (
+    ICO,
+    document_ico,
+    extract_ico,
+    extract_population,
+    ico_from_abstract,
+    token_f1,
+    tokens,
+)
 
 
 @pytest.mark.parametrize(("sentence", "expected"), [
@@ -89,3 +97,62 @@ def test_token_f1_normalises_case_punctuation_and_function_words():
     assert token_f1("placebo", "Placebo group") == 1.0
     assert token_f1("HbA1c level", "HbA1c") == pytest.approx(2 / 3)
     assert token_f1(None, "placebo") == 0.0 and token_f1("aspirin", "placebo") == 0.0
+
+
+@pytest.mark.parametrize(("title", "abstract", "population"), [
+    # A count before the phrase, its post-modifier up to the sentence's own verb.
+    (None, "Fifty-five patients with portal hypertension were included in this retrospective study.",
+     "patients with portal hypertension"),
+    (None, "We enrolled 412 children aged 6-12 in Kenya.", "children aged 6-12 in Kenya"),
+    (None, "The records of 382 women treated with RT for Hodgkin's disease were reviewed.",
+     "women treated with RT for Hodgkin's disease"),
+    # "(n = N)" after the phrase, a structured abstract's PARTICIPANTS sentence.
+    (None, "Prospective randomized study. Adult patients undergoing general anesthesia (n = 240).",
+     "Adult patients undergoing general anesthesia"),
+    # A relative clause keeps its verb; the setting and the time span are not the population.
+    (None, "We analysed 2061 patients who underwent laparoscopic cholecystectomy in the surgical department of "
+           "a teaching hospital between 2008 and 2010.", "patients who underwent laparoscopic cholecystectomy"),
+    (None, "Participants were adults with type 2 diabetes.", "adults with type 2 diabetes"),
+    # Species and cells for animal and in vitro work.
+    (None, "Eighteen New Zealand rabbits were divided into three groups.", "New Zealand rabbits"),
+    (None, "Male C57BL/6 mice were fed a high-fat diet for 12 weeks.", "Male C57BL/6 mice"),
+    (None, "HepG2 cells were exposed to palmitate for 24 h.", "HepG2 cells"),
+    # A case report's single person.
+    (None, "A 45-year-old man with chest pain presented to the emergency department.",
+     "A 45-year-old man with chest pain"),
+    # The title where the abstract states no count or enrolment.
+    ("Coffee and mortality among 31,209 Norwegian women", "We followed the cohort for 20 years.", "Norwegian women"),
+    ("Vitamin D and bone density in postmenopausal women: a randomised trial", "Bone density rose.",
+     "postmenopausal women"),
+])
+def test_population(title, abstract, population):
+    assert extract_population(title, [abstract]) == population
+
+
+@pytest.mark.parametrize("abstract", [
+    # No population: documents and prices, a generic head alone, a capitalised name.
+    "Published government tax documents are used to analyse the retail price of cigarettes.",
+    "Of 6866 patients, 690 received eradication therapy.",
+    "Rates fell in the NICU of the Floating Hospital for Children at Tufts Medical Center.",
+])
+def test_population_is_none_rather_than_junk(abstract):
+    assert extract_population(None, [abstract]) is None
+
+
+def test_population_is_a_short_phrase_never_a_sentence():
+    got = extract_population(None, ["A total of 11 patients with radiculopathic pain and magnetic resonance imaging "
+                                    "findings positive for disk herniation elected to undergo single-level surgery."])
+    assert got is not None and len(got.split()) <= 12 and not got.endswith(("for", "and", "with"))
+
+
+@pytest.mark.parametrize(("abstract", "population"), [
+    # A heading, a verb or a quantifier before the head is not a qualifier; a comparison, "of whom"
+    # and an auxiliary left at the end are not part of the phrase.
+    ("PARTICIPANTS Individuals aged 65 and older with dementia.", "Individuals aged 65 and older with dementia"),
+    ("Using 24 C6ST-1 knockout mice, we show that sulfation matters.", "C6ST-1 knockout mice"),
+    ("Most participants knew little.", None),
+    ("We studied 1,200 patients of whom 744 were women.", None),
+    ("Forty mice treated with retinal compared with vehicle were followed.", "mice treated with retinal"),
+])
+def test_population_phrase_edges(abstract, population):
+    assert extract_population(None, [abstract]) == population

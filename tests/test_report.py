@@ -119,6 +119,7 @@ def fixture_report() -> Report:
                 takeaway="Supplementation reduced hip fractures.",
                 design="rct",
                 sample_size=2686,
+                population="women aged 65 & over",
                 intervention="cholecalciferol 800 IU",
                 comparator="placebo & calcium",
                 outcome="hip fracture incidence",
@@ -137,6 +138,7 @@ def fixture_report() -> Report:
                 sign_conflict=True,
                 takeaway="No effect found.",
                 design="cohort",
+                population="community-dwelling adults",
                 direction="opposes",
             ),
             DocumentView(
@@ -338,10 +340,14 @@ def test_retraction_and_evidence_table_reach_every_format(fn):
     rep = fixture_report()
     text = fn(rep)
     # The retracted document is flagged with its notice, and the evidence table shows design,
-    # size, intervention / comparator / outcome and the quoted finding with its cite key.
+    # population and size, intervention / comparator / outcome and the quoted finding with its cite key.
     assert "RETRACTED" in text or '"retracted": true' in text
     assert "Paper Mill" in text
     assert "2686" in text
+    # Population beside the size, escaped per format; a population without a stated size stands alone.
+    assert {render_html: "women aged 65 &amp; over (n = 2686)", render_markdown: "women aged 65 & over (n = 2686)",
+            render_json: '"population": "women aged 65 & over"'}[fn] in text
+    assert "community-dwelling adults" in text
     assert "lowered fracture incidence" in text
     # What the finding compares: intervention, comparator (escaped per format) and outcome.
     assert "cholecalciferol 800 IU" in text and "hip fracture incidence" in text

@@ -114,6 +114,16 @@ def test_metadata_then_title_then_abstract():
     # Years and group numbers are not counts of people.
     ("Between 1981 and 1995, 21 cases presented to two hospitals.", 21),
     ("Group 3 (spontaneous abortion) women (n = 81) were recruited at ultrasound.", 81),
+    # Groups stated one by one in sentences of their own, added; a total stated first still wins,
+    # and subsets with an outcome ("5 patients with complications") are not groups.
+    ("Group 1 consisted of 357 women with losses. In group 2, there were 349 subjects from infertility "
+     "practices. Group 3 women (n = 81) were recruited at ultrasound.", 787),
+    ("Patients were randomised. Overall 120 were in the intervention group. The control group comprised 118 "
+     "patients.", 238),
+    ("We randomised 240 patients. 120 were in the intervention group. The control group comprised 118 patients.",
+     240),
+    ("In the treatment group, there were 5 patients with complications. In the control group, there were 3 "
+     "patients with complications.", 5),
 ])
 def test_sample_size(text, n):
     assert sample_size(text) == n

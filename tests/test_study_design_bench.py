@@ -81,3 +81,23 @@ def test_ico_items_keep_the_split_and_verified_rows(tmp_path):
     scored = score_ico(items)
     assert scored["n"] == 1
     assert all(scored[f]["accuracy"] == 1.0 for f in ("intervention", "comparator", "outcome"))
+
+
+def test_population_labels_take_the_best_phrasing_and_count_spurious(tmp_path):
+    import json
+
+    from evals.study_design import pubmedqa_population_items, score_populations
+
+    data = {p: {"CONTEXTS": [text], "QUESTION": "q?"} for p, text in {
+        "1": "A total of 120 adults with asthma were enrolled.", "2": "Tax documents were analysed.",
+        "3": "Forty-two women with breast cancer took part.", "4": "The register was searched."}.items()}
+    (tmp_path / "pqal.json").write_text(json.dumps(data))
+    (tmp_path / "labels.tsv").write_text("# comment\npmid\tpopulation\tkind\n1\tpatients with asthma | adults with "
+                                         "asthma\tstated\n2\t-\tnone\n3\tmen with prostate cancer\tstated\n"
+                                         "4\tregistered twins\tstated\n")
+    items = pubmedqa_population_items(tmp_path / "pqal.json", tmp_path / "labels.tsv")
+    assert [it["gold"] for it in items] == [["patients with asthma", "adults with asthma"], [],
+                                            ["men with prostate cancer"], ["registered twins"]]
+    scored = score_populations(items)
+    assert scored["n"] == 3 and scored["exact_match"] == round(1 / 3, 4) and scored["match_rate"] == round(1 / 3, 4)
+    assert scored["none_found"] == 1 and scored["no_population_stated"] == {"n": 1, "spurious": 0}

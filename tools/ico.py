@@ -9,6 +9,10 @@ abstract's own statement of the arms ("randomised to X or Y", "X versus Y").
 
 Measured on Evidence Inference (evals/study_design.py, `ico_*`): evidence spans in, the prompt's
 intervention / comparator / outcome as gold.
+
+The population (PICO's P) is the document's, not the finding's: `extract_population` reads the
+title and abstract for who the study included; measured against hand labels (`population` in
+evals/results/study_design.json).
 """
 
 from __future__ import annotations
@@ -375,3 +379,178 @@ def token_f1(pred: str | None, gold: str | None) -> float:
         return 0.0
     precision, recall = common / len(p), common / len(g)
     return 2 * precision * recall / (precision + recall)
+
+
+# Population (PICO's P): who or what a study included, from its abstract, else its title.
+# A head noun names the kind of subject; the words before it that qualify it ("adult", "Dutch",
+# "breast cancer") and a post-modifier ("with portal hypertension", "aged 65 years or older",
+# "who underwent laparoscopic cholecystectomy") make the phrase.
+_HEAD = (r"(?:patients|participants|subjects|individuals|persons|people|adults|children|infants|newborns|neonates|"
+         r"adolescents|teenagers|youths?|girls|boys|women|men|mothers|fathers|parents|pregnancies|students|residents|"
+         r"trainees|nurses|physicians|doctors|surgeons|clinicians|dentists|pharmacists|workers|employees|volunteers|"
+         r"veterans|smokers|athletes|soldiers|recipients|survivors|users|donors|outpatients|inpatients|octogenarians|"
+         r"nonagenarians|elderly|laypersons|laypeople|respondents|twins|families|households|fetuses|hypertensives|"
+         r"diabetics|cadavers|population|(?:cadaver(?:ic)?\s+)?knees|mice|rats|rabbits|dogs|pigs|piglets|sheep|monkeys|macaques|"
+         r"primates|guinea\s+pigs|hamsters|zebrafish|cats|horses|animals|cows|calves|ewes|chickens|broilers)")
+# A case report's single person: "A 12-year-old boy diagnosed with ASD".
+_ONE = r"(?:an?\s+\d{1,3}-(?:year|month|week|day)-old\s+(?:\w+\s+){0,2}?(?:boy|girl|man|woman|patient|infant|child|neonate))"
+_NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+                r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)")
+_NUM = (r"(?:\d{1,3}(?:[, ]\d{3})+|\d+|" + _NUMBER_WORD + r"(?:(?:[\s-]+|\s+and\s+)" + _NUMBER_WORD + r")*)")
+# Words that cannot qualify a head ("were 62 patients", "the remaining patients").
+_NOT_MODIFIER = re.compile(r"^(?:the|a|an|of|in|on|at|to|for|from|with|by|and|or|all|each|both|these|those|their|our|"
+                           r"other|remaining|total|were|was|are|is|had|have|has|be|been|included|enrolled|recruited|"
+                           r"studied|examined|analy[sz]ed|evaluated|reviewed|assessed|compared|among|between|than|"
+                           r"consecutive|eligible|selected|randomly|random|identified|data|records|charts|group|groups|"
+                           r"\d[\d,.%]*|n|that|which|who|whom|we|it|this|study|cohort|sample|series|total|number|"
+                           r"aged|age|years?|old|mean|median|only|also|further|then|there|here|however|including|"
+                           r"involving|comprising|select|train|treat|enables?|allows?|helps?|identify|compare|includes?|"
+                           r"recruit|study|assess|evaluate|examine|follow|predict|when|where|whether|if|not|no|most|many|some|"
+                           r"several|few|more|fewer|half|majority|million|billion|into|onto|via|per|after|before|"
+                           r"under|over|within|without|through|across|versus|vs|using|use|used|\w*-?(?:year|month|week|day)s?-old|[A-Z]|"
+                           r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|"
+                           r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)(?:-\w+)?)$", _I)
+_MODIFIER = r"(?:[A-Za-z][\w'/-]*\s+)"
+_POST = (r"(?:\s*\([^()]{0,80}\))?(?P<{}>\s+(?:with|without|who|undergoing|aged|treated|receiving|diagnosed|attending|"
+         r"admitted|scheduled|presenting|suffering|living|born|registered|referred|hospitali[sz]ed|requiring|"
+         r"having|on|after|from|in|at|of|older|younger|over|under|between|operated|followed|enrolled|seen)\b[^;:.()?]*)?")
+_HEADED = re.compile(r"(?P<pre>(?:" + _MODIFIER + r"){0,4})(?P<head>" + _HEAD + r")\b" + _POST.replace("{}", "post")
+                     + r"|(?P<one>" + _ONE + r")\b" + _POST.replace("{}", "post1"), _I)
+# Cues that the phrase is the population included, strongest first.
+_N_BEFORE = re.compile(r"\b" + _NUM + r"\s+(?:consecutive\s+|eligible\s+)?$", _I)
+_N_AFTER = re.compile(r"^\s*\(n\s*[=>]\s*\d", _I)
+_ENROL_BEFORE = re.compile(r"\b(?:includ(?:ed|es|ing)|enrolled|recruited|studied|examined|analy[sz]ed|evaluated|reviewed|"
+                           r"investigated|followed|identified|selected|surveyed|interviewed|performed\s+on|"
+                           r"(?:conducted|study|studies|trial|review|analysis|survey)\s+(?:of|in|among|on)|records\s+of|charts\s+of|data\s+(?:of|from|on)|cohort\s+of|sample\s+of|"
+                           r"series\s+of|group\s+of|consisted\s+of|comprised|comprising|involving|(?:participants|subjects|"
+                           r"patients|population|sample|cohort)\s+(?:were|was|included|comprised))\s+"
+                           r"(?:the\s+|all\s+|a\s+total\s+of\s+|consecutive\s+|eligible\s+)*(?:" + _NUM + r"\s+)?$", _I)
+_ENROL_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*)?(?:were|was)\s+(?:\w+\s+)?(?:included|enrolled|recruited|"
+                          r"studied|examined|analy[sz]ed|evaluated|reviewed|randomi[sz]ed|selected|identified|followed|"
+                          r"assessed|investigated|tested|surveyed|interviewed|divided|allocated|assigned)\b|^\s+(?:took\s+part|"
+                          r"participated)\b", _I)
+# Where a post-modifier stops: a main verb, a period of time, a second clause.
+_POST_STOP = re.compile(r"\s+(?:(?:were|was|are|is|had|have|has|did|do|will|would|could|may|might|showed|developed|"
+                        r"completed|participated|took|met|gave|performed|agreed|consented|exhibited|reported|received|"
+                        r"underwent|answered|filled|experienced|presented|presents|came|visited|died|survived|returned)\b|(?:from|between|during|since)\s+(?:\d|january|february|"
+                        r"march|april|may|june|july|august|september|october|november|december)|over\s+(?:a|the)\s+"
+                        r"(?:period|\d)|for\s+(?:a\s+|the\s+)?(?:period|mean|median|\d)|(?:and|while|whereas|but)\s+"
+                        r"(?:the|then|their|were|was|had|\d)|using\b|by\s+(?:means|using)|to\s+(?:determine|assess|"
+                        r"evaluate|compare|investigate|examine|identify)|in\s+(?:this|these|the\s+present|our)\b|of\s+(?:whom|which)\b|"
+                        r"than\b|compared\b|versus\b|vs\b|\w{3,}ly\s+\w+ed\b|(?:who|that)\s+(?:were|was)\s+(?:included|enrolled|randomi[sz]ed)|according\s+to|based\s+on|"
+                        r"as\s+defined|to\s+(?!\d)|(?:in|at)\s+(?:our|the|a|two|three|\w+)\s+(?:\w+\s+){0,2}?(?:clinics?|hospitals?|departments?|"
+                        r"cent(?:er|re)s?|units?|institutions?|practices?|wards?))|,(?!\s+(?:who|with|without|aged|undergoing|"
+                        r"treated|receiving|diagnosed)\b)", _I)
+_REL_VERB = re.compile(r"\b(?:who|that|whom)\s+\w+", _I)
+_GENERIC = {"patients", "participants", "subjects", "individuals", "persons", "people", "cases", "animals", "population"}
+_SPECIES = re.compile(r"^(?:mice|rats|rabbits|dogs|pigs|piglets|sheep|monkeys|macaques|primates|guinea pigs|hamsters|"
+                      r"zebrafish|cats|horses|cows|calves|ewes|chickens|broilers|cadavers)$", _I)
+POPULATION_MAX_WORDS = 12
+# In vitro work names its cells instead of people: "HepG2 cells", "human umbilical vein endothelial cells".
+_CELLS = re.compile(r"\b(?P<c>[A-Z][A-Za-z]*\d[\w/-]*(?:\s+\w+)?\s+cells|(?:cultured\s+|primary\s+)?(?:human|murine|mouse|"
+                    r"rat|bovine|porcine|canine)\s+(?:[\w-]+\s+){0,3}?cells|[A-Z][\w-]*\d[\w-]*\s+cell\s+lines?)\b")
+
+
+def _trim_post(post: str) -> str:
+    """The post-modifier up to where the sentence's own verb or a time span begins; a relative
+    clause ("who underwent X") keeps its first verb."""
+    start = 0
+    rel = _REL_VERB.match(post.strip())
+    if rel:
+        start = len(post) - len(post.lstrip()) + rel.end()
+    m = _POST_STOP.search(post, start)
+    return post[: m.start()] if m else post
+
+
+def _population_phrase(m: re.Match[str]) -> tuple[str, int] | None:
+    """The phrase a headed match makes and how many qualifying words precede its head; None when it
+    is a bare generic head ("patients") or too long to be a phrase."""
+    kept: list[str] = []
+    # Only the run of qualifying words right before the head.
+    for w in reversed((m.group("pre") or "").split()):
+        # A heading in capitals ("PARTICIPANTS Individuals aged 65 and older") is not a qualifier.
+        if _NOT_MODIFIER.match(w.strip("(),")) or (re.search(r"\d", w) and not re.search(r"[A-Za-z]", w)) \
+                or (w.isalpha() and w.isupper() and len(w) >= 6):
+            break
+        if re.fullmatch(r"\w+(?:ed|ly)", w, _I) and w.lower() not in {"aged", "hospitalised", "hospitalized", "infected",
+                                                                      "impaired", "sighted", "matched", "treated"}:
+            break
+        kept.insert(0, w.strip("(),"))
+    head = m.group("head") or m.group("one")
+    post = _trim_post(m.group("post") or m.group("post1") or "")
+    phrase = " ".join([*kept, head, post.strip()]).strip()
+    if not m.group("one"):
+        phrase = re.sub(r"^(?:an?|the)\s+", "", phrase, flags=_I)
+    phrase = re.sub(r"(?:\s+(?:who|that|which|whom|treated|and|or|with|the|a|an|of|in|at|on|had|have|has|were|was|"
+                    r"are|is))+$", "", " ".join(phrase.split()), flags=_I).rstrip(" ,-")
+    words = phrase.split()
+    if len(words) > POPULATION_MAX_WORDS:
+        # Cut before the last preposition within the limit, not mid-phrase.
+        cut = max((i for i, w in enumerate(words[:POPULATION_MAX_WORDS + 1])
+                   if w.lower() in {"in", "at", "from", "with", "who", "and", "of", "on", "after", "for"}), default=0)
+        if cut <= len(kept):
+            return None
+        phrase = " ".join(words[:cut]).rstrip(" ,-")
+    if phrase.lower() in _GENERIC or len(phrase) < 3:
+        return None
+    return phrase, len(kept)
+
+
+def _candidates(text: str, *, title: bool = False) -> list[tuple[int, int, str]]:
+    """(tier, position, phrase) for every headed phrase in `text`: tier 0 has a count or an
+    enrolment verb beside it, tier 1 follows "in" / "among" / "of" or opens a sentence, tier 2 is any
+    other mention; a lone word (other than a species) ranks one tier lower than its cue."""
+    out = []
+    for m in _HEADED.finditer(text):
+        head_start = m.start("head") if m.group("head") else m.start("one")
+        head = m.group("head") or ""
+        lead = text[max(0, head_start - 120): head_start]
+        # A capitalised head inside a sentence is a name ("Floating Hospital for Children").
+        if not title and head[:1].isupper() and not re.search(r"(?:^|[.;:?!]\s+|\b[A-Z]{6,}:?\s+)\S*\s*$", lead) \
+                and not _N_BEFORE.search(lead):
+            continue
+        read = _population_phrase(m)
+        if read is None and head.lower() in _GENERIC:
+            # "Six hundred and twenty consecutive patients underwent total fundoplication for GERD".
+            u = re.match(r"\s+(?P<p>underwent\s+[^;:.()?]+)", text[m.end("head"):], _I)
+            if u and _N_BEFORE.search(lead):
+                p = _trim_post(" " + u.group("p").split(" ", 1)[1])
+                words = f"{head} who underwent {p.strip()}".split()[:POPULATION_MAX_WORDS]
+                read = (re.sub(r"(?:\s+(?:and|or|with|the|a|an|of|in|at|on|for))+$", "", " ".join(words), flags=_I), 0)
+        if read is None:
+            continue
+        phrase, n_kept = read
+        lead = re.sub(r"(?:\S+\s+){" + str(n_kept) + r"}$", "", lead) if n_kept else lead
+        after = text[m.end("head") if m.group("head") else m.end("one"):]
+        # A sentence start, or a structured abstract's heading in capitals ("PARTICIPANTS").
+        opens = re.search(r"(?:^\s*|[.;:?]\s+|\b[A-Z]{6,}:?\s+)(?i:(?:consecutive|all|eligible)\s+)?$", lead)
+        # A verbless sentence that is only the phrase is a structured abstract's PARTICIPANTS section.
+        alone = opens and re.match(r"\s*(?:\([^()]*\)\s*)?[.;]", text[m.end():])
+        if m.group("one") or alone or _N_BEFORE.search(lead) or _N_AFTER.match(after) or _ENROL_BEFORE.search(lead) \
+                or _ENROL_AFTER.match(after):
+            tier = 0
+        elif opens or re.search(r"\b(?:in|among|of|for|on)\s+(?:the\s+)?$", lead, _I):
+            tier = 1
+        else:
+            tier = 2
+        if " " not in phrase and not _SPECIES.match(phrase):
+            tier += 1
+        out.append((tier, m.start(), phrase))
+    return out
+
+
+def extract_population(title: str | None, sentences: Sequence[str]) -> str | None:
+    """Who (or what) a study included, as a short noun phrase ("adults with type 2 diabetes", "C57BL/6
+    mice"), from its abstract (a phrase beside a count or an enrolment verb first), else its title; None
+    when neither states one."""
+    body = _first_sentence(" ".join(sentences))
+    found = sorted(_candidates(body))
+    if found and found[0][0] == 0:
+        return found[0][2]
+    in_title = sorted(_candidates(_first_sentence(title), title=True)) if title else []
+    if in_title and in_title[0][0] <= 1:
+        return in_title[0][2]
+    if found and found[0][0] == 1:
+        return found[0][2]
+    cells = _CELLS.search(body) or (_CELLS.search(_first_sentence(title)) if title else None)
+    return cells.group("c") if cells else None

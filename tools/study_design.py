@@ -219,6 +219,19 @@ _GROUP_LIST = re.compile(r"\b" + _NUMBER + r"\s+" + _FILLER + r"(?:" + _PEOPLE +
                          + r"\s+)?[^.;,]{0,60}?(?:,\s*|\s+and\s+|,\s+and\s+))?" + _NUMBER + r"\s+" + _FILLER + _PEOPLE
                          + r"\b", _I)
 _N_EQUALS = re.compile(r"\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*[;,)]")
+# Groups stated one by one, in sentences of their own: "Group 1 consisted of 357 women ...", "In
+# group 2, there were 349 subjects from ...", "Group 3 women (n = 81)", "120 in the intervention
+# group", "The control group comprised 118 patients".
+_GROUP = r"(?:group|arm)(?:\s*(?:\d+|[A-Z])\b)?(?:\s*\([^()]{0,60}\))?"
+_GROUP_STATEMENTS = [
+    re.compile(r"\b" + _GROUP + r"\s+(?:consisted\s+of|comprised|included|contained|was\s+composed\s+of|was\s+made\s+up\s+of|"
+               r"enrolled)\s+" + _NUMBER + r"(?:\s+" + _FILLER + _PEOPLE + r"\b|(?=\s*[.;,]))", _I),
+    re.compile(r"\bin\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?" + _GROUP + r",?\s+there\s+were\s+" + _NUMBER + r"\s+" + _FILLER
+               + _PEOPLE + r"(?=\s+(?:from|recruited|enrolled|included|aged)\b|\s*[.;,(])", _I),
+    re.compile(r"\b" + _GROUP + r"\s+(?:[\w-]+\s+){0,2}?\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*\)", _I),
+    re.compile(r"\b" + _NUMBER + r"\s+(?:" + _FILLER + _PEOPLE + r"\s+)?(?:were\s+)?(?:in|into)\s+the\s+(?:[\w-]+\s+){1,3}?"
+               r"(?:group|arm)\b", _I),
+]
 
 
 def _as_int(text: str) -> int | None:
@@ -274,12 +287,38 @@ def _group_sum(text: str) -> tuple[int, int] | None:
     return None
 
 
+def _groups_one_by_one(text: str) -> tuple[int, int] | None:
+    """(position, sum) of groups each stated in its own sentence, where at least two sentences
+    state one; None otherwise."""
+    found: dict[int, tuple[int, int]] = {}
+    sentences = set()
+    offset = 0
+    for i, sentence in enumerate(re.split(r"(?<=[.;])\s+", text)):
+        offset = text.find(sentence, offset)
+        for pattern in _GROUP_STATEMENTS:
+            for m in pattern.finditer(sentence):
+                group = next(g for g in range(1, (pattern.groups or 0) + 1) if m.group(g) is not None)
+                n = _as_int(m.group(group))
+                at = offset + m.start(group)
+                if n is not None and not 1900 <= n <= 2100 and at not in found:
+                    found[at] = (offset + m.start(), n)
+                    sentences.add(i)
+    if len(sentences) < 2:
+        return None
+    return min(p for p, _ in found.values()), sum(n for _, n in found.values())
+
+
 def sample_size(text: str) -> int | None:
     """The number of participants a text states, or None: the first explicit total or enrolment
     ("a total of 1,234 patients", "Two hundred and seven patients were included", "we randomised
-    120 participants", "(n = 240)" after the population); else the sum of groups stated side by side
-    ("44 patients with PID and 44 healthy women"); else the first count of people."""
+    120 participants", "(n = 240)" after the population); groups stated one by one in sentences of
+    their own, before any total, are added; else the sum of groups stated side by side ("44 patients
+    with PID and 44 healthy women"); else the first count of people."""
     found = [c for pattern in _TOTAL_PATTERNS for c in _counts(pattern, text)]
+    one_by_one = _groups_one_by_one(text)
+    # Groups stated one by one before any total: their sum ("Group 1 consisted of 357 women ...").
+    if one_by_one is not None and (not found or min(found)[0] >= one_by_one[0]):
+        return one_by_one[1]
     if found:
         start, n = min(found)
         # "We enrolled 100 hypertensive patients and 30 normotensive subjects": the groups, added.

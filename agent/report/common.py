@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from claimscope.agent.report.model import (
+    DocumentView,
     Hierarchy,
     HierarchyNode,
     NodeConsensus,
@@ -18,6 +19,15 @@ from claimscope.tools.verdict import GlobalLabel
 
 def _fmt_score(x: float | None) -> str:
     return "n/a" if x is None else f"{x:+.2f}"
+
+
+def population_cell(d: DocumentView) -> str:
+    """The evidence table's "population (n)" cell, unescaped: "adults with type 2 diabetes (n = 412)",
+    either part alone, or "-"."""
+    n = f"n = {d.sample_size}" if d.sample_size is not None else ""
+    if d.population:
+        return f"{d.population} ({n})" if n else d.population
+    return n or "-"
 
 
 def _node_counts(c: NodeConsensus) -> str:

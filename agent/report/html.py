@@ -14,6 +14,7 @@ from claimscope.agent.report.common import (
     _trust_line,
     _with_code,
     cited_sentences,
+    population_cell,
 )
 from claimscope.agent.report.model import DEBATE_NOTE, Citation, Hierarchy, NodeConsensus, Report
 from claimscope.tools.study_design import design_name
@@ -210,13 +211,13 @@ def render_html(report: Report) -> str:
 
 
 def _html_evidence_table(r: Report, refs: dict[str, int], anchor: Any) -> list[str]:
-    """One row per document with a label: design, size, what the finding compares (intervention,
+    """One row per document with a label: design, population and size, what the finding compares (intervention,
     comparator, outcome), direction and the sentence it rests on."""
     rows = [d for d in r.documents if d.local_label is not None or d.design or d.finding]
     if not rows:
         return []
     out = ["<h3>Evidence table</h3>",
-           "<table><tr><th>#</th><th>design</th><th>participants</th><th>intervention</th><th>comparator</th>"
+           "<table><tr><th>#</th><th>design</th><th>population (n)</th><th>intervention</th><th>comparator</th>"
            "<th>outcome</th><th>direction</th><th>finding</th><th>label</th><th>reputation</th><th>trust</th></tr>"]
     for d in rows:
         design = _e(design_name(d.design)) if d.design else "-"
@@ -228,7 +229,7 @@ def _html_evidence_table(r: Report, refs: dict[str, int], anchor: Any) -> list[s
                        f"[{refs[d.id]}:{d.finding.sentence}]</a>")
         out.append(
             f'<tr><td><a href="#{anchor(d.id)}">{refs[d.id]}</a></td><td>{design}</td>'
-            f"<td>{d.sample_size if d.sample_size is not None else '-'}</td><td>{_e(d.intervention or '-')}</td>"
+            f"<td>{_e(population_cell(d))}</td><td>{_e(d.intervention or '-')}</td>"
             f"<td>{_e(d.comparator or '-')}</td><td>{_e(d.outcome or '-')}</td><td>{_e(d.direction or '-')}</td>"
             f"<td>{finding}</td><td>{_e(d.local_label.value) if d.local_label else '-'}</td>"
             f"<td>{'-' if d.reputation is None else f'{d.reputation:.2f}'}</td>"

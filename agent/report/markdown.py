@@ -14,6 +14,7 @@ from claimscope.agent.report.common import (
     _walk,
     _with_code,
     cited_sentences,
+    population_cell,
 )
 from claimscope.agent.report.model import DEBATE_NOTE, Citation, NodeConsensus, Report
 from claimscope.tools.study_design import design_name
@@ -167,13 +168,13 @@ def render_markdown(report: Report) -> str:
 
 
 def _md_evidence_table(r: Report, refs: dict[str, int]) -> list[str]:
-    """One row per document with a label: design, size, what the finding compares (intervention,
+    """One row per document with a label: design, population and size, what the finding compares (intervention,
     comparator, outcome), direction and the sentence it rests on."""
     rows = [d for d in r.documents if d.local_label is not None or d.design or d.finding]
     if not rows:
         return []
     lines = ["### Evidence table", "",
-             "| # | design | participants | intervention | comparator | outcome | direction | finding | label | "
+             "| # | design | population (n) | intervention | comparator | outcome | direction | finding | label | "
              "reputation | trust |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for d in rows:
@@ -183,7 +184,7 @@ def _md_evidence_table(r: Report, refs: dict[str, int]) -> list[str]:
         finding = (f'"{md_escape(d.finding.text)}" [{refs[d.id]}:{d.finding.sentence}]'
                    if d.finding and d.finding.text else "-")
         lines.append(
-            f"| {refs[d.id]} | {design} | {d.sample_size if d.sample_size is not None else '-'} | "
+            f"| {refs[d.id]} | {design} | {md_escape(population_cell(d))} | "
             f"{md_escape(d.intervention or '-')} | {md_escape(d.comparator or '-')} | {md_escape(d.outcome or '-')} | "
             f"{d.direction or '-'} | {finding} | {d.local_label.value if d.local_label else '-'} | "
             f"{'-' if d.reputation is None else f'{d.reputation:.2f}'} | {'-' if d.trust is None else f'{d.trust:.2f}'} |")

@@ -122,6 +122,8 @@ class DocumentView(BaseModel):
     takeaway: str = ""
     design: str | None = Field(None, description="Study design (tools.study_design.Design value), when tagged.")
     sample_size: int | None = Field(None, ge=0, description="Participants stated in the abstract.")
+    population: str | None = Field(None, description="Who (or what) the study included, a short noun phrase from "
+                                   "its title and abstract (tools.ico.extract_population).")
     intervention: str | None = Field(None, description="Intervention or exposure the finding names (tools.ico).")
     comparator: str | None = Field(None, description="What the intervention is compared with (tools.ico).")
     outcome: str | None = Field(None, description="What the finding measured (tools.ico).")
