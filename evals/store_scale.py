@@ -4,6 +4,7 @@ and 500k abstracts, and sessions shared by two processes through PostgreSQL.
     nice python -m evals.store_scale                     # everything (the 500k corpus takes ~1 h on 2 cores)
     nice python -m evals.store_scale --sizes 50000       # a smaller growth run
     nice python -m evals.store_scale --skip-scifact --skip-postgres
+    nice python -m evals.store_scale --sizes "" --skip-postgres --keep-ingest   # SciFact queries again
 
 Writes evals/results/store_scale.json. Uses ../shared/data/scifact and the SciFact store in
 evals/work/store_scifact (the one `python -m evals.retrieval_scifact` makes; built here by the
@@ -323,6 +324,8 @@ def main() -> None:
     ap.add_argument("--skip-scifact", action="store_true")
     ap.add_argument("--skip-postgres", action="store_true")
     ap.add_argument("--keep-stores", action="store_true", help="Keep the synthetic stores (tens of GB at 500k).")
+    ap.add_argument("--keep-ingest", action="store_true",
+                    help="Re-measure SciFact queries but keep the previous run's SciFact ingest figures.")
     ap.add_argument("--task", help=argparse.SUPPRESS)
     ap.add_argument("--arg", default="", help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -341,10 +344,17 @@ def main() -> None:
                    "qdrant_edge_version": _edge_version(), "load_average_at_start": _load(),
                    "local_mode": LOCAL_MODE_RECORD})
     if not args.skip_scifact:
-        ingest = _child("scifact-ingest")
+        before = result.get("embedded") or {}
+        if args.keep_ingest and "ingest_s" in before:
+            ingest = {"ingest_s": before["ingest_s"], "segments": before["ingest_segments"],
+                      "rss_mb": before["ingest_rss_mb"], "load_average": before.get("ingest_load_average")}
+        else:
+            ingest = _child("scifact-ingest")
+            ingest["load_average"] = _load()
         embedded = _child("embedded")
         embedded.update({"ingest_s": ingest["ingest_s"], "ingest_segments": ingest["segments"],
-                         "ingest_rss_mb": ingest["rss_mb"], "load_average": _load()})
+                         "ingest_rss_mb": ingest["rss_mb"], "ingest_load_average": ingest["load_average"],
+                         "load_average": _load()})
         result["embedded"] = embedded
         _save(result)
     growth = dict(result.get("growth") or {})
