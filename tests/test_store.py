@@ -73,28 +73,6 @@ def test_progress_reports_every_document(store):
     assert sum(seen) == 5 and len(seen) >= 2
 
 
-def test_a_long_ingest_optimises_as_it_goes_and_finds_everything(store, monkeypatch):
-    """Edge has no background optimizer, so an ingest optimises every OPTIMIZE_EVERY_POINTS points
-    written (bounding the memory of the appendable segment) and once at the end."""
-    from claimscope.tools.store import ingest
-
-    calls: list[int] = []
-    optimize = type(store.client).optimize
-
-    def counting(client, collection: str) -> None:
-        calls.append(store.client.count(collection).count)
-        optimize(client, collection)
-
-    monkeypatch.setattr(type(store.client), "optimize", counting)
-    monkeypatch.setattr(ingest, "OPTIMIZE_EVERY_POINTS", 10)
-    store.batch_size = 4
-    docs = read_path(FIX / "scifact_corpus.jsonl").documents
-    store.add_documents(docs, "scifact")
-    assert len(calls) >= 2 and calls[0] < calls[-1]  # during the ingest, then once at its end
-    for d in docs:
-        assert store.search(d.title, k=1)[0].document.id == d.id
-
-
 def test_filters(store):
     _load(store)
     q = "diet heart disease screen sleep statin tea fluoride"

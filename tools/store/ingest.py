@@ -30,11 +30,6 @@ from claimscope.tools.store.layout import (
 )
 from claimscope.tools.store.schema import _SchemaMixin
 
-# Qdrant Edge runs no background optimizer: points written since the last optimisation stay in the
-# appendable segment, whose keyword and payload indexes are held in memory, so a long ingest grows
-# without bound unless it optimises as it goes (this turns the segment into indexed, on-disk ones).
-OPTIMIZE_EVERY_POINTS = 250_000
-
 
 class _IngestMixin(_SchemaMixin):
     """Writing documents into a corpus."""
@@ -75,19 +70,10 @@ class _IngestMixin(_SchemaMixin):
         pending_handled = 0
         pending_segs = 0
 
-        client = self.client
-        optimize = client.optimize if isinstance(client, EdgeClient) else None
-        unoptimized = 0
-
         def flush() -> None:
-            nonlocal pending, pending_segs, pending_handled, n_segments, unoptimized
+            nonlocal pending, pending_segs, pending_handled, n_segments
             if pending:
-                written = self._write(pending, corpus)
-                n_segments += written
-                unoptimized += written + len(pending)
-            if optimize is not None and unoptimized >= OPTIMIZE_EVERY_POINTS:
-                optimize(self.collection)
-                unoptimized = 0
+                n_segments += self._write(pending, corpus)
             if progress is not None and pending_handled:
                 progress(pending_handled)
             pending, pending_segs, pending_handled = [], 0, 0
@@ -112,10 +98,10 @@ class _IngestMixin(_SchemaMixin):
             if pending_segs >= self.batch_size or pending_handled >= self.batch_size:
                 flush()
         flush()
-        if optimize is not None:
+        if isinstance(self.client, EdgeClient):
             # Builds the HNSW index and merges the small segments the batches left behind (also
             # after an ingest that added nothing: the one before it may have stopped short of this).
-            optimize(self.collection)
+            self.client.optimize(self.collection)
         return IngestStats(added=added, skipped_duplicates=skipped, segments=n_segments,
                            seconds=round(time.perf_counter() - t0, 3))
 
