@@ -1,7 +1,7 @@
 """The store at scale: the embedded engine (Qdrant Edge) on SciFact and on synthetic corpora of 50k
 and 500k abstracts, and sessions shared by two processes through PostgreSQL.
 
-    nice python -m evals.store_scale                     # everything (the 500k corpus takes ~1 h on 2 cores)
+    nice python -m evals.store_scale                     # everything (the 500k corpus takes ~2 h and ~23 GB of memory on 2 cores)
     nice python -m evals.store_scale --sizes 50000       # a smaller growth run
     nice python -m evals.store_scale --skip-scifact --skip-postgres
     nice python -m evals.store_scale --sizes "" --skip-postgres --keep-ingest   # SciFact queries again
