@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,24 @@ def _manager(tmp_path: Path, url: str, name: str, workers: int = 2) -> RunManage
 
 def _report_claim(manager: RunManager, sid: str) -> str:
     return (manager.result(sid).report or {}).get("claim", "")
+
+
+def _leased_elsewhere(tmp_path: Path, url: str, n: int, sid: str) -> tuple[SessionIndex, Callable[[], None]]:
+    """Session `sid` checkpointed up to its analysis, then marked running under a lease that a
+    second index on the same database holds (as another worker process would)."""
+    first = Investigator(make_services(tmp_path / "a", sessions={"url": url}))
+
+    def stop_after_analyse(ev: ProgressEvent) -> None:
+        if ev.kind == "step_finished" and ev.step == "analyse":
+            raise InputError("stopped")
+
+    with pytest.raises(InputError):
+        first.run(claim_for(n), options(), thread_id=sid, on_event=stop_after_analyse)
+    elsewhere = SessionIndex(url=url)
+    elsewhere.upsert(sid, claim=claim_for(n), status="running")
+    release = elsewhere.lease(sid)
+    assert release is not None
+    return elsewhere, release
 
 
 def test_two_processes_share_sessions_without_cross_talk(tmp_path, pg_url):
@@ -135,18 +154,8 @@ def test_a_session_running_elsewhere_is_shown_running_and_not_run_twice(tmp_path
     """A lease held by another process (here a second index on the same database) makes the session
     read as running; its events reach a watcher through the database; it cannot be resumed or
     deleted meanwhile, and can once the lease is gone."""
-    first = Investigator(make_services(tmp_path / "a", sessions={"url": pg_url}))
-
-    def stop_after_analyse(ev: ProgressEvent) -> None:
-        if ev.kind == "step_finished" and ev.step == "analyse":
-            raise InputError("stopped")
-
-    with pytest.raises(InputError):
-        first.run(claim_for(5), options(), thread_id="busy", on_event=stop_after_analyse)
-    elsewhere = SessionIndex(url=pg_url)
-    elsewhere.upsert("busy", claim=claim_for(5), status="running")
-    release = elsewhere.lease("busy")
-    assert release is not None and elsewhere.lease("busy") is None
+    elsewhere, release = _leased_elsewhere(tmp_path, pg_url, 5, "busy")
+    assert elsewhere.lease("busy") is None
 
     watcher = _manager(tmp_path, pg_url, "b")
     info = watcher.status("busy")
@@ -271,18 +280,7 @@ def test_the_web_app_of_another_worker_streams_a_session_run_elsewhere(tmp_path,
 
     from claimscope.agent.web import create_app
 
-    first = Investigator(make_services(tmp_path / "a", sessions={"url": pg_url}))
-
-    def stop_after_analyse(ev: ProgressEvent) -> None:
-        if ev.kind == "step_finished" and ev.step == "analyse":
-            raise InputError("stopped")
-
-    with pytest.raises(InputError):
-        first.run(claim_for(6), options(), thread_id="watched", on_event=stop_after_analyse)
-    elsewhere = SessionIndex(url=pg_url)
-    elsewhere.upsert("watched", claim=claim_for(6), status="running")
-    release = elsewhere.lease("watched")
-    assert release is not None
+    elsewhere, release = _leased_elsewhere(tmp_path, pg_url, 6, "watched")
     for seq, step in ((1, "analyse"), (2, "gather")):
         elsewhere.add_event("watched", RunEvent(seq=seq, time=time.time(), kind="step_started", step=step))
     worker_b = _manager(tmp_path, pg_url, "b")
