@@ -156,3 +156,9 @@ def test_population_is_a_short_phrase_never_a_sentence():
 ])
 def test_population_phrase_edges(abstract, population):
     assert extract_population(None, [abstract]) == population
+
+
+def test_a_number_with_thousands_separators_stays_whole():
+    ico = extract_ico("Heavier birth weights were associated with increased breast cancer risk, relative to a birth "
+                      "weight of 2,500 to 2,599 g.")
+    assert ico.comparator == "birth weight of 2500 to 2599 g" and ico.outcome == "breast cancer risk"

@@ -246,8 +246,12 @@ def _clean(phrase: str | None) -> str | None:
     return p
 
 
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+
+
 def _first_sentence(text: str) -> str:
-    return html.unescape(" ".join(text.split()))
+    # Thousands separators go: the phrase patterns end at commas, and "2,500 g" is one number.
+    return _THOUSANDS.sub("", html.unescape(" ".join(text.split())))
 
 
 def extract_ico(sentence: str) -> ICO:
