@@ -3,6 +3,8 @@ design component of the reputation prior."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from claimscope.tools.models import Document
@@ -14,6 +16,7 @@ from claimscope.tools.study_design import (
     tag_design,
     tagged,
 )
+from claimscope.tools.study_design import tagged as tagged_
 from claimscope.tools.trust import ReputationConfig, reputation
 
 
@@ -124,6 +127,13 @@ def test_metadata_then_title_then_abstract():
      240),
     ("In the treatment group, there were 5 patients with complications. In the control group, there were 3 "
      "patients with complications.", 5),
+    # Groups counted together, a comparison group in the same sentence, the whole before its parts,
+    # and a single case.
+    ("In all, 35 and 26 patients were assessed for RALP and RRP, respectively.", 61),
+    ("Between 20 and 30 patients were expected; 44 patients were enrolled.", 44),
+    ("862 older adults with cancer compared to 8,617 older adults without cancer, from the registry.", 9479),
+    ("Of the 2170 infants who received surfactant, 1182 and 988 received it early and late.", 2170),
+    ("We present the case of a 45-year-old female with unresectable gallbladder carcinoma.", 1),
 ])
 def test_sample_size(text, n):
     assert sample_size(text) == n
@@ -163,7 +173,13 @@ def test_model_reads_undecided_abstracts_and_is_validated():
     from tests.fakes import CannedLLM
 
     doc = Document(id="u", sentences=UNDECIDED)
-    assert tag_design(doc).design is None and tag_design(doc).sample_size == 412
+    # The packaged classifier reads what the patterns leave undecided; the model is asked only about
+    # what both leave undecided, here with the classifier off.
+    assert tag_design(doc, classifier=False).design is None and tag_design(doc).sample_size == 412
+    by_classifier = tag_design(doc)
+    assert by_classifier.design is Design.CROSS_SECTIONAL and by_classifier.basis == "classifier"
+    assert tagged_(doc, CannedLLM({"study_design": [LLMError("never asked")]})).study_design == "cross_sectional"
+    tagged = functools.partial(tagged_, classifier=False)
     good = CannedLLM({"study_design": [{"design": "cross_sectional", "participants": 412,
                                         "quote": "were measured in 412 residents of three villages"}]})
     out = tagged(doc, good)
@@ -185,3 +201,27 @@ def test_model_reads_undecided_abstracts_and_is_validated():
                                               "participants": None}]})
     assert tagged(doc, gateway).study_design == "cohort"
     assert tagged(doc, scripted_llm({"study_design": ["not json"]})).study_design is None
+
+
+def test_classifier_is_tfidf_logistic_regression_and_unsure_answers_fall_back():
+    import math
+
+    from claimscope.tools.study_design import DesignClassifier
+
+    model = DesignClassifier(classes=["animal", "in_vitro"], terms=["mice", "cell lines", "cells"],
+                             idf=[2.0, 1.0, 1.0], coef=[[3.0, -3.0], [-2.0, 2.0], [0.0, 1.0]], intercept=[0.0, 0.0])
+    # "mice" twice: tf 1 + ln 2, times idf 2, l2-normalised alone -> 1.0; scores 3 and -3.
+    p = model.probabilities("Mice, mice.")
+    assert p[0] == pytest.approx(1 / (1 + math.exp(-6)))
+    assert model.predict("HeLa cell lines and cells.")[0] is Design.IN_VITRO
+    doc = Document(id="x", sentences=["HeLa cell lines and cells."])
+    assert tag_design(doc, classifier=model).basis == "classifier"
+    rct = Document(id="z", sentences=["Patients were randomly assigned to two arms and their cells counted."])
+    assert tag_design(rct, classifier=model).design is Design.RCT
+    # Unsure (a third of the mass each, below CLASSIFIER_MIN_PROB): the patterns, else undecided.
+    flat = DesignClassifier(classes=["animal", "in_vitro", "other"], terms=["mice"], idf=[1.0],
+                            coef=[[0.0, 0.0, 0.0]], intercept=[0.0, 0.0, 0.0])
+    assert flat.probabilities("mice") == pytest.approx([1 / 3] * 3)
+    lab = tag_design(Document(id="l", sentences=["HeLa cell lines were incubated with the compound."]), classifier=flat)
+    assert lab.design is Design.IN_VITRO and lab.basis == "abstract"
+    assert tag_design(Document(id="n", sentences=["Vitamin D is a hormone."]), classifier=flat).design is None

@@ -1,20 +1,28 @@
 """Study design and sample size of a document, from metadata where a source gives publication
-types, else from the title and abstract by patterns.
+types, else from the title and abstract by patterns and a small classifier.
 
 Order of evidence: a source's publication types (Semantic Scholar's MetaAnalysis / Review /
 CaseReport, OpenAlex's review), then the title, then the abstract. Within a text, the most specific
 design wins (a meta-analysis of RCTs is a meta-analysis; an RCT in mice is an animal study).
-A document no pattern decides is left undecided (None), never guessed: the reputation prior then
-leaves the design component out. The model is asked about undecided abstracts only when the
-caller passes one (setting trust.design_llm), and its answer is kept only when validated.
+Patterns read designs of people well, because such abstracts name them ("randomised", "cohort");
+laboratory, animal and review papers rarely name what they are, so an abstract that names no
+design of people goes to a classifier (TF-IDF logistic regression, tools/study_design_model.json,
+fitted by `python -m evals.train_study_design`). What it is unsure of falls back to the patterns,
+else stays undecided (None): the reputation prior then leaves the design component out. The
+model is asked about undecided abstracts only when the caller passes one (setting
+trust.design_llm), and its answer is kept only when validated.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable
 from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -78,7 +86,8 @@ def design_name(design: Design | str, count: int = 1) -> str:
 
 class DesignTag(BaseModel):
     design: Design | None = Field(None, description="None when neither metadata nor patterns decide.")
-    basis: str = Field("", description="'metadata', 'title', 'abstract' or 'llm': where the design was read.")
+    basis: str = Field("", description="'metadata', 'title', 'abstract', 'classifier' or 'llm': where the design "
+                       "was read.")
     sample_size: int | None = Field(None, ge=0)
 
 
@@ -179,7 +188,8 @@ _PEOPLE = (r"(?:patients|participants|subjects|individuals|adults|children|infan
            r"volunteers|cases|pregnancies|smokers|students|residents|respondents|employees|workers|trainees|"
            r"newborns|neonates|adolescents|veterans|survivors|users|donors|mothers|girls|boys|couples|households|"
            r"nurses|physicians|doctors|surgeons|clinicians|athletes|outpatients|inpatients|recipients|controls|"
-           r"twin pregnancies|elderly)")
+           r"twin pregnancies|elderly|managers|professionals|dentists|pharmacists|teachers|parents|caregivers|carers|"
+           r"soldiers|servants|midwives|practitioners|educators|pupils|relatives|siblings|twins)")
 # Up to three words between a number and the people it counts ("62 consecutive elderly patients",
 # "26 ASA I-III patients"), none of them a word that starts another phrase ("286 performed in 256
 # patients" counts procedures, not people).
@@ -215,8 +225,8 @@ _NOT_SAMPLE = re.compile(r"(?:screened|assessed for eligibility|invited|approach
 # subjects", "tibial (n = 14) or peroneal (n = 12)", "12 normally sighted, 10 visually impaired,
 # and 10 blind subjects".
 _GROUP_LIST = re.compile(r"\b" + _NUMBER + r"\s+" + _FILLER + r"(?:" + _PEOPLE + r"\s+)?(?:[^.;,]{0,60}?)"
-                         r"(?:,\s*|\s+and\s+|,\s+and\s+)" + r"(?:" + _NUMBER + r"\s+" + _FILLER + r"(?:" + _PEOPLE
-                         + r"\s+)?[^.;,]{0,60}?(?:,\s*|\s+and\s+|,\s+and\s+))?" + _NUMBER + r"\s+" + _FILLER + _PEOPLE
+                         r"(?:,(?!\d)\s*|\s+and\s+|,\s+and\s+)" + r"(?:" + _NUMBER + r"\s+" + _FILLER + r"(?:" + _PEOPLE
+                         + r"\s+)?[^.;,]{0,60}?(?:,(?!\d)\s*|\s+and\s+|,\s+and\s+))?" + _NUMBER + r"\s+" + _FILLER + _PEOPLE
                          + r"\b", _I)
 _N_EQUALS = re.compile(r"\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*[;,)]")
 # Groups stated one by one, in sentences of their own: "Group 1 consisted of 357 women ...", "In
@@ -269,6 +279,43 @@ def _counts(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
     return out
 
 
+# Groups counted together before the noun they share: "In all, 35 and 26 patients were assessed for
+# RALP and RRP, respectively", "5624 and 791 consecutive patients received 1 and 2 lines". Not a
+# range ("between 20 and 30 patients", "from 10 to 20").
+_JOINT = re.compile(r"(?<!between )(?<!from )(?<![\w,.-])" + _NUMBER + r"(?:,\s*" + _NUMBER + r")?,?\s+and\s+"
+                    + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b", _I)
+
+
+# A comparison group named in the sample's own sentence: "862 older adults with cancer compared to
+# 8,617 older adults without cancer", "42 patients receiving surgery were matched to 84 patients".
+_COMPARED = re.compile(r"\b(?:compared (?:with|to)|matched (?:to|with)|versus|vs\.?)\s+(?:the\s+|a\s+group\s+of\s+)?"
+                       + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b", _I)
+
+
+def _with_comparison(text: str, start: int, n: int) -> int:
+    """n plus a comparison group stated later in the sentence that counts n at `start`."""
+    end = re.search(r"[.;](?:\s|$)", text[start:])
+    m = _COMPARED.search(text[start: start + end.start() if end else len(text)])
+    extra = _as_int(m.group(1)) if m else None
+    return n + extra if extra is not None and not 1900 <= extra <= 2100 else n
+
+
+_ONE_CASE = re.compile(r"\b(?:the case of an?|we (?:present|report|describe) an?|(?:^|[.;]\s+)An?)\s+\d+-"
+                       r"(?:year|month|week|day)-old\b")
+
+
+def _joint_counts(text: str) -> list[tuple[int, int]]:
+    """(position, sum) of each joint count of groups that counts the sample."""
+    out = []
+    for m in _JOINT.finditer(text):
+        if _NOT_SAMPLE.search(text[max(0, m.start() - 40): m.start()]):
+            continue
+        values = [_as_int(g) for g in m.groups() if g is not None]
+        if all(v is not None and 0 < v < 100_000_000 and not 1900 <= v <= 2100 for v in values):
+            out.append((m.start(), sum(v for v in values if v is not None)))
+    return out
+
+
 def _group_sum(text: str) -> tuple[int, int] | None:
     """(position, sum) of the first groups stated side by side in one sentence."""
     offset = 0
@@ -315,6 +362,9 @@ def sample_size(text: str) -> int | None:
     their own, before any total, are added; else the sum of groups stated side by side ("44 patients
     with PID and 44 healthy women"); else the first count of people."""
     found = [c for pattern in _TOTAL_PATTERNS for c in _counts(pattern, text)]
+    joint = _joint_counts(text)
+    if joint and (not found or joint[0][0] <= min(found)[0]):
+        return joint[0][1]
     one_by_one = _groups_one_by_one(text)
     # Groups stated one by one before any total: their sum ("Group 1 consisted of 357 women ...").
     if one_by_one is not None and (not found or min(found)[0] >= one_by_one[0]):
@@ -334,7 +384,7 @@ def sample_size(text: str) -> int | None:
                                                              else len(text)])]
         if len(arms) >= 2 and arms[0] == n and all(a is not None for a in arms):
             return sum(a for a in arms if a is not None)
-        return n
+        return _with_comparison(text, start, n)
     # No total: the first count of people, or the groups it begins ("72 patients with
     # endometriomas and 55 patients with ovarian cancer").
     summed = _group_sum(text)
@@ -342,9 +392,19 @@ def sample_size(text: str) -> int | None:
     if summed is not None and (not counted or summed[0] <= counted[0][0]):
         return summed[1]
     if counted:
-        return counted[0][1]
+        return _with_comparison(text, *counted[0])
     bare = _counts(re.compile(r"\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*\)"), text)
-    return bare[0][1] if bare else None
+    if bare:
+        return bare[0][1]
+    # "Of the 2170 infants who received surfactant, 1182 ...": the whole, then its parts.
+    whole = re.compile(r"(?:^|[.;]\s+)(?:Out\s+)?[Oo]f\s+(?:the|all|these)\s+" + _NUMBER + r"\s+" + _FILLER + _PEOPLE
+                       + r"\b").search(text)
+    if whole and (n := _as_int(whole.group(1))) is not None:
+        return n
+    # One person: "We present the case of a 45-year-old female", "A 12-year-old boy diagnosed with ...".
+    if _ONE_CASE.search(text):
+        return 1
+    return None
 
 
 def design_from_text(text: str) -> Design | None:
@@ -371,12 +431,69 @@ def _first_design(text: str) -> Design | None:
     return None
 
 
-def tag_design(doc: Document, *, use_title: bool = True) -> DesignTag:
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+_TOKEN = re.compile(TOKEN_PATTERN)
+MODEL_PATH = Path(__file__).resolve().parent / "study_design_model.json"
+# Designs of people that abstracts name; the patterns decide these before the classifier is asked.
+PEOPLE_DESIGNS = frozenset({Design.META_ANALYSIS, Design.RCT, Design.COHORT, Design.CASE_CONTROL,
+                            Design.CROSS_SECTIONAL, Design.CASE_REPORT})
+# Below this probability the classifier's answer is not taken (patterns, else undecided).
+CLASSIFIER_MIN_PROB = 0.35
+
+
+class DesignClassifier(BaseModel):
+    """Multinomial logistic regression over the TF-IDF of word unigrams and bigrams (sublinear tf,
+    l2-normalised), as scikit-learn's TfidfVectorizer computes it."""
+
+    classes: list[str]
+    terms: list[str]
+    idf: list[float]
+    coef: list[list[float]] = Field(description="One row per term: its weight for each class.")
+    intercept: list[float]
+
+    def model_post_init(self, _context: object) -> None:
+        self._index = {t: i for i, t in enumerate(self.terms)}
+
+    def probabilities(self, text: str) -> list[float]:
+        words = _TOKEN.findall(text.lower())
+        counts = Counter(words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)])
+        weights: dict[int, float] = {}
+        for term, n in counts.items():
+            i = self._index.get(term)
+            if i is not None:
+                weights[i] = (1.0 + math.log(n)) * self.idf[i]
+        norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+        scores = list(self.intercept)
+        for i, w in weights.items():
+            for k, c in enumerate(self.coef[i]):
+                scores[k] += c * w / norm
+        top = max(scores)
+        exp = [math.exp(v - top) for v in scores]
+        total = sum(exp)
+        return [e / total for e in exp]
+
+    def predict(self, text: str) -> tuple[Design, float]:
+        probs = self.probabilities(text)
+        k = max(range(len(probs)), key=probs.__getitem__)
+        return Design(self.classes[k]), probs[k]
+
+
+@lru_cache(maxsize=1)
+def packaged_classifier() -> DesignClassifier | None:
+    """The classifier shipped with the package (None if its file is missing)."""
+    if not MODEL_PATH.is_file():
+        return None
+    return DesignClassifier.model_validate(json.loads(MODEL_PATH.read_text()))
+
+
+def tag_design(doc: Document, *, use_title: bool = True,
+               classifier: DesignClassifier | bool = True) -> DesignTag:
     """Design (metadata > title > abstract) and stated sample size of a document.
 
     `use_title=False` reads the abstract alone (the benchmark, whose labels come from titles).
     Human studies read as animal only from the title or when no human design pattern matches
-    first in the abstract's order of specificity.
+    first in the abstract's order of specificity. `classifier`: True for the packaged one, False
+    for patterns alone, or a DesignClassifier.
     """
     size = sample_size(doc.text)
     types = [t.lower() for t in doc.publication_types]
@@ -390,6 +507,11 @@ def tag_design(doc: Document, *, use_title: bool = True) -> DesignTag:
     d = design_from_text(doc.text)
     if any(t in _REVIEW_TYPES for t in types) and d not in (Design.META_ANALYSIS,):
         return DesignTag(design=Design.NARRATIVE_REVIEW, basis="metadata", sample_size=size)
+    model = packaged_classifier() if classifier is True else classifier or None
+    if d not in PEOPLE_DESIGNS and model is not None and doc.text.strip():
+        guess, prob = model.predict(f"{doc.title}. {doc.text}" if use_title and doc.title else doc.text)
+        if prob >= CLASSIFIER_MIN_PROB:
+            return DesignTag(design=guess, basis="classifier", sample_size=size)
     if d is not None:
         return DesignTag(design=d, basis="abstract", sample_size=size)
     return DesignTag(design=None, basis="", sample_size=size)
@@ -422,12 +544,13 @@ def tag_design_llm(doc: Document, llm: StructuredLLM) -> DesignTag | None:
     return DesignTag(design=Design(out.design), basis="llm", sample_size=size)
 
 
-def tagged(doc: Document, llm: StructuredLLM | None = None) -> Document:
+def tagged(doc: Document, llm: StructuredLLM | None = None,
+           classifier: DesignClassifier | bool = True) -> Document:
     """`doc` with study_design and sample_size set (kept when already set); with `llm`, an
-    abstract the patterns leave undecided is read by the model (tag_design_llm)."""
+    abstract that patterns and classifier leave undecided is read by the model (tag_design_llm)."""
     if doc.study_design is not None:
         return doc
-    tag = tag_design(doc)
+    tag = tag_design(doc, classifier=classifier)
     if tag.design is None and llm is not None:
         read = tag_design_llm(doc, llm)
         if read is not None:
