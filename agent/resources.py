@@ -51,6 +51,7 @@ def get_store(settings: Settings) -> EvidenceStore:
                 keyword_documents=s.keyword_documents,
                 cluster=s.cluster,
                 api_key=s.api_key,
+                payload_memory=s.payload_memory,
             )
             _STORES[key] = store
         return store

@@ -64,6 +64,12 @@ class StoreSettings(_Section):
     keyword_documents: bool = Field(
         True, description="Index a keyword vector of each whole title + abstract (used by doc_rrf)."
     )
+    payload_memory: Literal["cached", "cold"] = Field(
+        "cached", description="Embedded store, fixed when it is created: 'cached' reads the stored sentences "
+        "and document records into memory when the store opens (fast from the first query; open time and "
+        "memory grow with the corpus), 'cold' reads them from disk as queries need them (corpora larger "
+        "than memory)."
+    )
 
 
 class EmbeddingSettings(_Section):

@@ -4,6 +4,7 @@ against an independent implementation, and the move of local-mode stores to Qdra
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -329,6 +330,22 @@ def test_bad_arguments_and_dimension_mismatch(tmp_path):
         with pytest.raises(InputError, match="dimensional"):
             EvidenceStore(HashEmbedder(16), path=tmp_path / "q", collection=s.collection)
     assert not _held(tmp_path / "q")  # the refused open did not keep a share of the client
+
+
+@pytest.mark.parametrize("memory", ["cached", "cold"])
+def test_payload_memory_is_fixed_when_the_store_is_created(tmp_path, memory):
+    with EvidenceStore(HashEmbedder(8), path=tmp_path / "q", payload_memory=memory) as s:
+        s.add_documents([Document(id="x", sentences=["Some text."])], "c")
+    config = json.loads((tmp_path / "q" / "edge" / s.collection / "edge_config.json").read_text())
+    assert config["payload_memory"] == memory
+    # Reopening with the other value keeps what the store was made with.
+    other = "cold" if memory == "cached" else "cached"
+    with EvidenceStore(HashEmbedder(8), path=tmp_path / "q", payload_memory=other) as s:
+        assert s.search("Some text", k=1)[0].document.id == "x"
+    assert json.loads((tmp_path / "q" / "edge" / s.collection / "edge_config.json").read_text())[
+        "payload_memory"] == memory
+    with pytest.raises(InputError, match="payload_memory"):
+        EvidenceStore(HashEmbedder(8), path=tmp_path / "r", payload_memory="warm")
 
 
 def test_one_client_per_path_shared_and_reopened(tmp_path):

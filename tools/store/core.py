@@ -43,6 +43,7 @@ class _StoreCore:
     bm25_doc: BM25Encoder
     keyword_documents: bool
     cluster: ClusterParams
+    payload_memory: str
     warnings: list[str]
     client: Client
     _key: str

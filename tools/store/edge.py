@@ -31,6 +31,11 @@ EDGE_DIR = "edge"
 _MANIFEST_VERSION = 1
 # Payload fields every filter uses; indexed so a filtered query stays fast on a large store.
 KEYWORD_FIELDS = ("type", "corpus", "doc_id", "source", "doi")
+# Where a new shard keeps its payloads (sentence text, document records). Edge's default, "cold",
+# reads them from disk on first use and drops them from the page cache when the shard closes, so
+# every process starts with each query paying random reads (at 100k abstracts a fresh process
+# answered in 175 ms at p50, a warm one in 30 ms); "cached" reads them in when the shard opens.
+PAYLOAD_MEMORY = {"cached": qe.Memory.Cached, "cold": qe.Memory.Cold}
 INTEGER_FIELDS = ("year",)
 
 
@@ -94,8 +99,10 @@ class EdgeClient:
         return Manifest.read(self.manifest_path(collection))
 
     def create_collection(self, collection: str, vectors_config: dict[str, qm.VectorParams],
-                          sparse_vectors_config: dict[str, qm.SparseVectorParams] | None = None) -> None:
-        """A new shard (any half-made one from an interrupted creation is replaced)."""
+                          sparse_vectors_config: dict[str, qm.SparseVectorParams] | None = None,
+                          payload_memory: str = "cached") -> None:
+        """A new shard (any half-made one from an interrupted creation is replaced); `payload_memory`
+        is a key of PAYLOAD_MEMORY."""
 
         sparse_cfg = sparse_vectors_config or {}
         shard_dir = self.shard_dir(collection)
@@ -107,6 +114,7 @@ class EdgeClient:
             sparse_vectors={name: qe.EdgeSparseVectorParams(
                 modifier=qe.Modifier.Idf if p.modifier == qm.Modifier.IDF else None)
                 for name, p in sparse_cfg.items()},
+            payload_memory=PAYLOAD_MEMORY[payload_memory],
         )
         shard = qe.EdgeShard.create(str(shard_dir), config)
         for key in KEYWORD_FIELDS:
