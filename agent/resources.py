@@ -52,6 +52,7 @@ def get_store(settings: Settings) -> EvidenceStore:
                 cluster=s.cluster,
                 api_key=s.api_key,
                 payload_memory=s.payload_memory,
+                quantization=s.quantization,
             )
             _STORES[key] = store
         return store

@@ -70,6 +70,11 @@ class StoreSettings(_Section):
         "memory grow with the corpus), 'cold' reads them from disk as queries need them (corpora larger "
         "than memory)."
     )
+    quantization: Literal["int8", "none"] = Field(
+        "int8", description="Embedded store, fixed when it is created: 'int8' keeps an int8 copy of the dense "
+        "vectors in memory for the graph search and rescores the best candidates with the full vectors "
+        "(fast queries on large stores); 'none' searches the full vectors only."
+    )
 
 
 class EmbeddingSettings(_Section):

@@ -44,6 +44,7 @@ class _StoreCore:
     keyword_documents: bool
     cluster: ClusterParams
     payload_memory: str
+    quantization: str
     warnings: list[str]
     client: Client
     _key: str

@@ -55,7 +55,8 @@ class _SchemaMixin(_StoreCore):
             sparse_cfg[SPARSE_DOC] = qm.SparseVectorParams(modifier=qm.Modifier.IDF)
         dense_cfg = {DENSE: qm.VectorParams(size=self.embedder.dim, distance=qm.Distance.COSINE)}
         if isinstance(c, EdgeClient):
-            c.create_collection(self.collection, dense_cfg, sparse_cfg, payload_memory=self.payload_memory)
+            c.create_collection(self.collection, dense_cfg, sparse_cfg, payload_memory=self.payload_memory,
+                                quantization=self.quantization)
             return False
         c.create_collection(self.collection, vectors_config=dense_cfg, sparse_vectors_config=sparse_cfg,
                             **self.cluster.model_dump(exclude_none=True))

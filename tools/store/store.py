@@ -15,7 +15,7 @@ from claimscope.tools.models import (
     SentenceKey,
 )
 from claimscope.tools.sparse import BM25Encoder
-from claimscope.tools.store.edge import PAYLOAD_MEMORY
+from claimscope.tools.store.edge import PAYLOAD_MEMORY, QUANTIZATION
 from claimscope.tools.store.engine import ClusterParams, close_engine, open_engine
 from claimscope.tools.store.ingest import _IngestMixin
 from claimscope.tools.store.layout import (
@@ -41,13 +41,15 @@ class EvidenceStore(_IngestMixin, _SearchMixin):
                  granularities: Sequence[str] = ("sentence",), title_in_embedding: bool = True,
                  bm25: BM25Encoder | None = None, keyword_documents: bool = True,
                  cluster: ClusterParams | None = None, api_key: str | None = None,
-                 payload_memory: str = "cached") -> None:
+                 payload_memory: str = "cached", quantization: str = "int8") -> None:
         if fusion not in FUSIONS:
             raise InputError(f"unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}.")
         if doc_aggregation not in AGGREGATIONS:
             raise InputError(f"unknown doc_aggregation {doc_aggregation!r}; use one of {', '.join(AGGREGATIONS)}.")
         if payload_memory not in PAYLOAD_MEMORY:
             raise InputError(f"unknown payload_memory {payload_memory!r}; use one of {', '.join(PAYLOAD_MEMORY)}.")
+        if quantization not in QUANTIZATION:
+            raise InputError(f"unknown quantization {quantization!r}; use one of {', '.join(QUANTIZATION)}.")
         bad = [g for g in granularities if g not in GRANULARITIES]
         if bad or not granularities:
             raise InputError(f"granularities must be a non-empty subset of {GRANULARITIES}, got {list(granularities)}.")
@@ -65,6 +67,7 @@ class EvidenceStore(_IngestMixin, _SearchMixin):
         self.keyword_documents = keyword_documents
         self.cluster = cluster or ClusterParams()
         self.payload_memory = payload_memory
+        self.quantization = quantization
         # Degraded-operation notices for the user (the investigation copies them into its report).
         self.warnings: list[str] = []
         self._key, self.client = open_engine(path, url, api_key)
