@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import qdrant_edge as qe
 
 from claimscope.tools.errors import InputError
 from claimscope.tools.ingest import read_path
@@ -346,6 +347,28 @@ def test_payload_memory_is_fixed_when_the_store_is_created(tmp_path, memory):
         "payload_memory"] == memory
     with pytest.raises(InputError, match="payload_memory"):
         EvidenceStore(HashEmbedder(8), path=tmp_path / "r", payload_memory="warm")
+
+
+@pytest.mark.parametrize("quantization", ["int8", "none"])
+def test_quantization_is_fixed_when_the_store_is_created_and_rescored(tmp_path, quantization):
+    docs = read_path(FIX / "scifact_corpus.jsonl").documents
+    with EvidenceStore(HashEmbedder(64), path=tmp_path / "q", quantization=quantization) as s:
+        s.add_documents(docs, "scifact")
+        config = json.loads((tmp_path / "q" / "edge" / s.collection / "edge_config.json").read_text())
+        assert ("quantization_config" in config and "scalar" in json.dumps(config["quantization_config"])) \
+            == (quantization == "int8")
+        # The rescoring parameters are accepted on every query path and return the exact ranking (on a
+        # store this small the engine searches exactly; evals.store_scale measures quality at scale).
+        from claimscope.tools.store.layout import DENSE
+
+        q = s.embedder.encode([docs[0].sentences[0]])[0].tolist()
+        approx = s.client.query_points(s.collection, query=q, using=DENSE, limit=20, with_payload=False)
+        exact = s.client.query_points(s.collection, query=q, using=DENSE, limit=20, with_payload=False,
+                                      search_params=qe.SearchParams(exact=True))
+        assert [p.id for p in approx.points] == [p.id for p in exact.points]
+        assert [p.score for p in approx.points] == pytest.approx([p.score for p in exact.points], abs=1e-5)
+    with pytest.raises(InputError, match="quantization"):
+        EvidenceStore(HashEmbedder(8), path=tmp_path / "r", quantization="int4")
 
 
 def test_one_client_per_path_shared_and_reopened(tmp_path):
