@@ -399,8 +399,8 @@ def sample_size(text: str) -> int | None:
     # "Of the 2170 infants who received surfactant, 1182 ...": the whole, then its parts.
     whole = re.compile(r"(?:^|[.;]\s+)(?:Out\s+)?[Oo]f\s+(?:the|all|these)\s+" + _NUMBER + r"\s+" + _FILLER + _PEOPLE
                        + r"\b").search(text)
-    if whole and (n := _as_int(whole.group(1))) is not None:
-        return n
+    if whole and (total := _as_int(whole.group(1))) is not None:
+        return total
     # One person: "We present the case of a 45-year-old female", "A 12-year-old boy diagnosed with ...".
     if _ONE_CASE.search(text):
         return 1
