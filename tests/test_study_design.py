@@ -3,8 +3,6 @@ design component of the reputation prior."""
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
 from claimscope.tools.models import Document
@@ -16,7 +14,6 @@ from claimscope.tools.study_design import (
     tag_design,
     tagged,
 )
-from claimscope.tools.study_design import tagged as tagged_
 from claimscope.tools.trust import ReputationConfig, reputation
 
 
@@ -178,29 +175,28 @@ def test_model_reads_undecided_abstracts_and_is_validated():
     assert tag_design(doc, classifier=False).design is None and tag_design(doc).sample_size == 412
     by_classifier = tag_design(doc)
     assert by_classifier.design is Design.CROSS_SECTIONAL and by_classifier.basis == "classifier"
-    assert tagged_(doc, CannedLLM({"study_design": [LLMError("never asked")]})).study_design == "cross_sectional"
-    tagged = functools.partial(tagged_, classifier=False)
+    assert tagged(doc, CannedLLM({"study_design": [LLMError("never asked")]})).study_design == "cross_sectional"
     good = CannedLLM({"study_design": [{"design": "cross_sectional", "participants": 412,
                                         "quote": "were measured in 412 residents of three villages"}]})
-    out = tagged(doc, good)
+    out = tagged(doc, good, classifier=False)
     assert out.study_design == "cross_sectional" and out.sample_size == 412 and len(good.calls) == 1
     # A quote the abstract does not contain, a number it does not state, 'unclear', a failure:
     invented = CannedLLM({"study_design": [{"design": "rct", "quote": "participants were randomised", "participants": 400}]})
-    assert tagged(doc, invented).study_design is None
+    assert tagged(doc, invented, classifier=False).study_design is None
     wrong_n = CannedLLM({"study_design": [{"design": "cross_sectional", "participants": 999,
                                            "quote": "levels of 25 hydroxyvitamin D were measured"}]})
     from claimscope.tools.study_design import tag_design_llm
     read = tag_design_llm(doc, wrong_n)
     assert read is not None and read.design is Design.CROSS_SECTIONAL and read.sample_size is None
-    assert tagged(doc, CannedLLM({"study_design": [{"design": "unclear"}]})).study_design is None
-    assert tagged(doc, CannedLLM({"study_design": [LLMError("down")]})).study_design is None
+    assert tagged(doc, CannedLLM({"study_design": [{"design": "unclear"}]}), classifier=False).study_design is None
+    assert tagged(doc, CannedLLM({"study_design": [LLMError("down")]}), classifier=False).study_design is None
     # A pattern-decided abstract never reaches the model; through the real gateway the answer validates.
     decided = Document(id="d", sentences=["Patients were randomly assigned to two arms."])
-    assert tagged(decided, good).study_design == "rct" and len(good.calls) == 1
+    assert tagged(decided, good, classifier=False).study_design == "rct" and len(good.calls) == 1
     gateway = scripted_llm({"study_design": [{"design": "cohort", "quote": "Serum levels of 25-hydroxyvitamin D",
                                               "participants": None}]})
-    assert tagged(doc, gateway).study_design == "cohort"
-    assert tagged(doc, scripted_llm({"study_design": ["not json"]})).study_design is None
+    assert tagged(doc, gateway, classifier=False).study_design == "cohort"
+    assert tagged(doc, scripted_llm({"study_design": ["not json"]}), classifier=False).study_design is None
 
 
 def test_classifier_is_tfidf_logistic_regression_and_unsure_answers_fall_back():

@@ -24,7 +24,7 @@ from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import Document
@@ -279,6 +279,11 @@ def _counts(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
     return out
 
 
+def _is_year(n: int) -> bool:
+    """'Between 1981 and 1995': years, not counts of people."""
+    return 1900 <= n <= 2100
+
+
 # Groups counted together before the noun they share: "In all, 35 and 26 patients were assessed for
 # RALP and RRP, respectively", "5624 and 791 consecutive patients received 1 and 2 lines". Not a
 # range ("between 20 and 30 patients", "from 10 to 20").
@@ -297,9 +302,12 @@ def _with_comparison(text: str, start: int, n: int) -> int:
     end = re.search(r"[.;](?:\s|$)", text[start:])
     m = _COMPARED.search(text[start: start + end.start() if end else len(text)])
     extra = _as_int(m.group(1)) if m else None
-    return n + extra if extra is not None and not 1900 <= extra <= 2100 else n
+    return n + extra if extra is not None and not _is_year(extra) else n
 
 
+# "Of the 2170 infants who received surfactant, 1182 ...": the whole, then its parts.
+_WHOLE = re.compile(r"(?:^|[.;]\s+)(?:Out\s+)?[Oo]f\s+(?:the|all|these)\s+" + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b")
+# One person: "We present the case of a 45-year-old female", "A 12-year-old boy diagnosed with ...".
 _ONE_CASE = re.compile(r"\b(?:the case of an?|we (?:present|report|describe) an?|(?:^|[.;]\s+)An?)\s+\d+-"
                        r"(?:year|month|week|day)-old\b")
 
@@ -311,7 +319,7 @@ def _joint_counts(text: str) -> list[tuple[int, int]]:
         if _NOT_SAMPLE.search(text[max(0, m.start() - 40): m.start()]):
             continue
         values = [_as_int(g) for g in m.groups() if g is not None]
-        if all(v is not None and 0 < v < 100_000_000 and not 1900 <= v <= 2100 for v in values):
+        if all(v is not None and 0 < v < 100_000_000 and not _is_year(v) for v in values):
             out.append((m.start(), sum(v for v in values if v is not None)))
     return out
 
@@ -325,7 +333,7 @@ def _group_sum(text: str) -> tuple[int, int] | None:
         if m:
             values = [_as_int(g) for g in m.groups() if g is not None]
             # "Between 1981 and 1995, 21 cases presented": years, not groups.
-            if len(values) >= 2 and all(v is not None and not 1900 <= v <= 2100 for v in values):
+            if len(values) >= 2 and all(v is not None and not _is_year(v) for v in values):
                 return offset + m.start(), sum(v for v in values if v is not None)
         arms = list(_N_EQUALS.finditer(sentence))
         values = [_as_int(a.group(1)) for a in arms]
@@ -347,7 +355,7 @@ def _groups_one_by_one(text: str) -> tuple[int, int] | None:
                 group = next(g for g in range(1, (pattern.groups or 0) + 1) if m.group(g) is not None)
                 n = _as_int(m.group(group))
                 at = offset + m.start(group)
-                if n is not None and not 1900 <= n <= 2100 and at not in found:
+                if n is not None and not _is_year(n) and at not in found:
                     found[at] = (offset + m.start(), n)
                     sentences.add(i)
     if len(sentences) < 2:
@@ -396,12 +404,9 @@ def sample_size(text: str) -> int | None:
     bare = _counts(re.compile(r"\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*\)"), text)
     if bare:
         return bare[0][1]
-    # "Of the 2170 infants who received surfactant, 1182 ...": the whole, then its parts.
-    whole = re.compile(r"(?:^|[.;]\s+)(?:Out\s+)?[Oo]f\s+(?:the|all|these)\s+" + _NUMBER + r"\s+" + _FILLER + _PEOPLE
-                       + r"\b").search(text)
+    whole = _WHOLE.search(text)
     if whole and (total := _as_int(whole.group(1))) is not None:
         return total
-    # One person: "We present the case of a 45-year-old female", "A 12-year-old boy diagnosed with ...".
     if _ONE_CASE.search(text):
         return 1
     return None
@@ -450,6 +455,7 @@ class DesignClassifier(BaseModel):
     idf: list[float]
     coef: list[list[float]] = Field(description="One row per term: its weight for each class.")
     intercept: list[float]
+    _index: dict[str, int] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, _context: object) -> None:
         self._index = {t: i for i, t in enumerate(self.terms)}
