@@ -178,7 +178,7 @@ def pubmedqa_size_items(path: Path, labels: Path = PUBMEDQA_SIZES) -> list[dict[
     return out
 
 
-def fresh_design_items(corpus: Path, labels: Path = FRESH_DESIGNS) -> list[dict[str, Any]]:
+def hand_design_items(corpus: Path, labels: Path = FRESH_DESIGNS) -> list[dict[str, Any]]:
     """SciFact abstracts whose title names no design, read by hand blind to the tagger
     (evals/labels/scifact_design_fresh.tsv); '?' left out. The tagger reads title and abstract."""
     docs = {str(d["doc_id"]): d for d in map(json.loads, filter(str.strip, corpus.read_text().splitlines()))}
@@ -444,9 +444,9 @@ def main() -> None:
             "tune": score_designs(tune),
             "pooled": score_designs(everything, errors=False),
             "undecided_on_tune": undecided_check(tune),
-            "fresh": {**score_designs(fresh_design_items(SHARED / "scifact" / "corpus.jsonl"), errors=False),
+            "fresh": {**score_designs(hand_design_items(SHARED / "scifact" / "corpus.jsonl"), errors=False),
                       "note": FRESH_NOTE},
-            "tune_hand": {**score_designs(fresh_design_items(SHARED / "scifact" / "corpus.jsonl", TUNE_DESIGNS)),
+            "tune_hand": {**score_designs(hand_design_items(SHARED / "scifact" / "corpus.jsonl", TUNE_DESIGNS)),
                           "note": "the classifier is fitted on these rows (and on the tune halves): a training "
                                   "figure; its cross-validated accuracy is in study_design_model.json"},
             **sets,

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from evals._harness import RESULTS, SHARED, write_json
-from evals.study_design import TUNE_DESIGNS, fresh_design_items, half, pubmedqa_items, scifact_items
+from evals.study_design import TUNE_DESIGNS, half, hand_design_items, pubmedqa_items, scifact_items
 
 MODEL_OUT = Path(__file__).resolve().parents[1] / "tools" / "study_design_model.json"
 GRID_C = (10.0, 30.0)
@@ -38,7 +38,7 @@ MAX_FEATURES = 8000
 
 
 def training_items() -> list[dict[str, Any]]:
-    hand = [dict(it, src="hand") for it in fresh_design_items(SHARED / "scifact" / "corpus.jsonl", TUNE_DESIGNS)]
+    hand = [dict(it, src="hand") for it in hand_design_items(SHARED / "scifact" / "corpus.jsonl", TUNE_DESIGNS)]
     titles, _ = scifact_items(SHARED / "scifact" / "corpus.jsonl")
     mesh = pubmedqa_items(SHARED / "pubmedqa" / "ori_pqal.json")
     old = [dict(it, src=name) for name, items in (("titles", titles), ("mesh", mesh))

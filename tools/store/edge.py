@@ -31,6 +31,7 @@ EDGE_DIR = "edge"
 _MANIFEST_VERSION = 1
 # Payload fields every filter uses; indexed so a filtered query stays fast on a large store.
 KEYWORD_FIELDS = ("type", "corpus", "doc_id", "source", "doi")
+INTEGER_FIELDS = ("year",)
 # Where a new shard keeps its payloads (sentence text, document records). Edge's default, "cold",
 # reads them from disk on first use and drops them from the page cache when the shard closes, so
 # every process starts with each query paying random reads (at 100k abstracts a fresh process
@@ -42,7 +43,6 @@ PAYLOAD_MEMORY = {"cached": qe.Memory.Cached, "cold": qe.Memory.Cold}
 QUANTIZATION = ("int8", "none")
 # Candidates found on the int8 copy are scored again on the full vectors (ignored without one).
 _RESCORED = qe.SearchParams(quantization=qe.QuantizationSearchParams(rescore=True))
-INTEGER_FIELDS = ("year",)
 
 
 @dataclass
