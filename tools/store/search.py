@@ -46,7 +46,11 @@ class _SearchMixin(_StoreCore):
                 continue
             res = self.client.query_points(self.collection, query=q, using=using, query_filter=qf,
                                            limit=limit, with_payload=True)
-            out.append([_Hit(str(p.id), float(p.score), p.payload or {}) for p in res.points])
+            hits = [_Hit(str(p.id), float(p.score), p.payload or {}) for p in res.points]
+            # Qdrant orders equal scores by its segment layout, which differs between two stores of
+            # the same content (a fresh one and an upgraded one): ties are broken by point id.
+            hits.sort(key=lambda h: (-h.score, h.point_id))
+            out.append(hits)
         return out[0], out[1]
 
     def _keyword_documents(self, query: str, flt: SearchFilter | None, limit: int) -> list[tuple[tuple[str, str], float]]:
@@ -113,7 +117,7 @@ class _SearchMixin(_StoreCore):
         for h in hits:
             per_doc.setdefault((h.payload.get("corpus", ""), h.payload["doc_id"]), []).append(h.score)
         ranked = [(key, self._aggregate(s)) for key, s in per_doc.items()]
-        ranked.sort(key=lambda kv: -kv[1])
+        ranked.sort(key=lambda kv: (-kv[1], kv[0]))  # equal scores in a fixed order, whatever the store layout
         return ranked
 
     def search(self, query: str, k: int = 10, flt: SearchFilter | None = None,
