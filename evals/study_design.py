@@ -72,9 +72,13 @@ _EXACT_N = re.compile(r"\b(?:in|of|among|from|with|including|involving)\s+(\d{1,
 PUBMEDQA_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size.tsv"
 PUBMEDQA_POPULATIONS = Path(__file__).resolve().parent / "labels" / "pubmedqa_population.tsv"
 TUNE_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_tune.tsv"
+TUNE2_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_tune2.tsv"
+FRESH_SECOND_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_fresh_second.tsv"
 FRESH_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_fresh.tsv"
 FRESH_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size_fresh.tsv"
 TUNE_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size_tune.tsv"
+TUNE2_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size_tune2.tsv"
+FRESH_SECOND_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size_fresh_second.tsv"
 
 
 def title_label(title: str) -> str | None:
@@ -193,6 +197,44 @@ def hand_design_items(corpus: Path, labels: Path = FRESH_DESIGNS) -> list[dict[s
         out.append({"id": f"scifact:{doc_id}", "gold": design, "sentences": d["abstract"], "title": d["title"],
                     "use_title": True})
     return out
+
+
+def reader_agreement(corpus: Path, first: Path = FRESH_DESIGNS, second: Path = FRESH_SECOND_DESIGNS) -> dict[str, Any]:
+    """How far two readers of the fresh set agree (the most a tagger can be expected to match either),
+    and the tagger against the second reader and on the records both read alike."""
+    a = {it["id"]: it for it in hand_design_items(corpus, first)}
+    b = {it["id"]: it for it in hand_design_items(corpus, second)}
+    both = [i for i in a if i in b]
+    agreed = [a[i] for i in both if a[i]["gold"] == b[i]["gold"]]
+    return {
+        "n": len(both),
+        "readers_agree": round(len(agreed) / len(both), 4) if both else None,
+        "disagreements": dict(Counter(f"{a[i]['gold']} / {b[i]['gold']}" for i in both
+                                      if a[i]["gold"] != b[i]["gold"]).most_common()),
+        "tagger_vs_second_reader": score_designs([b[i] for i in both], errors=False)["accuracy"],
+        "tagger_where_readers_agree": {k: v for k, v in score_designs(agreed, errors=False).items()
+                                       if k in ("n", "accuracy", "coverage")},
+    }
+
+
+def size_reader_agreement(first: Path = FRESH_SIZES, second: Path = FRESH_SECOND_SIZES) -> dict[str, Any]:
+    """How far two readers of the fresh sample-size set agree: on whether a number is stated, and on
+    the number where the first reader gives one."""
+    def kinds(labels: Path) -> dict[str, tuple[str, str]]:
+        rows = [line.split("\t") for line in labels.read_text().splitlines()
+                if line.strip() and not line.startswith(("#", "pmid\t"))]
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    a, b = kinds(first), kinds(second)
+    both = [p for p in a if p in b]
+    numbered = {"stated", "sum"}
+    same_kind = [p for p in both if (a[p][1] in numbered) == (b[p][1] in numbered) and
+                 (a[p][1] in numbered or a[p][1] == b[p][1])]
+    stated = [p for p in both if a[p][1] in numbered]
+    return {"n": len(both), "kind_agree": round(len(same_kind) / len(both), 4) if both else None,
+            "number_agree_where_first_states_one": {
+                "n": len(stated), "agree": round(sum(a[p][0] == b[p][0] for p in stated) / len(stated), 4)
+                if stated else None}}
 
 
 def pubmedqa_population_items(path: Path, labels: Path = PUBMEDQA_POPULATIONS) -> list[dict[str, Any]]:
@@ -446,7 +488,9 @@ def main() -> None:
             "undecided_on_tune": undecided_check(tune),
             "fresh": {**score_designs(hand_design_items(SHARED / "scifact" / "corpus.jsonl"), errors=False),
                       "note": FRESH_NOTE},
-            "tune_hand": {**score_designs(hand_design_items(SHARED / "scifact" / "corpus.jsonl", TUNE_DESIGNS)),
+            "fresh_two_readers": reader_agreement(SHARED / "scifact" / "corpus.jsonl"),
+            "tune_hand": {**score_designs([it for labels in (TUNE_DESIGNS, TUNE2_DESIGNS) for it in
+                                           hand_design_items(SHARED / "scifact" / "corpus.jsonl", labels)]),
                           "note": "the classifier is fitted on these rows (and on the tune halves): a training "
                                   "figure; its cross-validated accuracy is in study_design_model.json"},
             **sets,
@@ -460,7 +504,9 @@ def main() -> None:
             "pubmedqa_hand": score_sizes(pubmedqa_sizes, rows=False),
             "fresh": {**score_sizes(pubmedqa_size_items(SHARED / "pubmedqa" / "ori_pqal.json", FRESH_SIZES),
                                     rows=False), "note": FRESH_NOTE},
+            "fresh_two_readers": size_reader_agreement(),
             "tune_hand": score_sizes(pubmedqa_size_items(SHARED / "pubmedqa" / "ori_pqal.json", TUNE_SIZES)),
+            "tune2_hand": score_sizes(pubmedqa_size_items(SHARED / "pubmedqa" / "ori_pqal.json", TUNE2_SIZES)),
         },
         "population": {
             "headline": "held_out",

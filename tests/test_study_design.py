@@ -160,6 +160,8 @@ def test_design_enters_the_prior_and_ranks_by_the_hierarchy():
         == pytest.approx(none.score)
 
 
+LAB = ["Primary human keratinocytes were grown in serum-free medium and exposed to ultraviolet B light.",
+       "Expression of the repair enzyme rose twofold within six hours and fell after silencing of its promoter."]
 UNDECIDED = ["Serum levels of 25-hydroxyvitamin D were measured in 412 residents of three villages.",
              "Higher levels went with fewer infections."]
 
@@ -171,11 +173,15 @@ def test_model_reads_undecided_abstracts_and_is_validated():
 
     doc = Document(id="u", sentences=UNDECIDED)
     # The packaged classifier reads what the patterns leave undecided; the model is asked only about
-    # what both leave undecided, here with the classifier off.
+    # what both leave undecided (this abstract: no pattern, and the classifier is unsure).
     assert tag_design(doc, classifier=False).design is None and tag_design(doc).sample_size == 412
-    by_classifier = tag_design(doc)
-    assert by_classifier.design is Design.CROSS_SECTIONAL and by_classifier.basis == "classifier"
-    assert tagged(doc, CannedLLM({"study_design": [LLMError("never asked")]})).study_design == "cross_sectional"
+    lab = Document(id="lab", sentences=LAB)
+    by_classifier = tag_design(lab)
+    assert by_classifier.design is Design.IN_VITRO and by_classifier.basis == "classifier"
+    assert tagged(lab, CannedLLM({"study_design": [LLMError("never asked")]})).study_design == "in_vitro"
+    asked = CannedLLM({"study_design": [{"design": "cross_sectional", "participants": 412,
+                                         "quote": "were measured in 412 residents of three villages"}]})
+    assert tag_design(doc).design is None and tagged(doc, asked).study_design == "cross_sectional"
     good = CannedLLM({"study_design": [{"design": "cross_sectional", "participants": 412,
                                         "quote": "were measured in 412 residents of three villages"}]})
     out = tagged(doc, good, classifier=False)
@@ -210,8 +216,12 @@ def test_classifier_is_tfidf_logistic_regression_and_unsure_answers_fall_back():
     p = model.probabilities("Mice, mice.")
     assert p[0] == pytest.approx(1 / (1 + math.exp(-6)))
     assert model.predict("HeLa cell lines and cells.")[0] is Design.IN_VITRO
-    doc = Document(id="x", sentences=["HeLa cell lines and cells."])
-    assert tag_design(doc, classifier=model).basis == "classifier"
+    lab = ["HeLa cell lines and cells were grown for three days in medium with and without the compound, "
+           "and the cells were counted under the microscope."]
+    assert tag_design(Document(id="x", sentences=lab), classifier=model).basis == "classifier"
+    # A line is not an abstract: too short for the classifier, so the patterns decide.
+    short = tag_design(Document(id="s", sentences=["HeLa cell lines and cells."]), classifier=model)
+    assert short.basis == "abstract" and short.design is Design.IN_VITRO
     rct = Document(id="z", sentences=["Patients were randomly assigned to two arms and their cells counted."])
     assert tag_design(rct, classifier=model).design is Design.RCT
     # Unsure (a third of the mass each, below CLASSIFIER_MIN_PROB): the patterns, else undecided.
@@ -221,3 +231,43 @@ def test_classifier_is_tfidf_logistic_regression_and_unsure_answers_fall_back():
     lab = tag_design(Document(id="l", sentences=["HeLa cell lines were incubated with the compound."]), classifier=flat)
     assert lab.design is Design.IN_VITRO and lab.basis == "abstract"
     assert tag_design(Document(id="n", sentences=["Vitamin D is a hormone."]), classifier=flat).design is None
+
+
+def test_classifier_reads_pattern_and_style_cues_beside_words():
+    from claimscope.tools.study_design import FEATURE_NAMES, DesignClassifier, design_features
+
+    review = ["We review recent advances in autophagy.", "We discuss the open questions."]
+    feats = design_features(review)
+    assert len(feats) == len(FEATURE_NAMES)
+    cue = FEATURE_NAMES.index("style:review_cues")
+    assert feats[cue] > 0 and design_features(["Cells were counted in 12 wells (p < 0.01)."])[cue] == 0
+    rows = [[0.0, 0.0] for _ in FEATURE_NAMES]
+    rows[cue] = [0.0, 10.0]
+    model = DesignClassifier(classes=["in_vitro", "narrative_review"], terms=["cells"], idf=[1.0],
+                             coef=[[1.0, 0.0]], intercept=[0.0, 0.0], features=list(FEATURE_NAMES), feature_coef=rows)
+    assert model.predict("cells", feats)[0] is Design.NARRATIVE_REVIEW
+    assert model.predict("cells", [0.0] * len(FEATURE_NAMES))[0] is Design.IN_VITRO
+    # A model fitted on other cues than this version computes is refused, with what to do.
+    with pytest.raises(ValueError, match="train_study_design"):
+        DesignClassifier(classes=["a", "b"], terms=[], idf=[], coef=[], intercept=[0.0, 0.0],
+                         features=["style:old"], feature_coef=[[0.0, 0.0]])
+
+
+def test_cohort_cues_in_an_abstract_go_to_the_classifier_while_explicit_designs_decide():
+    from claimscope.tools.study_design import DesignClassifier
+
+    lab = DesignClassifier(classes=["cohort", "in_vitro"], terms=["tumour"], idf=[1.0], coef=[[-5.0, 5.0]],
+                           intercept=[0.0, 0.0])
+    samples = ["Tumour samples were collected retrospectively from the hospital archive of a surgical department.",
+               "Tumour RNA was sequenced and the methylation of the promoter was measured in each sample."]
+    assert design_from_text(" ".join(samples)) is Design.COHORT  # "retrospectively" is a cohort cue
+    tag = tag_design(Document(id="t", sentences=samples), classifier=lab)
+    assert tag.design is Design.IN_VITRO and tag.basis == "classifier"
+    trial = samples + ["Patients were randomly assigned to surgery or watchful waiting."]
+    assert tag_design(Document(id="r", sentences=trial), classifier=lab).design is Design.RCT
+    # A title naming a design of people decides; one naming mice goes to the classifier with the rest.
+    cohort = tag_design(Document(id="c", title="Tumour methylation: a prospective cohort study", sentences=samples),
+                        classifier=lab)
+    assert cohort.design is Design.COHORT and cohort.basis == "title"
+    mice = tag_design(Document(id="m", title="Tumour growth in mice", sentences=samples), classifier=lab)
+    assert mice.design is Design.IN_VITRO and mice.basis == "classifier"

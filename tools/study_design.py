@@ -4,13 +4,15 @@ types, else from the title and abstract by patterns and a small classifier.
 Order of evidence: a source's publication types (Semantic Scholar's MetaAnalysis / Review /
 CaseReport, OpenAlex's review), then the title, then the abstract. Within a text, the most specific
 design wins (a meta-analysis of RCTs is a meta-analysis; an RCT in mice is an animal study).
-Patterns read designs of people well, because such abstracts name them ("randomised", "cohort");
-laboratory, animal and review papers rarely name what they are, so an abstract that names no
-design of people goes to a classifier (TF-IDF logistic regression, tools/study_design_model.json,
-fitted by `python -m evals.train_study_design`). What it is unsure of falls back to the patterns,
-else stays undecided (None): the reputation prior then leaves the design component out. The
-model is asked about undecided abstracts only when the caller passes one (setting
-trust.design_llm), and its answer is kept only when validated.
+Patterns read designs of people well where a text names them ("randomised", "case-control"), so a
+title naming one, or an abstract naming any but a cohort, decides. Laboratory, animal and review
+papers rarely name what they are, and cohort cues (follow-up, hazard ratios, registries) are common
+in surveys and in laboratory work on patient samples: the rest goes to a classifier (logistic
+regression over TF-IDF and the cues of design_features, tools/study_design_model.json, fitted by
+`python -m evals.train_study_design`). What it is unsure of falls back to the patterns, else stays
+undecided (None): the reputation prior then leaves the design component out. The model is asked
+about undecided abstracts only when the caller passes one (setting trust.design_llm), and its
+answer is kept only when validated.
 """
 
 from __future__ import annotations
@@ -439,28 +441,92 @@ def _first_design(text: str) -> Design | None:
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 _TOKEN = re.compile(TOKEN_PATTERN)
 MODEL_PATH = Path(__file__).resolve().parent / "study_design_model.json"
-# Designs of people that abstracts name; the patterns decide these before the classifier is asked.
+# Designs of people that abstracts name; a title naming one decides before the classifier is asked.
 PEOPLE_DESIGNS = frozenset({Design.META_ANALYSIS, Design.RCT, Design.COHORT, Design.CASE_CONTROL,
                             Design.CROSS_SECTIONAL, Design.CASE_REPORT})
+# Designs whose patterns in an abstract decide before the classifier is asked. Not cohort: its cues
+# (hazard ratios, registries, "prospectively", follow-up) are common in surveys and in laboratory
+# papers on patient samples, where the classifier, which sees them as features, does better.
+DECISIVE_IN_ABSTRACT = PEOPLE_DESIGNS - {Design.COHORT}
 # Below this probability the classifier's answer is not taken (patterns, else undecided).
 CLASSIFIER_MIN_PROB = 0.35
+# A text shorter than this (about two sentences) is a snippet, not an abstract: the classifier's cues (tense,
+# numbers, results reported) say nothing there, and it would read any plain statement as a review.
+CLASSIFIER_MIN_WORDS = 15
+
+# What the classifier reads besides the words, so that it learns when a pattern is to be trusted
+# and what no word list shows: a review summarises and discusses in the present tense; a primary
+# study reports numbers and results in the past tense; animal and cell cues counted against each
+# other. Pattern cues are scaled down so that they weigh like a few informative words.
+_PATTERN_SCALE = 0.3
+_REVIEW_CUES = re.compile(r"\b(?:review|reviews|reviewed|discuss|discusses|discussed|summari[sz]e|summari[sz]es|"
+                          r"highlight|highlights|overview|recent|advances|emerging|perspective|focus(?:es)? on|"
+                          r"we propose|current understanding|insights?)\b", _I)
+_RESULT_CUES = re.compile(r"\b(?:we (?:found|show|showed|demonstrate|demonstrated|identify|identified|report|observed|"
+                          r"find)|here we|our (?:results|data|findings)|results (?:show|showed|indicate|suggest)|"
+                          r"significantly|p\s*[<=>])|\d+(?:\.\d+)?\s*%|\bn\s*=", _I)
+_PAST = re.compile(r"\b(?:was|were|had)\b", _I)
+_PRESENT = re.compile(r"\b(?:is|are|has|have)\b", _I)
+_VITRO = dict(_PATTERNS)[Design.IN_VITRO]
+_STYLE = ("digit_sentences", "review_cues", "result_cues", "animal_cues", "vitro_cues", "animal_vs_vitro",
+          "past_tense", "sentences", "words")
+FEATURE_NAMES: tuple[str, ...] = (
+    *(f"pattern{i}:{d.value}" for i, (d, _) in enumerate(_PATTERNS)),
+    *(f"abstract:{d.value}" for d in Design),
+    *(f"title:{d.value}" for d in Design),
+    "design_section",
+    *(f"style:{name}" for name in _STYLE),
+)
+
+
+def design_features(sentences: list[str], title: str = "") -> list[float]:
+    """The classifier's cues besides the words (FEATURE_NAMES, in order) of an abstract, and of its
+    title where the caller reads one."""
+    body = " ".join(sentences)
+    first = design_from_text(body)
+    named = design_from_text(title) if title else None
+    out = [_PATTERN_SCALE * bool(p.search(body)) for _, p in _PATTERNS]
+    out += [_PATTERN_SCALE * (first is d) for d in Design]
+    out += [_PATTERN_SCALE * (named is d) for d in Design]
+    out.append(_PATTERN_SCALE * bool(_DESIGN_SECTION.search(body)))
+    n = max(1, len(sentences))
+    animal, vitro = len(_ANIMAL.findall(body)), len(_VITRO.findall(body))
+    past, present = len(_PAST.findall(body)), len(_PRESENT.findall(body))
+    out += [sum(bool(re.search(r"\d", s)) for s in sentences) / n,
+            min(len(_REVIEW_CUES.findall(body)), 5) / 5,
+            min(len(_RESULT_CUES.findall(body)), 5) / 5,
+            math.log1p(animal) / 2, math.log1p(vitro) / 2, (animal - vitro) / (animal + vitro + 1),
+            past / (past + present + 1), min(n, 20) / 20, min(len(body.split()), 400) / 400]
+    return [float(v) for v in out]
 
 
 class DesignClassifier(BaseModel):
     """Multinomial logistic regression over the TF-IDF of word unigrams and bigrams (sublinear tf,
-    l2-normalised), as scikit-learn's TfidfVectorizer computes it."""
+    l2-normalised), as scikit-learn's TfidfVectorizer computes it, and over the cues of
+    design_features when the model names them."""
 
     classes: list[str]
     terms: list[str]
     idf: list[float]
     coef: list[list[float]] = Field(description="One row per term: its weight for each class.")
     intercept: list[float]
+    features: list[str] = Field(default_factory=list, description="The design_features the model was fitted "
+                                "on, in order (FEATURE_NAMES); empty for words alone.")
+    feature_coef: list[list[float]] = Field(default_factory=list, description="One row per feature: its weight "
+                                            "for each class.")
     _index: dict[str, int] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, _context: object) -> None:
+        if self.features and tuple(self.features) != FEATURE_NAMES:
+            raise ValueError("the design classifier was fitted on other features than this version computes; "
+                             "fit it again with `python -m evals.train_study_design`.")
+        if len(self.feature_coef) != len(self.features):
+            raise ValueError("the design classifier needs one row of feature_coef per feature.")
         self._index = {t: i for i, t in enumerate(self.terms)}
 
-    def probabilities(self, text: str) -> list[float]:
+    def probabilities(self, text: str, features: list[float] | None = None) -> list[float]:
+        """Class probabilities of `text`; `features` are its design_features (computed from `text`
+        alone, without a title, when the model uses them and none are given)."""
         words = _TOKEN.findall(text.lower())
         counts = Counter(words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)])
         weights: dict[int, float] = {}
@@ -473,13 +539,19 @@ class DesignClassifier(BaseModel):
         for i, w in weights.items():
             for k, c in enumerate(self.coef[i]):
                 scores[k] += c * w / norm
+        if self.features:
+            for value, row in zip(features if features is not None else design_features([text]),
+                                  self.feature_coef, strict=True):
+                if value:
+                    for k, c in enumerate(row):
+                        scores[k] += c * value
         top = max(scores)
         exp = [math.exp(v - top) for v in scores]
         total = sum(exp)
         return [e / total for e in exp]
 
-    def predict(self, text: str) -> tuple[Design, float]:
-        probs = self.probabilities(text)
+    def predict(self, text: str, features: list[float] | None = None) -> tuple[Design, float]:
+        probs = self.probabilities(text, features)
         k = max(range(len(probs)), key=probs.__getitem__)
         return Design(self.classes[k]), probs[k]
 
@@ -496,28 +568,33 @@ def tag_design(doc: Document, *, use_title: bool = True,
                classifier: DesignClassifier | bool = True) -> DesignTag:
     """Design (metadata > title > abstract) and stated sample size of a document.
 
-    `use_title=False` reads the abstract alone (the benchmark, whose labels come from titles).
-    Human studies read as animal only from the title or when no human design pattern matches
-    first in the abstract's order of specificity. `classifier`: True for the packaged one, False
-    for patterns alone, or a DesignClassifier.
+    A title or an abstract that names a design of people decides (in an abstract, all but cohort);
+    the rest goes to the classifier, which reads the words and the pattern cues of title and
+    abstract; what it is unsure of falls back to the title's design, then the abstract's, else
+    undecided. `use_title=False` reads the abstract alone (the benchmark, whose labels come from
+    titles). `classifier`: True for the packaged one, False for patterns alone, or a
+    DesignClassifier.
     """
     size = sample_size(doc.text)
     types = [t.lower() for t in doc.publication_types]
     for t in types:
         if t in _METADATA:
             return DesignTag(design=_METADATA[t], basis="metadata", sample_size=size)
-    if use_title and doc.title:
-        d = design_from_text(doc.title)
-        if d is not None:
-            return DesignTag(design=d, basis="title", sample_size=size)
+    title = doc.title if use_title else ""
+    named = design_from_text(title) if title else None
+    if named in PEOPLE_DESIGNS:
+        return DesignTag(design=named, basis="title", sample_size=size)
     d = design_from_text(doc.text)
     if any(t in _REVIEW_TYPES for t in types) and d not in (Design.META_ANALYSIS,):
         return DesignTag(design=Design.NARRATIVE_REVIEW, basis="metadata", sample_size=size)
     model = packaged_classifier() if classifier is True else classifier or None
-    if d not in PEOPLE_DESIGNS and model is not None and doc.text.strip():
-        guess, prob = model.predict(f"{doc.title}. {doc.text}" if use_title and doc.title else doc.text)
+    if d not in DECISIVE_IN_ABSTRACT and model is not None and len(doc.text.split()) >= CLASSIFIER_MIN_WORDS:
+        guess, prob = model.predict(f"{title}. {doc.text}" if title else doc.text,
+                                    design_features(doc.sentences, title))
         if prob >= CLASSIFIER_MIN_PROB:
             return DesignTag(design=guess, basis="classifier", sample_size=size)
+    if named is not None:
+        return DesignTag(design=named, basis="title", sample_size=size)
     if d is not None:
         return DesignTag(design=d, basis="abstract", sample_size=size)
     return DesignTag(design=None, basis="", sample_size=size)
