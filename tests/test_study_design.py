@@ -131,6 +131,23 @@ def test_metadata_then_title_then_abstract():
     ("862 older adults with cancer compared to 8,617 older adults without cancer, from the registry.", 9479),
     ("Of the 2170 infants who received surfactant, 1182 and 988 received it early and late.", 2170),
     ("We present the case of a 45-year-old female with unresectable gallbladder carcinoma.", 1),
+    # A comparison group stated with "those of", as controls in the same sentence, or as the control
+    # group in the next sentence when the count is the study group; not when it is the total.
+    ("Outcomes of 43 primary LRT patients were compared with those of 49 primary SLT patients.", 92),
+    ("Cases were 507 subjects with a first episode of acute MI, and controls were 478 patients admitted "
+     "for other acute diseases.", 985),
+    ("We enrolled 25 severe DOC patients, following post-anoxic or traumatic brain injury and 20 healthy "
+     "individuals (HC) as control group.", 45),
+    ("In this retrospective study, 483 patients with BPPV were included in the study group. The control group "
+     "consisted of 461 healthy subjects.", 944),
+    ("We randomised 240 patients. The control group comprised 118 patients.", 240),
+    ("A total of 100 participants were enrolled, 50 patients and 50 healthy controls.", 100),
+    # Breakdowns in brackets, tolerances, years and number words are not the sample.
+    ("From December 1990 through December 1998 thirty patients were studied (22 men and 8 women).", 30),
+    ("Two hundred knees of 100 patients (50 men and 50 women) were examined.", 100),
+    ("Seven eligible RCTs (19,818 patients) reported cardiovascular events.", 19818),
+    ("In a case-control study of sex and age-related (+/-5 y) subjects (n=114), cIMT was identical.", 114),
+    ("Specimens were taken from 219 consecutive stone-formers.", 219),
 ])
 def test_sample_size(text, n):
     assert sample_size(text) == n

@@ -191,12 +191,17 @@ _PEOPLE = (r"(?:patients|participants|subjects|individuals|adults|children|infan
            r"newborns|neonates|adolescents|veterans|survivors|users|donors|mothers|girls|boys|couples|households|"
            r"nurses|physicians|doctors|surgeons|clinicians|athletes|outpatients|inpatients|recipients|controls|"
            r"twin pregnancies|elderly|managers|professionals|dentists|pharmacists|teachers|parents|caregivers|carers|"
-           r"soldiers|servants|midwives|practitioners|educators|pupils|relatives|siblings|twins)")
+           r"soldiers|servants|midwives|practitioners|educators|pupils|relatives|siblings|twins|humans|"
+           r"experts|players|members|providers|stone-formers|runners|drivers|prisoners|inmates|refugees|migrants|immigrants)")
 # Up to three words between a number and the people it counts ("62 consecutive elderly patients",
 # "26 ASA I-III patients"), none of them a word that starts another phrase ("286 performed in 256
 # patients" counts procedures, not people).
-_FILLER = r"(?:(?!(?:in|of|from|with|at|for|to|were|was|and|or|per|by|had|who|than|vs)\b)[\w'()-]+\s+){0,3}?"
-_COUNTED = r"\b" + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b"
+# Nor a number word: "From December 1990 through December 1998 thirty patients were studied" counts
+# thirty, not 1998.
+_FILLER = (r"(?:(?!(?:in|of|from|with|at|for|to|were|was|and|or|per|by|had|who|than|vs|" + _WORD[3:-1] + r")\b)"
+           r"[\w'()-]+\s+){0,3}?")
+# Not a number after a sign or a hyphen: "(+/-5 y) subjects" is a tolerance, "COVID-19 patients" a name.
+_COUNTED = r"(?<![-+/\u00b1])\b" + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b"
 _VERBS = (r"(?:randomi[sz]ed|enrolled|included|recruited|studied|assigned|allocated|followed|analy[sz]ed|evaluated|"
           r"examined|reviewed|identified|investigated|surveyed|interviewed|selected|treated|underwent|participated|"
           r"completed|took part)")
@@ -275,10 +280,28 @@ def _counts(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
         after = text[m.end(group): m.end(group) + 2]
         if after.lstrip().startswith("%") or _NOT_SAMPLE.search(before):
             continue
+        if _in_breakdown(text, m.start()):
+            continue
         n = _as_int(m.group(group))
         if n is not None and 0 < n < 100_000_000:
             out.append((m.start(), n))
     return out
+
+
+_COUNT_ENDS = re.compile(_COUNTED + r"[^()]{0,30}$", _I)
+
+
+def _unclosed(span: str) -> bool:
+    return span.count("(") > span.count(")")
+
+
+def _in_breakdown(text: str, at: int) -> bool:
+    """Whether the count at `at` breaks down a count of people just before it, in brackets:
+    "100 patients (50 men and 50 women) were examined" (not "Seven trials (19,818 patients)")."""
+    before = text[max(0, at - 120): at].rsplit(". ", 1)[-1]
+    if not _unclosed(before):
+        return False
+    return _COUNT_ENDS.search(before[: before.rfind("(")]) is not None
 
 
 def _is_year(n: int) -> bool:
@@ -294,16 +317,43 @@ _JOINT = re.compile(r"(?<!between )(?<!from )(?<![\w,.-])" + _NUMBER + r"(?:,\s*
 
 
 # A comparison group named in the sample's own sentence: "862 older adults with cancer compared to
-# 8,617 older adults without cancer", "42 patients receiving surgery were matched to 84 patients".
-_COMPARED = re.compile(r"\b(?:compared (?:with|to)|matched (?:to|with)|versus|vs\.?)\s+(?:the\s+|a\s+group\s+of\s+)?"
-                       + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b", _I)
+# 8,617 older adults without cancer", "42 patients receiving surgery were matched to 84 patients",
+# "outcomes of 43 patients were compared with those of 49 patients", "182 patients ... and 182
+# controls matched by age", "We enrolled 25 patients, following brain injury, and 20 healthy
+# individuals", "Cases were 507 subjects ..., and controls were 478 patients".
+_COMPARED = re.compile(r"\b(?:compared (?:with|to)|matched (?:to|with)|versus|vs\.?)\s+(?:the\s+|a\s+group\s+of\s+|"
+                       r"(?:those|that) of\s+)?" + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b|"
+                       r"\band\s+" + _NUMBER + r"\s+(?:[\w-]+\s+){0,2}?(?:controls|healthy\s+(?:\w+\s+)?" + _PEOPLE + r")\b|"
+                       r"\bcontrols\s+(?:were|included|comprised)\s+" + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b", _I)
+# A control group stated in the sentence after the sample's: "483 patients with BPPV were included
+# in the study group. The control group consisted of 461 healthy subjects."
+_CONTROL_GROUP = re.compile(r"^(?:The\s+)?control\s+group\s+(?:consisted\s+of|comprised|included|was\s+composed\s+of)\s+"
+                            + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b", _I)
+_ONE_GROUP = re.compile(r"\b(?:study|patient|case|index|experimental|test|disease)\s+group\b", _I)
+# A total already counts its groups: "A total of 100 participants, 50 patients and 50 controls".
+_TOTAL_WORD = re.compile(r"\b(?:a total of|total of|in total)\b", _I)
+_NUMBER_RE = re.compile(_NUMBER, _I)
+
+
+def _stated_as_total(text: str, start: int) -> bool:
+    """Whether the count that a match at `start` begins is called a total."""
+    number = _NUMBER_RE.search(text, start)
+    return number is not None and _TOTAL_WORD.search(text, max(0, start - 25), number.start()) is not None
 
 
 def _with_comparison(text: str, start: int, n: int) -> int:
-    """n plus a comparison group stated later in the sentence that counts n at `start`."""
+    """n plus a comparison group stated later in the sentence that counts n at `start`, or in the
+    sentence after it as the control group; n alone where it is stated as a total."""
+    if _stated_as_total(text, start):
+        return n
     end = re.search(r"[.;](?:\s|$)", text[start:])
-    m = _COMPARED.search(text[start: start + end.start() if end else len(text)])
-    extra = _as_int(m.group(1)) if m else None
+    stop = start + end.start() if end else len(text)
+    m = _COMPARED.search(text[start:stop])
+    # Only when n is itself one group: "We randomised 240 patients. The control group comprised 118"
+    # counts the controls among the 240.
+    if m is None and end is not None and _ONE_GROUP.search(text[start:stop]):
+        m = _CONTROL_GROUP.search(text[start + end.end():])
+    extra = _as_int(next(g for g in m.groups() if g is not None)) if m else None
     return n + extra if extra is not None and not _is_year(extra) else n
 
 
@@ -332,7 +382,7 @@ def _group_sum(text: str) -> tuple[int, int] | None:
     for sentence in re.split(r"(?<=[.;])\s+", text):
         offset = text.find(sentence, offset)
         m = _GROUP_LIST.search(sentence)
-        if m:
+        if m and not _unclosed(sentence[m.end(1): next(m.start(i) for i in (2, 3) if m.start(i) >= 0)]):
             values = [_as_int(g) for g in m.groups() if g is not None]
             # "Between 1981 and 1995, 21 cases presented": years, not groups.
             if len(values) >= 2 and all(v is not None and not _is_year(v) for v in values):
@@ -382,10 +432,16 @@ def sample_size(text: str) -> int | None:
     if found:
         start, n = min(found)
         # "We enrolled 100 hypertensive patients and 30 normotensive subjects": the groups, added.
-        number = re.compile(_NUMBER, _I).search(text, start)
+        number = _NUMBER_RE.search(text, start)
         groups = _GROUP_LIST.match(text, number.start()) if number else None
+        # Not a breakdown in brackets: "thirty patients were studied (22 men and 8 women)".
+        if groups and _unclosed(text[number.end(): next(groups.start(i) for i in (2, 3) if groups.start(i) >= 0)]):
+            groups = None
         if groups:
             values = [_as_int(g) for g in groups.groups() if g is not None]
+            # Nor the parts of the count: "100 participants were enrolled, 50 patients and 50 controls".
+            if len(values) >= 3 and values[0] == sum(v or 0 for v in values[1:]):
+                return n
             if len(values) >= 2 and values[0] == n and all(v is not None for v in values):
                 return sum(v for v in values if v is not None)
         # "Patients were randomised to tibial (n = 14) or peroneal (n = 12) stimulation": arms.
