@@ -148,6 +148,9 @@ def test_metadata_then_title_then_abstract():
     ("Seven eligible RCTs (19,818 patients) reported cardiovascular events.", 19818),
     ("In a case-control study of sex and age-related (+/-5 y) subjects (n=114), cIMT was identical.", 114),
     ("Specimens were taken from 219 consecutive stone-formers.", 219),
+    ("The database was searched. There were 249 outpatients (178 men and 71 women). Patients in group A "
+     "(n=61) received local anaesthesia.", 249),
+    ("Women with stage IB1-IIB who underwent radical surgery were enrolled (3527 patients).", 3527),
 ])
 def test_sample_size(text, n):
     assert sample_size(text) == n

@@ -222,6 +222,9 @@ _TOTAL_PATTERNS = [
                + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b", _I),
     re.compile(_COUNTED + r"\s*\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*\)", _I),
     re.compile(r"\b" + _PEOPLE + r"[^.;()]{0,40}\(\s*[nN]\s*=\s*" + _NUMBER + r"\s*[;,)]", _I),
+    # "There were 249 outpatients (178 men ...)", "... were enrolled (3527 patients)".
+    re.compile(r"(?:^|[.;]\s+)There were\s+" + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b"),
+    re.compile(r"\b(?:were|was)\s+" + _VERBS + r"\s+\(\s*" + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\s*\)", _I),
 ]
 # A number of people that is not the sample: those screened or invited, or a subset.
 _NOT_SAMPLE = re.compile(r"(?:screened|assessed for eligibility|invited|approached|eligible|of the|of these|"
