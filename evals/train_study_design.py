@@ -6,8 +6,8 @@ cross-sectional, meta-analysis, case report), most of them laboratory, animal an
     python -m evals.train_study_design --no-write # cross-validate only
 
 Training rows (labels from sources independent of the tagger; see evals.study_design):
-- evals/labels/scifact_design_tune.tsv and scifact_design_tune2.tsv: 849 SciFact abstracts whose
-  title names no design, labelled by hand blind to the tagger by four readers (the tune sets; the
+- evals/labels/scifact_design_tune.tsv, _tune2.tsv and _tune3.tsv: 1,649 SciFact abstracts whose
+  title names no design, labelled by hand blind to the tagger by eight readers (the tune sets; the
   classifier reads title + abstract);
 - the tune half (evals.study_design.half) of the title-labelled SciFact set and of the MeSH-labelled
   PubMedQA set (abstract only, as the benchmark reads them).
@@ -31,8 +31,7 @@ import numpy as np
 
 from evals._harness import RESULTS, SHARED, write_json
 from evals.study_design import (
-    TUNE2_DESIGNS,
-    TUNE_DESIGNS,
+    HAND_TUNE_DESIGNS,
     half,
     hand_design_items,
     pubmedqa_items,
@@ -46,7 +45,7 @@ MAX_FEATURES = 8000
 
 
 def training_items() -> list[dict[str, Any]]:
-    hand = [dict(it, src="hand") for labels in (TUNE_DESIGNS, TUNE2_DESIGNS)
+    hand = [dict(it, src="hand") for labels in HAND_TUNE_DESIGNS
             for it in hand_design_items(SHARED / "scifact" / "corpus.jsonl", labels)]
     titles, _ = scifact_items(SHARED / "scifact" / "corpus.jsonl")
     mesh = pubmedqa_items(SHARED / "pubmedqa" / "ori_pqal.json")
