@@ -193,15 +193,20 @@ def test_model_reads_undecided_abstracts_and_is_validated():
 
     doc = Document(id="u", sentences=UNDECIDED)
     # The packaged classifier reads what the patterns leave undecided; the model is asked only about
-    # what both leave undecided (this abstract: no pattern, and the classifier is unsure).
+    # what both leave undecided (here: no pattern, and a classifier unsure of every class).
+    from claimscope.tools.study_design import DesignClassifier
+
     assert tag_design(doc, classifier=False).design is None and tag_design(doc).sample_size == 412
     lab = Document(id="lab", sentences=LAB)
     by_classifier = tag_design(lab)
     assert by_classifier.design is Design.IN_VITRO and by_classifier.basis == "classifier"
     assert tagged(lab, CannedLLM({"study_design": [LLMError("never asked")]})).study_design == "in_vitro"
+    unsure = DesignClassifier(classes=["animal", "in_vitro", "other"], terms=[], idf=[], coef=[],
+                              intercept=[0.0, 0.0, 0.0])
     asked = CannedLLM({"study_design": [{"design": "cross_sectional", "participants": 412,
                                          "quote": "were measured in 412 residents of three villages"}]})
-    assert tag_design(doc).design is None and tagged(doc, asked).study_design == "cross_sectional"
+    assert tag_design(doc, classifier=unsure).design is None
+    assert tagged(doc, asked, classifier=unsure).study_design == "cross_sectional" and len(asked.calls) == 1
     good = CannedLLM({"study_design": [{"design": "cross_sectional", "participants": 412,
                                         "quote": "were measured in 412 residents of three villages"}]})
     out = tagged(doc, good, classifier=False)

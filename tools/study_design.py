@@ -333,7 +333,8 @@ _COMPARED = re.compile(r"\b(?:compared (?:with|to)|matched (?:to|with)|versus|vs
 _CONTROL_GROUP = re.compile(r"^(?:The\s+)?control\s+group\s+(?:consisted\s+of|comprised|included|was\s+composed\s+of)\s+"
                             + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b", _I)
 _ONE_GROUP = re.compile(r"\b(?:study|patient|case|index|experimental|test|disease)\s+group\b", _I)
-# A total already counts its groups: "A total of 100 participants, 50 patients and 50 controls".
+# A count called a total is taken as the whole sample: a group named after it ("A total of 100
+# participants, 50 patients and 50 healthy controls") is read as part of it, not added.
 _TOTAL_WORD = re.compile(r"\b(?:a total of|total of|in total)\b", _I)
 _NUMBER_RE = re.compile(_NUMBER, _I)
 
