@@ -6,9 +6,9 @@ cross-sectional, meta-analysis, case report), most of them laboratory, animal an
     python -m evals.train_study_design --no-write # cross-validate only
 
 Training rows (labels from sources independent of the tagger; see evals.study_design):
-- evals/labels/scifact_design_tune.tsv, _tune2.tsv and _tune3.tsv: 1,649 SciFact abstracts whose
-  title names no design, labelled by hand blind to the tagger by eight readers (the tune sets; the
-  classifier reads title + abstract);
+- evals/labels/scifact_design_tune.tsv, _tune2.tsv, _tune3.tsv and _tune4.tsv: 3,249 SciFact
+  abstracts whose title names no design, labelled by hand blind to the tagger by sixteen readers
+  (the tune sets; the classifier reads title + abstract);
 - the tune half (evals.study_design.half) of the title-labelled SciFact set and of the MeSH-labelled
   PubMedQA set (abstract only, as the benchmark reads them).
 Never read here: the fresh hand-labelled sets (scifact_design_fresh.tsv), the held-out halves.
@@ -39,8 +39,8 @@ from evals.study_design import (
 )
 
 MODEL_OUT = Path(__file__).resolve().parents[1] / "tools" / "study_design_model.json"
-GRID_C = (10.0, 30.0)
-GRID_WEIGHT = (1.0, 3.0)
+GRID_C = (30.0, 100.0)
+GRID_WEIGHT = (3.0,)
 MAX_FEATURES = 8000
 
 
