@@ -75,8 +75,9 @@ TUNE_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_tune
 TUNE2_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_tune2.tsv"
 TUNE3_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_tune3.tsv"
 TUNE4_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_tune4.tsv"
+TUNE5_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_tune5.tsv"
 # Every hand-labelled tune set of designs (the classifier is fitted on these).
-HAND_TUNE_DESIGNS = (TUNE_DESIGNS, TUNE2_DESIGNS, TUNE3_DESIGNS, TUNE4_DESIGNS)
+HAND_TUNE_DESIGNS = (TUNE_DESIGNS, TUNE2_DESIGNS, TUNE3_DESIGNS, TUNE4_DESIGNS, TUNE5_DESIGNS)
 FRESH_SECOND_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_fresh_second.tsv"
 FRESH_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_fresh.tsv"
 FRESH_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size_fresh.tsv"
