@@ -439,7 +439,7 @@ def sample_size(text: str) -> int | None:
         number = _NUMBER_RE.search(text, start)
         groups = _GROUP_LIST.match(text, number.start()) if number else None
         # Not a breakdown in brackets: "thirty patients were studied (22 men and 8 women)".
-        if groups and _unclosed(text[number.end(): next(groups.start(i) for i in (2, 3) if groups.start(i) >= 0)]):
+        if groups and _unclosed(text[groups.end(1): next(groups.start(i) for i in (2, 3) if groups.start(i) >= 0)]):
             groups = None
         if groups:
             values = [_as_int(g) for g in groups.groups() if g is not None]
