@@ -69,22 +69,24 @@ _EXACT_N = re.compile(r"\b(?:in|of|among|from|with|including|involving)\s+(\d{1,
                       r"(?:[A-Za-z-]+\s){0,3}?(patients|participants|subjects|women|men|children|adults|individuals|"
                       r"infants|people|persons|cases|volunteers|mothers|newborns|neonates|adolescents|students|"
                       r"workers|residents|respondents|pregnancies)\b", re.I)
-PUBMEDQA_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size.tsv"
-PUBMEDQA_POPULATIONS = Path(__file__).resolve().parent / "labels" / "pubmedqa_population.tsv"
-TUNE_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_tune.tsv"
-TUNE2_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_tune2.tsv"
-TUNE3_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_tune3.tsv"
-TUNE4_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_tune4.tsv"
-TUNE5_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_tune5.tsv"
-# Every hand-labelled tune set of designs (the classifier is fitted on these).
-HAND_TUNE_DESIGNS = (TUNE_DESIGNS, TUNE2_DESIGNS, TUNE3_DESIGNS, TUNE4_DESIGNS, TUNE5_DESIGNS)
-FRESH_SECOND_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_fresh_second.tsv"
-FRESH_DESIGNS = Path(__file__).resolve().parent / "labels" / "scifact_design_fresh.tsv"
-FRESH_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size_fresh.tsv"
-TUNE_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size_tune.tsv"
-TUNE2_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size_tune2.tsv"
-TUNE3_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size_tune3.tsv"
-FRESH_SECOND_SIZES = Path(__file__).resolve().parent / "labels" / "pubmedqa_sample_size_fresh_second.tsv"
+LABELS = Path(__file__).resolve().parent / "labels"
+PUBMEDQA_SIZES = LABELS / "pubmedqa_sample_size.tsv"
+PUBMEDQA_POPULATIONS = LABELS / "pubmedqa_population.tsv"
+FRESH_DESIGNS = LABELS / "scifact_design_fresh.tsv"
+FRESH_SECOND_DESIGNS = LABELS / "scifact_design_fresh_second.tsv"
+# Every hand-labelled tune set of designs (the classifier is fitted on these), in reading order.
+HAND_TUNE_DESIGNS = tuple(LABELS / f"scifact_design_{name}.tsv" for name in ("tune", "tune2", "tune3", "tune4", "tune5"))
+FRESH_SIZES = LABELS / "pubmedqa_sample_size_fresh.tsv"
+FRESH_SECOND_SIZES = LABELS / "pubmedqa_sample_size_fresh_second.tsv"
+# The hand-labelled tune sets of sample sizes, by the name the results give them.
+TUNE_SIZES = {name: LABELS / f"pubmedqa_sample_size_{name}.tsv" for name in ("tune", "tune2", "tune3")}
+
+
+def label_rows(labels: Path) -> list[list[str]]:
+    """The records of a hand-label file: tab-separated fields, without its '#' comments and its
+    header line."""
+    rows = [line.split("\t") for line in labels.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    return rows[1:]
 
 
 def title_label(title: str) -> str | None:
@@ -177,10 +179,7 @@ def pubmedqa_size_items(path: Path, labels: Path = PUBMEDQA_SIZES) -> list[dict[
     left out, abstracts that state no number kept with gold None (a number found there is spurious)."""
     data = json.loads(path.read_text())
     out = []
-    for line in labels.read_text().splitlines():
-        if line.startswith("#") or line.startswith("pmid\t") or not line.strip():
-            continue
-        pmid, n, kind = line.split("\t")[:3]
+    for pmid, n, kind, *_ in label_rows(labels):
         if kind == "ambiguous":
             continue
         out.append({"id": f"pubmedqa:{pmid}", "gold": None if kind == "none" else int(n), "kind": kind,
@@ -193,10 +192,7 @@ def hand_design_items(corpus: Path, labels: Path = FRESH_DESIGNS) -> list[dict[s
     (evals/labels/scifact_design_fresh.tsv); '?' left out. The tagger reads title and abstract."""
     docs = {str(d["doc_id"]): d for d in map(json.loads, filter(str.strip, corpus.read_text().splitlines()))}
     out = []
-    for line in labels.read_text().splitlines():
-        if line.startswith("#") or line.startswith("doc_id\t") or not line.strip():
-            continue
-        doc_id, design = line.split("\t")[:2]
+    for doc_id, design, *_ in label_rows(labels):
         if design == "?":
             continue
         d = docs[doc_id]
@@ -227,17 +223,16 @@ def size_reader_agreement(first: Path = FRESH_SIZES, second: Path = FRESH_SECOND
     """How far two readers of the fresh sample-size set agree: on whether a number is stated, and on
     the number where the first reader gives one."""
     def kinds(labels: Path) -> dict[str, tuple[str, str]]:
-        rows = [line.split("\t") for line in labels.read_text().splitlines()
-                if line.strip() and not line.startswith(("#", "pmid\t"))]
-        return {r[0]: (r[1], r[2]) for r in rows}
+        return {pmid: (n, kind) for pmid, n, kind, *_ in label_rows(labels)}
+
+    def reading(kind: str) -> str:  # 'stated' and 'sum' both give a number
+        return "number" if kind in ("stated", "sum") else kind
 
     a, b = kinds(first), kinds(second)
     both = [p for p in a if p in b]
-    numbered = {"stated", "sum"}
-    same_kind = [p for p in both if (a[p][1] in numbered) == (b[p][1] in numbered) and
-                 (a[p][1] in numbered or a[p][1] == b[p][1])]
-    stated = [p for p in both if a[p][1] in numbered]
-    return {"n": len(both), "kind_agree": round(len(same_kind) / len(both), 4) if both else None,
+    stated = [p for p in both if reading(a[p][1]) == "number"]
+    return {"n": len(both),
+            "kind_agree": round(sum(reading(a[p][1]) == reading(b[p][1]) for p in both) / len(both), 4) if both else None,
             "number_agree_where_first_states_one": {
                 "n": len(stated), "agree": round(sum(a[p][0] == b[p][0] for p in stated) / len(stated), 4)
                 if stated else None}}
@@ -248,10 +243,7 @@ def pubmedqa_population_items(path: Path, labels: Path = PUBMEDQA_POPULATIONS) -
     of equally good phrasings, empty where the abstract names no studied population."""
     data = json.loads(path.read_text())
     out = []
-    for line in labels.read_text().splitlines():
-        if line.startswith("#") or line.startswith("pmid\t") or not line.strip():
-            continue
-        pmid, population, kind = line.split("\t")
+    for pmid, population, kind in label_rows(labels):
         out.append({"id": f"pubmedqa:{pmid}", "kind": kind,
                     "gold": [] if kind == "none" else [g.strip() for g in population.split("|")],
                     "sentences": data[pmid]["CONTEXTS"], "title": data[pmid]["QUESTION"]})
@@ -511,10 +503,10 @@ def main() -> None:
             "fresh": {**score_sizes(pubmedqa_size_items(SHARED / "pubmedqa" / "ori_pqal.json", FRESH_SIZES),
                                     rows=False), "note": FRESH_NOTE},
             "fresh_two_readers": size_reader_agreement(),
-            "tune_hand": score_sizes(pubmedqa_size_items(SHARED / "pubmedqa" / "ori_pqal.json", TUNE_SIZES)),
-            "tune2_hand": score_sizes(pubmedqa_size_items(SHARED / "pubmedqa" / "ori_pqal.json", TUNE2_SIZES)),
-            "tune3_hand": score_sizes(pubmedqa_size_items(SHARED / "pubmedqa" / "ori_pqal.json", TUNE3_SIZES),
-                                      rows=False),
+            # Rows (errors) of the sets rules were written from; the last was never read while writing them.
+            **{f"{name}_hand": score_sizes(pubmedqa_size_items(SHARED / "pubmedqa" / "ori_pqal.json", labels),
+                                           rows=name != "tune3")
+               for name, labels in TUNE_SIZES.items()},
         },
         "population": {
             "headline": "held_out",

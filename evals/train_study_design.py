@@ -66,6 +66,11 @@ def _features(it: dict[str, Any]) -> list[float]:
     return design_features(list(it["sentences"]), it["title"] if it.get("use_title") else "")
 
 
+def prepared(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`items` with the classifier's input text and design_features, computed once for every fit."""
+    return [dict(it, text=_text(it), features=_features(it)) for it in items]
+
+
 def _matrix(vec: Any, texts: list[str], feats: np.ndarray) -> Any:
     from scipy import sparse
 
@@ -103,14 +108,14 @@ def _as_model(vec: Any, clf: Any, meta: dict[str, Any]) -> dict[str, Any]:
 
 def cross_validate(items: list[dict[str, Any]], c: float, weight: float, folds: int = 5) -> dict[str, Any]:
     """Accuracy of the tagger as shipped (patterns for designs of people, else the classifier), by
-    source, with the classifier refitted without each fold."""
+    source, with the classifier refitted without each fold; `items` as prepared()."""
     from sklearn.model_selection import KFold
 
     from claimscope.tools.models import Document
     from claimscope.tools.study_design import DesignClassifier, tag_design
 
-    texts = [_text(it) for it in items]
-    feats = np.array([_features(it) for it in items])
+    texts = [it["text"] for it in items]
+    feats = np.array([it["features"] for it in items])
     y = np.array([it["gold"] for it in items])
     src = np.array([it["src"] for it in items])
     pred = np.empty(len(items), dtype=object)
@@ -133,15 +138,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    items = training_items()
+    items = prepared(training_items())
     grid = [cross_validate(items, c, w) for c in GRID_C for w in GRID_WEIGHT]
     for row in grid:
         print(json.dumps(row))
     # The three sources weigh alike: a user's corpus may be laboratory papers (hand-labelled SciFact)
     # or clinical ones (title- and MeSH-labelled), and the hand-labelled rows far outnumber the rest.
     best = max(grid, key=lambda r: r["hand"]["accuracy"] + r["titles"]["accuracy"] + r["mesh"]["accuracy"])
-    texts = [_text(it) for it in items]
-    feats = np.array([_features(it) for it in items])
+    texts = [it["text"] for it in items]
+    feats = np.array([it["features"] for it in items])
     y = np.array([it["gold"] for it in items])
     weights = np.array([best["hand_weight"] if it["src"] == "hand" else 1.0 for it in items])
     vec, clf = _fit(texts, feats, y, weights, best["C"])
