@@ -272,6 +272,12 @@ def test_classifier_reads_pattern_and_style_cues_beside_words():
                              coef=[[1.0, 0.0]], intercept=[0.0, 0.0], features=list(FEATURE_NAMES), feature_coef=rows)
     assert model.predict("cells", feats)[0] is Design.NARRATIVE_REVIEW
     assert model.predict("cells", [0.0] * len(FEATURE_NAMES))[0] is Design.IN_VITRO
+    with pytest.raises(ValueError, match="design_features"):  # never a silent guess at the cues
+        model.predict("cells")
+    # tag_design passes the cues of the abstract's sentences and of the title it reads.
+    longer = review + ["Autophagy removes damaged organelles and misfolded proteins from many kinds of cells."]
+    read = tag_design(Document(id="r", title="Autophagy", sentences=longer), classifier=model)
+    assert read.design is Design.NARRATIVE_REVIEW and read.basis == "classifier"
     # A model fitted on other cues than this version computes is refused, with what to do.
     with pytest.raises(ValueError, match="train_study_design"):
         DesignClassifier(classes=["a", "b"], terms=[], idf=[], coef=[], intercept=[0.0, 0.0],

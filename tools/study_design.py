@@ -543,8 +543,11 @@ def design_features(sentences: list[str], title: str = "") -> list[float]:
     """The classifier's cues besides the words (FEATURE_NAMES, in order) of an abstract, and of its
     title where the caller reads one."""
     body = " ".join(sentences)
-    first = design_from_text(body)
-    named = design_from_text(title) if title else None
+    return _cues(sentences, body, design_from_text(body), design_from_text(title) if title else None)
+
+
+def _cues(sentences: list[str], body: str, first: Design | None, named: Design | None) -> list[float]:
+    """design_features, given the designs the patterns read in the abstract (`first`) and the title."""
     out = [_PATTERN_SCALE * bool(p.search(body)) for _, p in _PATTERNS]
     out += [_PATTERN_SCALE * (first is d) for d in Design]
     out += [_PATTERN_SCALE * (named is d) for d in Design]
@@ -585,8 +588,10 @@ class DesignClassifier(BaseModel):
         self._index = {t: i for i, t in enumerate(self.terms)}
 
     def probabilities(self, text: str, features: list[float] | None = None) -> list[float]:
-        """Class probabilities of `text`; `features` are its design_features (computed from `text`
-        alone, without a title, when the model uses them and none are given)."""
+        """Class probabilities of `text`; `features` are its design_features, required when the model
+        names any."""
+        if self.features and features is None:
+            raise ValueError("this design classifier reads design_features: pass them with the text.")
         words = _TOKEN.findall(text.lower())
         counts = Counter(words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)])
         weights: dict[int, float] = {}
@@ -600,8 +605,7 @@ class DesignClassifier(BaseModel):
             for k, c in enumerate(self.coef[i]):
                 scores[k] += c * w / norm
         if self.features:
-            for value, row in zip(features if features is not None else design_features([text]),
-                                  self.feature_coef, strict=True):
+            for value, row in zip(features or [], self.feature_coef, strict=True):
                 if value:
                     for k, c in enumerate(row):
                         scores[k] += c * value
@@ -650,7 +654,7 @@ def tag_design(doc: Document, *, use_title: bool = True,
     model = packaged_classifier() if classifier is True else classifier or None
     if d not in DECISIVE_IN_ABSTRACT and model is not None and len(doc.text.split()) >= CLASSIFIER_MIN_WORDS:
         guess, prob = model.predict(f"{title}. {doc.text}" if title else doc.text,
-                                    design_features(doc.sentences, title))
+                                    _cues(doc.sentences, doc.text, d, named))
         if prob >= CLASSIFIER_MIN_PROB:
             return DesignTag(design=guess, basis="classifier", sample_size=size)
     if named is not None:
