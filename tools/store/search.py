@@ -6,6 +6,7 @@ their segments.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from qdrant_client import models as qm
 
@@ -27,6 +28,14 @@ from claimscope.tools.store.layout import (
 log = logging.getLogger(__name__)
 
 
+def _hits(points: list[Any]) -> list[_Hit]:
+    """Qdrant's points as hits, best first. Qdrant orders equal scores by its segment layout, which
+    differs between two stores of the same content (one built fresh, one upgraded in place): ties
+    are ordered by point id, so the same content always ranks the same."""
+    return sorted((_Hit(str(p.id), float(p.score), p.payload or {}) for p in points),
+                  key=lambda h: (-h.score, h.point_id))
+
+
 class _SearchMixin(_StoreCore):
     """Hybrid retrieval of segments and documents."""
 
@@ -46,11 +55,7 @@ class _SearchMixin(_StoreCore):
                 continue
             res = self.client.query_points(self.collection, query=q, using=using, query_filter=qf,
                                            limit=limit, with_payload=True)
-            hits = [_Hit(str(p.id), float(p.score), p.payload or {}) for p in res.points]
-            # Qdrant orders equal scores by its segment layout, which differs between two stores of
-            # the same content (a fresh one and an upgraded one): ties are broken by point id.
-            hits.sort(key=lambda h: (-h.score, h.point_id))
-            out.append(hits)
+            out.append(_hits(res.points))
         return out[0], out[1]
 
     def _keyword_documents(self, query: str, flt: SearchFilter | None, limit: int) -> list[tuple[tuple[str, str], float]]:
@@ -61,8 +66,7 @@ class _SearchMixin(_StoreCore):
         res = self.client.query_points(self.collection, query=qm.SparseVector(indices=qs.indices, values=qs.values),
                                        using=SPARSE_DOC, query_filter=self._qdrant_filter(flt, "doc"), limit=limit,
                                        with_payload=["corpus", "doc_id"])
-        return [(((p.payload or {}).get("corpus", ""), (p.payload or {}).get("doc_id", "")), float(p.score))
-                for p in res.points]
+        return [((h.payload.get("corpus", ""), h.payload.get("doc_id", "")), h.score) for h in _hits(res.points)]
 
     def _fused_segments(self, query: str, flt: SearchFilter | None, limit: int,
                         candidates: int | None = None) -> list[_Hit]:
@@ -98,7 +102,7 @@ class _SearchMixin(_StoreCore):
         res = self.client.query_points(self.collection, prefetch=prefetch,
                                        query=qm.RrfQuery(rrf=qm.Rrf(k=self.rrf_k)), limit=limit,
                                        with_payload=True)
-        return [_Hit(str(p.id), float(p.score), p.payload or {}) for p in res.points]
+        return _hits(res.points)
 
     def search_segments(self, query: str, k: int = 50, flt: SearchFilter | None = None) -> list[SegmentHit]:
         """The k best segments for `query` (doc_rrf fuses segments like rrf here)."""
