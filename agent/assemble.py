@@ -5,7 +5,13 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Literal
 
-from claimscope.agent.graph.readers import load_documents, query_plan, retrieval_score
+from claimscope.agent.graph.readers import (
+    load_documents,
+    query_plan,
+    retrieval_score,
+    subtree_keys,
+    tree_of,
+)
 from claimscope.agent.graph.state import InvestigationState, SourceReportRecord
 from claimscope.agent.report import (
     Citation,
@@ -85,8 +91,8 @@ def build_report(state: InvestigationState, services: Services) -> Report:
 
 def _cited_doc_ids(state: InvestigationState) -> set[str]:
     keys: list[str] = []
-    for node in ((state.get("tree") or {}).get("nodes") or {}).values():
-        keys += node.get("segment_keys", [])[:TOP_SEGMENTS_PER_NODE]
+    for nid in ((state.get("tree") or {}).get("nodes") or {}):
+        keys += _node_keys(state, nid)[:TOP_SEGMENTS_PER_NODE]
     for s in (state.get("explanation") or {}).get("sentences", []):
         keys += s.get("citations", [])
     for p in (state.get("perspectives") or {}).values():
@@ -122,11 +128,26 @@ def _retraction_warnings(documents: list[DocumentView]) -> list[str]:
             f"({'; '.join(d.notices) or 'flagged by its source'})" for d in documents if d.retracted]
 
 
-def _node_designs(n: dict[str, Any], stances: dict[str, Any], designs: dict[str, str | None]) -> str:
+def _node_keys(state: InvestigationState, node_id: str) -> list[str]:
+    """The segments an aspect's consensus counts (those classified to it or below it whose stance was
+    read), best first: the aspect's own ranking, then the firmest stance. The report shows these, so
+    its quotes and designs agree with its counts."""
+    stances = state.get("stances") or {}
+    assignments = state.get("assignments") or {}
+    tree = tree_of(state)
+    if node_id not in tree.nodes:
+        return []
+    keys = [k for k in (subtree_keys(tree, node_id, assignments) if node_id != "root" else list(assignments))
+            if k in stances]
+    rank = {k: i for i, k in enumerate(tree.nodes[node_id].segment_keys)}
+    return sorted(keys, key=lambda k: (rank.get(k, len(rank)), -abs(stances[k]["support"] - stances[k]["refute"]), k))
+
+
+def _node_designs(keys: list[str], stances: dict[str, Any], designs: dict[str, str | None]) -> str:
     """Designs of the documents under an aspect by the stance their segments there take (a document
     whose segments take both stances counts for the majority; ties and neutral ones are left out)."""
     net: dict[str, int] = {}
-    for key in n.get("segment_keys", []):
+    for key in keys:
         parsed = SentenceKey.read(key)
         read = stances.get(key)
         if parsed is None or not read:
@@ -143,15 +164,15 @@ def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str |
     perspectives = state.get("perspectives") or {}
     nodes = []
     for nid, n in (tree.get("nodes") or {}).items():
+        scores = dict(zip(n.get("segment_keys", []), n.get("segment_scores", []), strict=False))
+        keys = _node_keys(state, nid)
         segs = []
-        for key, score in list(zip(n.get("segment_keys", []), n.get("segment_scores", []), strict=False)):
+        for key in keys:
             parsed = SentenceKey.read(key)
             if parsed is None:
                 continue
-            read = stances.get(key)
-            label = read["label"] if read else Stance.NEUTRAL.value
             segs.append(SegmentView(doc_id=parsed.doc_id, sentence=parsed.start, text=text_of(key),
-                                    stance=Stance(label), score=score))
+                                    stance=Stance(stances[key]["label"]), score=scores.get(key)))
             if len(segs) >= TOP_SEGMENTS_PER_NODE:
                 break
         views = []
@@ -166,7 +187,7 @@ def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str |
             id=nid, name=n["name"], description=n.get("description", ""), keywords=n.get("keywords", []),
             children=n.get("children", []),
             consensus=NodeConsensus.model_validate(consensus[nid]) if nid in consensus else None,
-            designs=_node_designs(n, stances, designs), perspectives=views, top_segments=segs,
+            designs=_node_designs(keys, stances, designs), perspectives=views, top_segments=segs,
         ))
     return Hierarchy(nodes=nodes)
 

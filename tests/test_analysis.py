@@ -257,3 +257,21 @@ def test_perspective_prompt_answers_that_degenerate_are_never_shown(bad):
     p = perspective_summary(CLAIM, "dosing", Stance.SUPPORT, segs, llm,
                             max_segments=perspective_prompt.MAX_SEGMENTS)
     assert p.summary == DOC.sentences[0]
+
+
+
+def test_an_aspect_shows_only_the_segments_its_counts_are_made_of():
+    from claimscope.agent.assemble import _hierarchy
+
+    tree = AspectTree.new(CLAIM)
+    tree.add_children("root", [AspectDraft(name="dosing"), AspectDraft(name="season")])
+    # ranked under "dosing" while the tree was built, then classified to "season" (d1) or nowhere (d2)
+    tree.nodes["1"].segment_keys, tree.nodes["1"].segment_scores = ["d1#0", "d2#0"], [0.9, 0.8]
+    state = {"tree": tree.model_dump(mode="json"), "assignments": {"d1#0": "2"},
+             "stances": {"d1#0": {"label": "refute", "support": 0.1, "neutral": 0.1, "refute": 0.8},
+                         "d2#0": {"label": "support", "support": 0.8, "neutral": 0.1, "refute": 0.1}}}
+    nodes = {n.name: n for n in _hierarchy(state, lambda key: f"text of {key}", {"d1": "cohort", "d2": "rct"}).nodes}
+    assert nodes["dosing"].top_segments == [] and nodes["dosing"].designs == ""
+    assert [(s.doc_id, s.stance.value) for s in nodes["season"].top_segments] == [("d1", "refute")]
+    assert nodes["season"].designs == "1 cohort study opposes"
+    assert [s.doc_id for s in nodes[CLAIM].top_segments] == ["d1"]
