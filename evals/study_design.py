@@ -1,4 +1,4 @@
-"""How well the study-design and sample-size tagger (tools.study_design) reads abstracts, against
+"""How well the study-design and sample-size tagger (tools.study_design, tools.sample_size) reads abstracts, against
 labels from a source the tagger never sees.
 
     python -m evals.study_design            # patterns only, seconds
@@ -22,7 +22,9 @@ Evaluation sets (built here, from ../shared/data; no model is run):
   Norwegian women", "900 000 adults"; the tagger reads the abstract; approximate counts left out),
   and PubMedQA abstracts read by hand (evals/labels/pubmedqa_sample_size.tsv: the first 70 PQA-L
   records by hash, each labelled with the number of people the study included, the sum of its
-  groups where only groups are stated, none, or ambiguous and left out).
+  groups where only groups are stated, none, or ambiguous and left out). Each set also gives the
+  patterns' fixed order alone (`rules`); the fitted chooser is scored on the fresh set and the
+  held-out halves, and on its training sets (the `*_hand` tune sets) as a training figure.
 - population: PubMedQA abstracts labelled by hand (evals/labels/pubmedqa_population.tsv: the first 80
   PQA-L records by hash, each labelled with who the study included, in the abstract's words, before
   any population pattern was written); QUESTION is the extractor's title. A phrase matches at token
@@ -80,6 +82,7 @@ FRESH_SIZES = LABELS / "pubmedqa_sample_size_fresh.tsv"
 FRESH_SECOND_SIZES = LABELS / "pubmedqa_sample_size_fresh_second.tsv"
 # The hand-labelled tune sets of sample sizes, by the name the results give them.
 TUNE_SIZES = {name: LABELS / f"pubmedqa_sample_size_{name}.tsv" for name in ("tune", "tune2", "tune3")}
+SCIFACT_TUNE_SIZES = LABELS / "scifact_sample_size_tune.tsv"
 
 
 def label_rows(labels: Path) -> list[list[str]]:
@@ -184,6 +187,20 @@ def pubmedqa_size_items(path: Path, labels: Path = PUBMEDQA_SIZES) -> list[dict[
             continue
         out.append({"id": f"pubmedqa:{pmid}", "gold": None if kind == "none" else int(n), "kind": kind,
                     "sentences": data[pmid]["CONTEXTS"], "title": data[pmid]["QUESTION"]})
+    return out
+
+
+def scifact_size_items(corpus: Path, labels: Path = SCIFACT_TUNE_SIZES) -> list[dict[str, Any]]:
+    """SciFact abstracts read by hand for their number of participants (the abstract alone is
+    read); ambiguous ones left out, those that state none kept with gold None."""
+    docs = {str(d["doc_id"]): d for d in map(json.loads, filter(str.strip, corpus.read_text().splitlines()))}
+    out = []
+    for doc_id, n, kind, *_ in label_rows(labels):
+        if kind == "ambiguous":
+            continue
+        d = docs[doc_id]
+        out.append({"id": f"scifact:{doc_id}", "gold": None if kind == "none" else int(n), "kind": kind,
+                    "sentences": d["abstract"], "title": d["title"]})
     return out
 
 
@@ -314,14 +331,14 @@ def score_designs(items: list[dict[str, Any]], *, errors: bool = True) -> dict[s
 
 def score_sizes(items: list[dict[str, Any]], *, rows: bool = True) -> dict[str, Any]:
     """Exact match where the abstract states a number (gold set), and how often a number is found
-    where none is stated (spurious)."""
-    from claimscope.tools.study_design import sample_size
+    where none is stated (spurious); the same for the patterns' fixed order alone (`rules`)."""
+    from claimscope.tools.sample_size import sample_size, sample_size_rules
 
     out = []
     for it in items:
-        pred = sample_size(" ".join(it["sentences"]))
-        out.append({"id": it["id"], "kind": it.get("kind", "stated"), "gold": it["gold"], "pred": pred,
-                    "title": it["title"][:160]})
+        text = " ".join(it["sentences"])
+        out.append({"id": it["id"], "kind": it.get("kind", "stated"), "gold": it["gold"], "pred": sample_size(text),
+                    "rules": sample_size_rules(text), "title": it["title"][:160]})
     stated = [r for r in out if r["gold"] is not None]
     none = [r for r in out if r["gold"] is None]
     exact = sum(r["gold"] == r["pred"] for r in stated)
@@ -331,6 +348,8 @@ def score_sizes(items: list[dict[str, Any]], *, rows: bool = True) -> dict[str, 
         "by_kind": {k: {"n": len(rs), "exact_match": round(sum(r["gold"] == r["pred"] for r in rs) / len(rs), 4)}
                     for k in ("stated", "sum") if (rs := [r for r in stated if r["kind"] == k])},
         "no_number_stated": {"n": len(none), "spurious": sum(r["pred"] is not None for r in none)},
+        "rules": {"exact_match": round(sum(r["gold"] == r["rules"] for r in stated) / len(stated), 4) if stated else None,
+                  "spurious": sum(r["rules"] is not None for r in none)},
     }
     if rows:
         result["rows"] = out
@@ -504,9 +523,12 @@ def main() -> None:
                                     rows=False), "note": FRESH_NOTE},
             "fresh_two_readers": size_reader_agreement(),
             # Rows (errors) of the sets rules were written from; the last was never read while writing them.
+            # The chooser is fitted on all of these: training figures (cross-validated ones are in
+            # sample_size_model.json); their "rules" figures are the fixed order's.
             **{f"{name}_hand": score_sizes(pubmedqa_size_items(SHARED / "pubmedqa" / "ori_pqal.json", labels),
                                            rows=name != "tune3")
                for name, labels in TUNE_SIZES.items()},
+            "scifact_tune_hand": score_sizes(scifact_size_items(SHARED / "scifact" / "corpus.jsonl"), rows=False),
         },
         "population": {
             "headline": "held_out",

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from claimscope.tools.models import Document
+from claimscope.tools.sample_size import sample_size_rules
 from claimscope.tools.study_design import (
     Design,
     design_from_text,
     design_summary,
-    sample_size,
     tag_design,
     tagged,
 )
@@ -152,8 +152,8 @@ def test_metadata_then_title_then_abstract():
      "(n=61) received local anaesthesia.", 249),
     ("Women with stage IB1-IIB who underwent radical surgery were enrolled (3527 patients).", 3527),
 ])
-def test_sample_size(text, n):
-    assert sample_size(text) == n
+def test_sample_size_rules(text, n):
+    assert sample_size_rules(text) == n
 
 
 def test_design_summary_counts_by_direction_in_hierarchy_order():
