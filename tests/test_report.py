@@ -76,7 +76,7 @@ def fixture_report() -> Report:
                 HierarchyNode(
                     id="n1",
                     name="Population",
-                    description="Who was studied.",
+                    description="Who was studied <script>alert(1)</script>.",
                     keywords=["elderly", "nursing home"],
                     consensus=NodeConsensus.from_consensus(pop_c),
                     designs="1 RCT supports; 1 cohort study opposes",
@@ -99,9 +99,11 @@ def fixture_report() -> Report:
                 HierarchyNode(
                     id="n2",
                     name="Dose",
-                    description="How much <script>alert(1)</script>.",
+                    description="How much.",
+                    children=["n2.1"],
                     consensus=NodeConsensus.from_consensus(dose_c),
                 ),
+                HierarchyNode(id="n2.1", name="Daily <dose>", consensus=NodeConsensus.from_consensus(dose_c)),
             ],
         ),
         documents=[
@@ -367,3 +369,12 @@ def test_unflagged_report_has_no_retraction_mark():
     rep.documents[2] = rep.documents[2].model_copy(update={"retracted": False, "notices": []})
     for fn in (render_markdown, render_html):
         assert "RETRACTED" not in fn(rep)
+
+
+@pytest.mark.parametrize("fn", [render_markdown, render_html])
+def test_aspects_without_evidence_are_named_once_not_drawn(fn):
+    out = fn(fixture_report())
+    assert "(no segments)" not in out and "+0 / =0 / -0" not in out
+    assert out.count("How much.") == 0
+    line = "Dose (Daily \\<dose\\>)" if fn is render_markdown else "Dose (Daily &lt;dose&gt;)"
+    assert line in out

@@ -39,14 +39,38 @@ def _node_counts(c: NodeConsensus) -> str:
     return f"{_fmt_score(c.score)}; {counts}"
 
 
+def unevidenced(node: HierarchyNode, root: str) -> bool:
+    """Whether `node` is an aspect below the claim under which no segment that addresses the claim
+    was classified: its counts, which include its sub-aspects', are all zero."""
+    c = node.consensus
+    return node.id != root and c is not None and c.support + c.neutral + c.oppose == 0
+
+
+def _subtree(h: Hierarchy, node_id: str) -> list[HierarchyNode]:
+    """`node_id` and the nodes below it, depth first."""
+    nodes = h.by_id()
+    out: list[HierarchyNode] = []
+    frontier = [node_id]
+    while frontier:
+        node = nodes.get(frontier.pop(0))
+        if node is not None and node not in out:
+            out.append(node)
+            frontier[:0] = node.children
+    return out
+
+
 def _walk(h: Hierarchy) -> Iterable[tuple[HierarchyNode, int]]:
-    """Depth-first over the tree from the root (nodes unreachable from it come last, at depth 0)."""
+    """Depth-first over the tree from the root (nodes unreachable from it come last, at depth 0),
+    leaving out the aspects with no evidence and their sub-aspects (unevidenced_line names them)."""
     nodes = h.by_id()
     seen: set[str] = set()
 
     def visit(node_id: str, depth: int) -> Iterable[tuple[HierarchyNode, int]]:
         node = nodes.get(node_id)
         if node is None or node_id in seen:
+            return
+        if unevidenced(node, h.root):
+            seen.update(n.id for n in _subtree(h, node_id))
             return
         seen.add(node_id)
         yield node, depth
@@ -57,6 +81,25 @@ def _walk(h: Hierarchy) -> Iterable[tuple[HierarchyNode, int]]:
     for n in h.nodes:
         if n.id not in seen:
             yield from visit(n.id, 0)
+
+
+def unevidenced_line(h: Hierarchy) -> str:
+    """The aspects the tree walk leaves out, unescaped: "genetic factors; environmental factors
+    (pregnancy-related factors, gender-related factors)"; "" when there are none."""
+    parts: list[str] = []
+    named: set[str] = set()
+    nodes = h.by_id()
+    parent = {child: n.id for n in h.nodes for child in n.children}
+    for node in h.nodes:
+        if node.id in named or not unevidenced(node, h.root):
+            continue
+        above = nodes.get(parent.get(node.id, ""))
+        if above is not None and unevidenced(above, h.root):
+            continue
+        below = _subtree(h, node.id)
+        named.update(n.id for n in below)
+        parts.append(node.name + (f" ({', '.join(n.name for n in below[1:])})" if len(below) > 1 else ""))
+    return "; ".join(parts)
 
 
 def cited_sentences(report: Report) -> dict[str, dict[int, str]]:

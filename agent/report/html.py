@@ -11,10 +11,13 @@ from claimscope.agent.report.common import (
     _fmt_score,
     _node_counts,
     _source_order,
+    _subtree,
     _trust_line,
     _with_code,
     cited_sentences,
     population_cell,
+    unevidenced,
+    unevidenced_line,
 )
 from claimscope.agent.report.model import DEBATE_NOTE, Citation, Hierarchy, NodeConsensus, Report
 from claimscope.tools.study_design import design_name
@@ -249,6 +252,9 @@ def _html_tree(h: Hierarchy, bar: Any, cite: Any) -> list[str]:
         node = nodes.get(node_id)
         if node is None or node_id in seen:
             return
+        if unevidenced(node, h.root):
+            seen.update(n.id for n in _subtree(h, node_id))
+            return
         seen.add(node_id)
         c = node.consensus
         head = f'<span class="node-name">{_e(node.name)}</span>'
@@ -288,6 +294,8 @@ def _html_tree(h: Hierarchy, bar: Any, cite: Any) -> list[str]:
     for n in h.nodes:
         visit(n.id)
     out.append("</ul>")
+    if empty := unevidenced_line(h):
+        out.append(f'<p class="small">No evidence classified under: {_e(empty)}</p>')
     return out
 
 

@@ -15,6 +15,7 @@ from claimscope.agent.report.common import (
     _with_code,
     cited_sentences,
     population_cell,
+    unevidenced_line,
 )
 from claimscope.agent.report.model import DEBATE_NOTE, Citation, NodeConsensus, Report
 from claimscope.tools.study_design import design_name
@@ -115,6 +116,8 @@ def render_markdown(report: Report) -> str:
         for seg in node.top_segments[:3]:
             ref = cite(Citation(doc_id=seg.doc_id, sentence=seg.sentence))
             lines.append(f'{indent}  - ({seg.stance.value}) "{md_escape(seg.text)}" {ref}')
+    if empty := unevidenced_line(r.hierarchy):
+        lines += ["", f"*No evidence classified under:* {md_escape(empty)}"]
     lines.append("")
 
     lines += ["## Documents", ""]
