@@ -46,6 +46,11 @@ def test_comparison_shapes(sentence, expected):
     ("The one-year survival rates were 93.3% and 46.6%, respectively.", "one-year survival rates"),
     ("With regard to desaturation and lip bleeding, there were no differences among the groups.",
      "desaturation and lip bleeding"),
+    # an outcome ends before a verb of its own and not on a dangling word
+    ("A high birth weight in 2 successive births was associated with an increased risk of breast cancer before "
+     "but not after adjusting for placental weight.", "risk of breast cancer"),
+    ("Average access time and number of attempts were both similar in the two groups.",
+     "Average access time and number of attempts"),
 ])
 def test_outcome_without_named_arms(sentence, outcome):
     assert extract_ico(sentence).outcome == outcome
