@@ -34,6 +34,7 @@ from claimscope.agent.report import (
 )
 from claimscope.agent.services import Services
 from claimscope.tools.models import Document, SentenceKey, Stance
+from claimscope.tools.segmenter import without_section_label
 from claimscope.tools.study_design import design_summary
 from claimscope.tools.verdict import GlobalLabel, LocalLabel, Verdict
 
@@ -57,7 +58,8 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         doc = docs.get(parsed.doc_id)
         if doc is None or parsed.start >= len(doc.sentences):
             return ""
-        return doc.sentences[parsed.start]
+        # quoted as the reader would read it, without a structured abstract's heading
+        return without_section_label(doc.sentences[parsed.start])
 
     designs = _designs(state, docs)
     documents = _documents(state, docs, services.settings.trust.rerank_weight, text_of, designs)
@@ -259,7 +261,7 @@ def _explanation(state: InvestigationState, text_of: Any) -> ExplanationView:
         if s.get("status") == "dropped":
             continue
         sentences.append(ExplanationSentenceView(
-            text=s["text"], status=s.get("status", "supported"), support=s.get("support"),
+            text=without_section_label(s["text"]), status=s.get("status", "supported"), support=s.get("support"),
             revised_from=s.get("revised_from"),
             citations=[c for k in s.get("citations", []) if (c := _citation(k, text_of))],
         ))

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from claimscope.tools.segmenter import paragraphs, split_sentences
+from claimscope.tools.segmenter import paragraphs, split_sentences, without_section_label
 from tests.conftest import SHARED_DATA
 
 
@@ -56,3 +56,18 @@ def test_agrees_with_scifact_segmentation_on_most_abstracts():
     # SciFact's own splits contain errors (e.g. breaks inside "+/-"), so exact agreement on
     # every abstract is impossible; 90.5% of all 5,183 abstracts agree exactly.
     assert same / total >= 0.85
+
+
+@pytest.mark.parametrize(("sentence", "shown"), [
+    ("RESULTS We found that heavier birth weights were associated with risk.",
+     "We found that heavier birth weights were associated with risk."),
+    ("DESIGN, SETTING, AND PATIENTS A large case-control study.", "A large case-control study."),
+    ("OBJECTIVE: to determine the effect.", "to determine the effect."),
+    ("METHODS AND RESULTS In 120 patients, ...", "In 120 patients, ..."),
+    # not a heading: an acronym, an all-caps word the sentence goes on from, a heading alone
+    ("HIV infection is common.", "HIV infection is common."),
+    ("DATA were collected in 2001.", "DATA were collected in 2001."),
+    ("RESULTS", "RESULTS"),
+])
+def test_a_structured_abstracts_heading_is_not_part_of_the_sentence(sentence, shown):
+    assert without_section_label(sentence) == shown

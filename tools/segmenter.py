@@ -98,3 +98,21 @@ def split_sentences(text: str) -> list[str]:
     for para in paragraphs(text):
         out.extend(split_paragraph(para))
     return out
+
+
+# The headings of a structured abstract that some corpora (SciFact among them) keep at the start
+# of a section's first sentence: "RESULTS We found ...", "DESIGN, SETTING, AND PATIENTS A large ...".
+_SECTION_WORD = (r"(?:BACKGROUND|INTRODUCTION|CONTEXT|IMPORTANCE|OBJECTIVES?|AIMS?|PURPOSE|HYPOTHESIS|METHODS?|"
+                 r"METHODOLOGY|MATERIALS?|DESIGN|SETTINGS?|PARTICIPANTS|PATIENTS|SUBJECTS|POPULATION|INTERVENTIONS?|"
+                 r"EXPOSURES?|MEASUREMENTS?|MAIN|PRIMARY|OUTCOMES?|MEASURES?|RESULTS?|FINDINGS|INTERPRETATION|"
+                 r"CONCLUSIONS?|DISCUSSION|LIMITATIONS|SUMMARY|ABSTRACT|DATA|SOURCES?|STUDY|SELECTION|EXTRACTION|"
+                 r"SYNTHESIS|ANALYSIS|ANALYSES|EVIDENCE|REVIEW|METHODS)")
+_SECTION_LABEL = re.compile(r"^" + _SECTION_WORD + r"(?:(?:\s*[,/&]\s*|\s+)(?:AND\s+)?" + _SECTION_WORD + r"){0,5}"
+                            r"(?:\s*[:.]\s+|\s+(?=[A-Z0-9(\"'\u201c]))")
+
+
+def without_section_label(sentence: str) -> str:
+    """`sentence` without a structured abstract's heading before it ("RESULTS We found ..." ->
+    "We found ..."); unchanged when it has none or would be left empty."""
+    rest = _SECTION_LABEL.sub("", sentence, count=1)
+    return rest if rest.strip() else sentence
