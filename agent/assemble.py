@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from claimscope.agent.graph.readers import (
     load_documents,
@@ -37,6 +37,9 @@ from claimscope.tools.models import Document, SentenceKey, Stance
 from claimscope.tools.segmenter import without_section_label
 from claimscope.tools.study_design import design_summary
 from claimscope.tools.verdict import GlobalLabel, LocalLabel, Verdict
+
+if TYPE_CHECKING:
+    from claimscope.tools.hierarchy import AspectTree
 
 TOP_SEGMENTS_PER_NODE = 5
 
@@ -93,8 +96,9 @@ def build_report(state: InvestigationState, services: Services) -> Report:
 
 def _cited_doc_ids(state: InvestigationState) -> set[str]:
     keys: list[str] = []
-    for nid in ((state.get("tree") or {}).get("nodes") or {}):
-        keys += _node_keys(state, nid)[:TOP_SEGMENTS_PER_NODE]
+    tree = tree_of(state)
+    for nid in tree.nodes:
+        keys += _node_keys(state, tree, nid)[:TOP_SEGMENTS_PER_NODE]
     for s in (state.get("explanation") or {}).get("sentences", []):
         keys += s.get("citations", [])
     for p in (state.get("perspectives") or {}).values():
@@ -130,16 +134,16 @@ def _retraction_warnings(documents: list[DocumentView]) -> list[str]:
             f"({'; '.join(d.notices) or 'flagged by its source'})" for d in documents if d.retracted]
 
 
-def _node_keys(state: InvestigationState, node_id: str) -> list[str]:
+def _node_keys(state: InvestigationState, tree: AspectTree, node_id: str) -> list[str]:
     """The segments an aspect's consensus counts (those classified to it or below it whose stance was
     read), best first: the aspect's own ranking, then the firmest stance. The report shows these, so
     its quotes and designs agree with its counts."""
     stances = state.get("stances") or {}
     assignments = state.get("assignments") or {}
-    tree = tree_of(state)
     if node_id not in tree.nodes:
         return []
-    keys = [k for k in (subtree_keys(tree, node_id, assignments) if node_id != "root" else list(assignments))
+    # as the aggregate step counts them: the root counts every classified segment
+    keys = [k for k in (subtree_keys(tree, node_id, assignments) if node_id != tree.ROOT else list(assignments))
             if k in stances]
     rank = {k: i for i, k in enumerate(tree.nodes[node_id].segment_keys)}
     return sorted(keys, key=lambda k: (rank.get(k, len(rank)), -abs(stances[k]["support"] - stances[k]["refute"]), k))
@@ -164,10 +168,11 @@ def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str |
     stances = state.get("stances") or {}
     consensus = state.get("node_consensus") or {}
     perspectives = state.get("perspectives") or {}
+    aspects = tree_of(state)
     nodes = []
     for nid, n in (tree.get("nodes") or {}).items():
         scores = dict(zip(n.get("segment_keys", []), n.get("segment_scores", []), strict=False))
-        keys = _node_keys(state, nid)
+        keys = _node_keys(state, aspects, nid)
         segs = []
         for key in keys:
             parsed = SentenceKey.read(key)

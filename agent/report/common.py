@@ -50,10 +50,12 @@ def _subtree(h: Hierarchy, node_id: str) -> list[HierarchyNode]:
     """`node_id` and the nodes below it, depth first."""
     nodes = h.by_id()
     out: list[HierarchyNode] = []
+    seen: set[str] = set()
     frontier = [node_id]
     while frontier:
         node = nodes.get(frontier.pop(0))
-        if node is not None and node not in out:
+        if node is not None and node.id not in seen:
+            seen.add(node.id)
             out.append(node)
             frontier[:0] = node.children
     return out
