@@ -75,18 +75,17 @@ def _fit(rows: list[dict[str, Any]], c: float) -> Any:
     return vec, clf
 
 
+def _as_model(vec: Any, clf: Any, floor: float) -> dict[str, Any]:
+    return {"features": list(vec.get_feature_names_out()), "coef": [round(float(w), 6) for w in clf.coef_[0]],
+            "intercept": round(float(clf.intercept_[0]), 6), "floor": floor}
+
+
 def _best(rows: list[dict[str, Any]], vec: Any, clf: Any) -> list[tuple[int | None, float]]:
-    out: list[tuple[int | None, float]] = []
-    for r in rows:
-        if not r["candidates"]:
-            out.append((None, 0.0))
-            continue
-        values = list(r["candidates"])
-        scores = clf.predict_proba(vec.transform([r["candidates"][v] for v in values]))[:, 1]
-        # ties go to the smaller number, as SizeChooser.choose breaks them
-        best = max(zip(scores, [-v for v in values], values, strict=True))
-        out.append((best[2], float(best[0])))
-    return out
+    """Each record's best candidate and its score, as the shipped SizeChooser picks it."""
+    from claimscope.tools.sample_size import SizeChooser
+
+    chooser = SizeChooser.model_validate(_as_model(vec, clf, 0.0))
+    return [best if (best := chooser.best(r["candidates"])) is not None else (None, 0.0) for r in rows]
 
 
 def score(rows: list[dict[str, Any]], preds: list[int | None]) -> dict[str, Any]:
@@ -133,10 +132,7 @@ def main() -> None:
     if args.no_write:
         return
     vec, clf = _fit(rows, chosen["C"])
-    names = list(vec.get_feature_names_out())
-    model = {"features": names, "coef": [round(float(w), 6) for w in clf.coef_[0]],
-             "intercept": round(float(clf.intercept_[0]), 6), "floor": chosen["floor"]}
-    write_json(MODEL_OUT, model)
+    write_json(MODEL_OUT, _as_model(vec, clf, chosen["floor"]))
     write_json(RESULTS / "sample_size_model.json", {
         "command": "python -m evals.train_sample_size",
         "trained_on": {src: sum(r["src"] == src for r in rows) for src in sorted({r["src"] for r in rows})},

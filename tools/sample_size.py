@@ -264,41 +264,62 @@ def _groups_one_by_one(text: str) -> tuple[int, int] | None:
     return min(p for p, _ in found.values()), sum(n for _, n in found.values())
 
 
+def _groups_after(text: str, start: int) -> list[int] | None:
+    """The groups listed from the count at `start` on ("100 hypertensive patients and 30
+    normotensive subjects" -> [100, 30]); None where there are none, or where they break down that
+    count in brackets ("thirty patients were studied (22 men and 8 women)")."""
+    number = _NUMBER_RE.search(text, start)
+    groups = _GROUP_LIST.match(text, number.start()) if number else None
+    if groups is None or _unclosed(text[groups.end(1): next(groups.start(i) for i in (2, 3) if groups.start(i) >= 0)]):
+        return None
+    values = [_as_int(g) for g in groups.groups() if g is not None]
+    return [v for v in values if v is not None] if len(values) >= 2 and None not in values else None
+
+
+def _arms_after(text: str, start: int) -> list[int] | None:
+    """The arms "(n = N)" of the sentence from `start` on, where it states two or more."""
+    end = re.search(r"[.;](?:\s|$)", text[start:])
+    arms = [_as_int(a) for a in _N_EQUALS.findall(text[start: start + end.start() if end else len(text)])]
+    return [a for a in arms if a is not None] if len(arms) >= 2 and None not in arms else None
+
+
 def sample_size_rules(text: str) -> int | None:
     """The number of participants a text states by the patterns' fixed order, or None: the first explicit total or enrolment
     ("a total of 1,234 patients", "Two hundred and seven patients were included", "we randomised
     120 participants", "(n = 240)" after the population); groups stated one by one in sentences of
     their own, before any total, are added; else the sum of groups stated side by side ("44 patients
     with PID and 44 healthy women"); else the first count of people."""
-    found = [c for pattern in _TOTAL_PATTERNS for c in _counts(pattern, text)]
-    joint = _joint_counts(text)
+    return _fixed_order(text, [c for found in _totals(text) for c in found], _joint_counts(text),
+                        _groups_one_by_one(text))
+
+
+def _totals(text: str) -> list[list[tuple[int, int]]]:
+    """Per total pattern, (position, number) of each count it reads as the sample."""
+    return [_counts(pattern, text) for pattern in _TOTAL_PATTERNS]
+
+
+def _fixed_order(text: str, found: list[tuple[int, int]], joint: list[tuple[int, int]],
+                 one_by_one: tuple[int, int] | None) -> int | None:
+    """sample_size_rules, given the totals, joint counts and one-by-one groups already read."""
     if joint and (not found or joint[0][0] <= min(found)[0]):
         return joint[0][1]
-    one_by_one = _groups_one_by_one(text)
     # Groups stated one by one before any total: their sum ("Group 1 consisted of 357 women ...").
     if one_by_one is not None and (not found or min(found)[0] >= one_by_one[0]):
         return one_by_one[1]
     if found:
         start, n = min(found)
         # "We enrolled 100 hypertensive patients and 30 normotensive subjects": the groups, added.
-        number = _NUMBER_RE.search(text, start)
-        groups = _GROUP_LIST.match(text, number.start()) if number else None
-        # Not a breakdown in brackets: "thirty patients were studied (22 men and 8 women)".
-        if groups and _unclosed(text[groups.end(1): next(groups.start(i) for i in (2, 3) if groups.start(i) >= 0)]):
-            groups = None
+        groups = _groups_after(text, start)
         if groups:
-            values = [_as_int(g) for g in groups.groups() if g is not None]
-            # Nor the parts of the count: "100 participants were enrolled, 50 patients and 50 controls".
-            if len(values) >= 3 and values[0] == sum(v or 0 for v in values[1:]):
+            # Not the parts of the count: "100 participants were enrolled, 50 patients and 50 controls".
+            if len(groups) >= 3 and groups[0] == sum(groups[1:]):
                 return n
-            if len(values) >= 2 and values[0] == n and all(v is not None for v in values):
-                return sum(v for v in values if v is not None)
+            if groups[0] == n:
+                return sum(groups)
         # "Patients were randomised to tibial (n = 14) or peroneal (n = 12) stimulation": arms.
-        sentence_end = re.search(r"[.;](?:\s|$)", text[start:])
-        arms = [_as_int(a) for a in _N_EQUALS.findall(text[start: start + sentence_end.start() if sentence_end
-                                                             else len(text)])]
-        if len(arms) >= 2 and arms[0] == n and all(a is not None for a in arms):
-            return sum(a for a in arms if a is not None)
+        arms = _arms_after(text, start)
+        if arms and arms[0] == n:
+            return sum(arms)
         return _with_comparison(text, start, n)
     # No total: the first count of people, or the groups it begins ("72 patients with
     # endometriomas and 55 patients with ovarian cancer").
@@ -330,11 +351,18 @@ _LEFT_OUT_AFTER = re.compile(r"\s+(?:[\w-]+\s+){0,3}?(?:were\s+)?(?:screened|ass
                              r"declined|refused|eligible|contacted|identified|potentially)\b", _I)
 
 
-def _left_out(text: str, value: int) -> bool:
-    """Whether every mention of `value` in the text counts people left out of the sample."""
-    mentions = [m for m in _NUMBER_RE.finditer(text) if _as_int(m.group(1)) == value]
-    return bool(mentions) and all(_LEFT_OUT_AFTER.match(text, m.end(1)) or
-                                  _NOT_SAMPLE.search(text[max(0, m.start(1) - 40): m.start(1)]) for m in mentions)
+def _written(text: str) -> tuple[set[int], set[int]]:
+    """The numbers written in the text, and those of them every mention of which counts people left
+    out of the sample."""
+    kept: set[int] = set()
+    left: set[int] = set()
+    for m in _NUMBER_RE.finditer(text):
+        value = _as_int(m.group(1))
+        if value is None:
+            continue
+        out = bool(_LEFT_OUT_AFTER.match(text, m.end(1)) or _NOT_SAMPLE.search(text[max(0, m.start(1) - 40): m.start(1)]))
+        (left if out else kept).add(value)
+    return kept | left, left - kept
 
 
 # The names readings() gives, and the other features candidate_features() computes: a chooser fitted
@@ -369,25 +397,20 @@ def readings(text: str) -> dict[int, list[str]]:
     ('counted_*'), arms "(n = N)" ('arms_*'), "Of the N ..." ('whole'), one case, and the fixed
     order's answer ('rules')."""
     out: list[tuple[str, int | None]] = []
-    found = [c for pattern in _TOTAL_PATTERNS for c in _counts(pattern, text)]
+    per_pattern, joint, one_by_one = _totals(text), _joint_counts(text), _groups_one_by_one(text)
+    found = [c for counts in per_pattern for c in counts]
     if found:
         start, n = min(found)
         out += [("total_first", n), ("total_compared", _with_comparison(text, start, n)),
                 ("total_max", max(v for _, v in found))]
-        out += [(f"total_pattern_{k}", c[0][1]) for k, p in enumerate(_TOTAL_PATTERNS) if (c := _counts(p, text))]
-        number = _NUMBER_RE.search(text, start)
-        groups = _GROUP_LIST.match(text, number.start()) if number else None
-        values = [_as_int(g) for g in groups.groups() if g is not None] if groups else []
-        if len(values) >= 2 and all(v is not None for v in values):
-            out.append(("total_groups", sum(v for v in values if v is not None)))
-        end = re.search(r"[.;](?:\s|$)", text[start:])
-        arms = [_as_int(a) for a in _N_EQUALS.findall(text[start: start + end.start() if end else len(text)])]
-        if len(arms) >= 2 and all(a is not None for a in arms):
-            total = sum(a for a in arms if a is not None)
-            out += [("total_arms", total), ("total_and_arms", total if arms[0] == n else n + total)]
-    if joint := _joint_counts(text):
+        out += [(f"total_pattern_{k}", counts[0][1]) for k, counts in enumerate(per_pattern) if counts]
+        if groups := _groups_after(text, start):
+            out.append(("total_groups", sum(groups)))
+        if arms := _arms_after(text, start):
+            out += [("total_arms", sum(arms)), ("total_and_arms", sum(arms) if arms[0] == n else n + sum(arms))]
+    if joint:
         out.append(("joint", joint[0][1]))
-    if one_by_one := _groups_one_by_one(text):
+    if one_by_one:
         out.append(("one_by_one", one_by_one[1]))
     if side_by_side := _group_sum(text):
         out.append(("group_sum", side_by_side[1]))
@@ -411,7 +434,7 @@ def readings(text: str) -> dict[int, list[str]]:
         out.append(("whole", _as_int(whole.group(1))))
     if _ONE_CASE.search(text):
         out.append(("one_case", 1))
-    out.append(("rules", sample_size_rules(text)))
+    out.append(("rules", _fixed_order(text, found, joint, one_by_one)))
     proposed: dict[int, list[str]] = {}
     for name, value in out:
         if value is not None and value > 0 and name not in proposed.get(value, []):
@@ -429,8 +452,8 @@ def candidate_features(text: str) -> dict[int, dict[str, float]]:
     written in the text or only a sum, how it compares with the largest count of people, and
     whether the text compares groups or states a total."""
     proposed = readings(text)
-    written = {n for m in _NUMBER_RE.finditer(text) if (n := _as_int(m.group(1))) is not None}
-    largest = max((v for v in _people_counts(text) if not _left_out(text, v)), default=0)
+    written, left_out = _written(text)
+    largest = max((v for v in _people_counts(text) if v not in left_out), default=0)
     compares, totals = bool(_COMPARISON_WORDS.search(text)), bool(_TOTAL_WORDS.search(text))
     out = {}
     for value, names in proposed.items():
@@ -439,7 +462,7 @@ def candidate_features(text: str) -> dict[int, dict[str, float]]:
         f.update({"readings": len(names) / 5, "in_text": float(in_text), "above_largest": float(value > largest),
                   "is_largest": float(value == largest),
                   "log_ratio_largest": max(-3.0, min(3.0, math.log((value + 1) / (largest + 1)))),
-                  "log_value": math.log10(value + 1) / 4, "left_out": float(in_text and _left_out(text, value))})
+                  "log_value": math.log10(value + 1) / 4, "left_out": float(value in left_out)})
         if compares:
             f.update({"compares": 1.0, "compares_and_sum": float(not in_text)})
         if totals:
@@ -471,12 +494,17 @@ class SizeChooser(BaseModel):
         z = self.intercept + sum(self._weights.get(k, 0.0) * v for k, v in features.items())
         return 1.0 / (1.0 + math.exp(-z))
 
-    def choose(self, text: str) -> int | None:
-        scored = [(self.score(f), -value, value) for value, f in candidate_features(text).items()]
-        if not scored:
+    def best(self, candidates: dict[int, dict[str, float]]) -> tuple[int, float] | None:
+        """The best-scoring candidate and its score (equal scores go to the smaller number); None
+        when there is none."""
+        if not candidates:
             return None
-        best = max(scored)
-        return best[2] if best[0] >= self.floor else None
+        score, _, value = max((self.score(f), -value, value) for value, f in candidates.items())
+        return value, score
+
+    def choose(self, text: str) -> int | None:
+        best = self.best(candidate_features(text))
+        return best[0] if best is not None and best[1] >= self.floor else None
 
 
 @lru_cache(maxsize=1)
