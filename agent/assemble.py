@@ -6,10 +6,10 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any, Literal
 
 from claimscope.agent.graph.readers import (
+    counted_keys,
     load_documents,
     query_plan,
     retrieval_score,
-    subtree_keys,
     tree_of,
 )
 from claimscope.agent.graph.state import InvestigationState, SourceReportRecord
@@ -142,9 +142,7 @@ def _node_keys(state: InvestigationState, tree: AspectTree, node_id: str) -> lis
     assignments = state.get("assignments") or {}
     if node_id not in tree.nodes:
         return []
-    # as the aggregate step counts them: the root counts every classified segment
-    keys = [k for k in (subtree_keys(tree, node_id, assignments) if node_id != tree.ROOT else list(assignments))
-            if k in stances]
+    keys = [k for k in counted_keys(tree, node_id, assignments) if k in stances]
     rank = {k: i for i, k in enumerate(tree.nodes[node_id].segment_keys)}
     return sorted(keys, key=lambda k: (rank.get(k, len(rank)), -abs(stances[k]["support"] - stances[k]["refute"]), k))
 

@@ -162,6 +162,12 @@ def subtree_keys(tree: AspectTree, node_id: str, assignments: dict[str, str]) ->
     return [k for k, n in assignments.items() if n in ids]
 
 
+def counted_keys(tree: AspectTree, node_id: str, assignments: dict[str, str]) -> list[str]:
+    """The segment keys an aspect's consensus counts: those classified to it or below it; for the
+    root, every classified segment."""
+    return list(assignments) if node_id == tree.ROOT else subtree_keys(tree, node_id, assignments)
+
+
 def retrieval_score(state: InvestigationState, doc_id: str) -> float:
     """A gathered document's best retrieval score (0 for one not gathered)."""
     record = (state.get("documents") or {}).get(doc_id)

@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 from claimscope.agent.graph.events import emit
 from claimscope.agent.graph.readers import (
     claim_reading,
+    counted_keys,
     doc_weight,
     evidence_segments,
     load_documents,
@@ -481,7 +482,7 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
     stances = state.get("stances") or {}
     per_node: dict[str, dict[str, Any]] = {}
     for node_id in tree.nodes:
-        keys = subtree_keys(tree, node_id, assignments) if node_id != "root" else list(assignments)
+        keys = counted_keys(tree, node_id, assignments)
         pairs = [(Stance(stances[k]["label"]), doc_weight(state, key.doc_id if (key := SentenceKey.read(k)) else ""))
                  for k in keys if k in stances]
         per_node[node_id] = aspect_consensus(pairs, min_evidence=services.settings.verdict.min_node_evidence,
