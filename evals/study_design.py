@@ -181,33 +181,33 @@ def pubmedqa_size_items(path: Path, labels: Path = PUBMEDQA_SIZES) -> list[dict[
     """The hand-read PubMedQA sample sizes (evals/labels/pubmedqa_sample_size.tsv); ambiguous ones
     left out, abstracts that state no number kept with gold None (a number found there is spurious)."""
     data = json.loads(path.read_text())
-    out = []
-    for pmid, n, kind, *_ in label_rows(labels):
-        if kind == "ambiguous":
-            continue
-        out.append({"id": f"pubmedqa:{pmid}", "gold": None if kind == "none" else int(n), "kind": kind,
-                    "sentences": data[pmid]["CONTEXTS"], "title": data[pmid]["QUESTION"]})
-    return out
+    return [_size_item(f"pubmedqa:{pmid}", n, kind, data[pmid]["CONTEXTS"], data[pmid]["QUESTION"])
+            for pmid, n, kind, *_ in label_rows(labels) if kind != "ambiguous"]
+
+
+def _size_item(item_id: str, n: str, kind: str, sentences: list[str], title: str) -> dict[str, Any]:
+    """A hand-read sample size: gold None where the reader found no number stated."""
+    return {"id": item_id, "gold": None if kind == "none" else int(n), "kind": kind, "sentences": sentences,
+            "title": title}
+
+
+def _scifact_docs(corpus: Path) -> dict[str, dict[str, Any]]:
+    """The SciFact corpus by document id."""
+    return {str(d["doc_id"]): d for d in map(json.loads, filter(str.strip, corpus.read_text().splitlines()))}
 
 
 def scifact_size_items(corpus: Path, labels: Path = SCIFACT_TUNE_SIZES) -> list[dict[str, Any]]:
     """SciFact abstracts read by hand for their number of participants (the abstract alone is
     read); ambiguous ones left out, those that state none kept with gold None."""
-    docs = {str(d["doc_id"]): d for d in map(json.loads, filter(str.strip, corpus.read_text().splitlines()))}
-    out = []
-    for doc_id, n, kind, *_ in label_rows(labels):
-        if kind == "ambiguous":
-            continue
-        d = docs[doc_id]
-        out.append({"id": f"scifact:{doc_id}", "gold": None if kind == "none" else int(n), "kind": kind,
-                    "sentences": d["abstract"], "title": d["title"]})
-    return out
+    docs = _scifact_docs(corpus)
+    return [_size_item(f"scifact:{doc_id}", n, kind, docs[doc_id]["abstract"], docs[doc_id]["title"])
+            for doc_id, n, kind, *_ in label_rows(labels) if kind != "ambiguous"]
 
 
 def hand_design_items(corpus: Path, labels: Path = FRESH_DESIGNS) -> list[dict[str, Any]]:
     """SciFact abstracts whose title names no design, read by hand blind to the tagger
     (evals/labels/scifact_design_fresh.tsv); '?' left out. The tagger reads title and abstract."""
-    docs = {str(d["doc_id"]): d for d in map(json.loads, filter(str.strip, corpus.read_text().splitlines()))}
+    docs = _scifact_docs(corpus)
     out = []
     for doc_id, design, *_ in label_rows(labels):
         if design == "?":

@@ -290,17 +290,15 @@ def _arm(phrase: str | None) -> str | None:
 # An outcome phrase ends before a verb of its own and not on a function word: "quit rates were
 # observed" -> "quit rates", "risk of breast cancer before but not" -> "risk of breast cancer".
 _VERB = re.compile(r"\s+(?:is|are|was|were|be|been|being|has|have|had)\b.*$", _I)
-_DANGLING = re.compile(r"\s+(?:a|an|the|of|to|and|or|but|not|nor|before|after|with|without|for|in|on|by|at|from|as|"
-                       r"than|that|which|whereas|while|both|only)$", _I)
+_DANGLING = re.compile(r"(?:\s+(?:a|an|the|of|to|and|or|but|not|nor|before|after|with|without|for|in|on|by|at|from|"
+                       r"as|than|that|which|whereas|while|both|only))+$", _I)
 
 
 def _outcome(phrase: str | None) -> str | None:
     p = _clean(phrase)
     if p is None or _NOT_OUTCOME.search(p):
         return None
-    p = _VERB.sub("", p)
-    while (cut := _DANGLING.sub("", p)) != p:
-        p = cut
+    p = _DANGLING.sub("", _VERB.sub("", p))
     return p if len(p) >= 2 else None
 
 
