@@ -218,12 +218,19 @@ class VerdictSettings(_Section):
     combined_assessment: bool = Field(
         True, description="Takeaway and local label in one LLM call per document (prompts/document_assessment.py)."
     )
-    local_labels: Literal["hybrid", "stance", "llm"] = Field(
-        "hybrid",
+    local_labels: Literal["auto", "hybrid", "stance", "llm"] = Field(
+        "auto",
         description="Who labels each document: hybrid = the stance model decides evidence and sign, the LLM "
         "grades and explains the documents it counts as evidence; stance = the stance model alone (no LLM "
-        "call per document); llm = the LLM alone, sign-checked (Tan et al.).",
+        "call per document); llm = the LLM alone, sign-checked (Tan et al.); auto = stance with the embedded "
+        "LLM (whose label lost every sign disagreement on the benchmark), hybrid with any other model.",
     )
+
+    def local_label_mode(self, llm_model: str) -> Literal["hybrid", "stance", "llm"]:
+        """The judge that decides each document's label for this LLM (`local_labels`, auto resolved)."""
+        if self.local_labels != "auto":
+            return self.local_labels
+        return "stance" if llm_model == "embedded" else "hybrid"
     support_threshold: float | None = Field(
         0.4, ge=0, le=1, description="Support probability that makes a document evidence for the claim; "
         "None = the stance model's own document rule.",

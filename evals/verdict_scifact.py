@@ -191,6 +191,7 @@ def main() -> None:
         "diagnostic_attribution_recheck": {"sentences": re_sent,
                                            "pass_rate": round(re_pass / re_sent, 4) if re_sent else None},
         "local_labels_setting": services.settings.verdict.local_labels,
+        "local_labels_mode": services.settings.verdict.local_label_mode(services.settings.llm.model),
         "local_label_distribution": dict(sorted(llm_labels.items(), key=lambda kv: -kv[1])),
         "local_label_modes": modes,
         "sign_conflicts": conflicts,

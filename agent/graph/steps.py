@@ -398,6 +398,7 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     docs, warnings = enrich_documents(load_documents(state, services, ranked), services, opts.sources)
     scorer, _ = claim_reading(state, services)
     arguments = reads_as_debate(state, services)
+    mode = v.local_label_mode(services.settings.llm.model)
     assessments: dict[str, dict[str, Any]] = {}
     evidence: dict[str, list[tuple[int, StanceResult]]] = {}
     for doc_id in ranked:
@@ -409,11 +410,11 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
             continue
         results = scorer.predict([(state["claim"], s) for s in doc.sentences])
         evidence[doc_id] = sorted(enumerate(results), key=lambda p: -abs(p[1].signed))
-        if v.local_labels != "llm":
+        if mode != "llm":
             tk, la = label_document(state["claim"], doc, results,
                                     document_decision(state["claim"], doc, results, services, scorer=scorer),
-                                    services.llm if v.local_labels == "hybrid" else None,
-                                    mode=v.local_labels, conflict_margin=v.sign_conflict_margin,
+                                    services.llm if mode == "hybrid" else None,
+                                    mode=mode, conflict_margin=v.sign_conflict_margin,
                                     on_conflict=v.on_conflict, arguments=arguments)
         elif v.combined_assessment:
             both = assess_document(state["claim"], doc, evidence[doc_id], services.llm,

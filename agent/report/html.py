@@ -161,7 +161,8 @@ def render_html(report: Report) -> str:
             name = f'<a href="{_e(link)}" rel="noopener noreferrer">{title}</a>' if link else title
             label = _e(d.local_label.value) if d.local_label else "-"
             if d.sign_conflict:
-                label += ' <span class="conflict" title="label and cited stance disagree in sign">(sign conflict)</span>'
+                why = _e(d.disagreement) if d.disagreement else "label and cited stance disagree in sign"
+                label += f' <span class="conflict" title="{why}">(sign conflict)</span>'
             comps = ", ".join(f"{_e(k)} {val:.2f}" for k, val in d.reputation_components.items())
             rep = (
                 "-" if d.reputation is None else f'<span title="{comps}">{d.reputation:.2f}</span>'

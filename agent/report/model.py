@@ -119,6 +119,8 @@ class DocumentView(BaseModel):
     sign_conflict: bool = Field(
         False, description="The label disagrees in sign with its cited stance."
     )
+    disagreement: str = Field("", description="Where two judges read the document differently, what each "
+                              "said and which label stands.")
     takeaway: str = ""
     design: str | None = Field(None, description="Study design (tools.study_design.Design value), when tagged.")
     sample_size: int | None = Field(None, ge=0, description="Participants stated in the abstract.")

@@ -52,6 +52,9 @@ class LocalAssessment(BaseModel):
         "stance model's sign (tools.explain.combine_labels).")
     takeaway: str = ""
     warning: str | None = Field(None, description="Why the stance-only fallback was used.")
+    disagreement: str | None = Field(
+        None, description="Where two judges read the document differently (hybrid: the LLM and the stance "
+        "model), what each said and which label stands; shown in the report's details, not as a warning.")
 
     @property
     def keys(self) -> list[str]:
@@ -308,7 +311,7 @@ def combine_labels(llm: LocalAssessment, stance: LocalAssessment, *,
 
     A small LLM grades almost every related abstract "Mostly True" (88 of 110 on SciFact
     dev), so its sign is not trusted on its own. A disagreement (including the LLM's No Evidence)
-    is always flagged as a sign conflict, with both labels named in the warning; `on_conflict`
+    is always flagged as a sign conflict, with both labels named in `disagreement`; `on_conflict`
     says which label stands: the stance model's, the LLM's, or neither (abstain: No Evidence)."""
     if stance.label is LocalLabel.NO_EVIDENCE:
         return stance.model_copy(update={"takeaway": llm.takeaway or stance.takeaway})
@@ -319,15 +322,15 @@ def combine_labels(llm: LocalAssessment, stance: LocalAssessment, *,
     both = f"the LLM labelled it {llm.label.value!r}, the stance model {stance.label.value!r}"
     if on_conflict == "llm":
         return llm.model_copy(update={"mode": "hybrid", "sign_conflict": True,
-                                      "warning": f"{both}; the LLM's label is used"})
+                                      "disagreement": f"{both}; the LLM's label is used"})
     if on_conflict == "abstain":
         return stance.model_copy(update={
             "label": LocalLabel.NO_EVIDENCE, "score": LocalLabel.NO_EVIDENCE.score, "cited_sentences": [],
             "mode": "hybrid", "sign_conflict": True, "takeaway": llm.takeaway or stance.takeaway,
-            "warning": f"{both}; counted as No Evidence"})
+            "disagreement": f"{both}; counted as No Evidence"})
     return stance.model_copy(update={
         "mode": "hybrid", "sign_conflict": True, "takeaway": llm.takeaway or stance.takeaway,
-        "warning": f"{both}; the stance model's label is used",
+        "disagreement": f"{both}; the stance model's label is used",
     })
 
 
