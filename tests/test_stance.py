@@ -347,6 +347,34 @@ def test_packaged_model_polarity_known_weakness(packaged):
 
 
 @pytest.mark.slow
+def test_packaged_model_label_does_not_depend_on_the_batch(packaged):
+    # A sentence's label must not depend on which other sentences were scored with it: short and long
+    # evidence mixed, scored together, one at a time and in another order (no cache: logits()).
+    claim = "Aspirin lowers the risk of colorectal cancer."
+    evidence = [
+        "Aspirin use significantly reduced the incidence of colorectal cancer compared with placebo (HR 0.74).",
+        "No.",
+        "There was no significant difference in colorectal cancer incidence between the aspirin and placebo groups.",
+        "We followed 2,000 adults for ten years in a randomised comparison of daily aspirin with placebo, with "
+        "colonoscopy every three years and central review of all pathology reports by two blinded pathologists.",
+        "Aspirin use significantly increased the incidence of colorectal cancer compared with placebo (HR 1.30).",
+        "The hospital car park was resurfaced in 2015.",
+    ] * 3
+    pairs = [(claim, e) for e in evidence]
+    size = packaged.batch_size
+    try:
+        packaged.batch_size = 64
+        together = packaged.logits(pairs)
+        reordered = packaged.logits(pairs[::-1])[::-1]
+        packaged.batch_size = 1
+        alone = packaged.logits(pairs)
+    finally:
+        packaged.batch_size = size
+    assert (together.argmax(1) == alone.argmax(1)).all() and (reordered.argmax(1) == alone.argmax(1)).all()
+    assert np.abs(together - alone).max() < 1e-3 and np.abs(reordered - alone).max() < 1e-3
+
+
+@pytest.mark.slow
 def test_packaged_model_probabilities_and_truncation(packaged):
     res = packaged.predict([("Masks reduce transmission.", "Masks reduce transmission. " * 3000), ("a", "b")])
     assert len(res) == 2
