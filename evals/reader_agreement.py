@@ -106,15 +106,19 @@ def pool(args: argparse.Namespace) -> None:
     chosen = runs(args.log)[: args.claims]
     items = []
     for run in chosen:
-        for d in run["report"]["documents"]:
-            doc = docs.get(str(d["id"]))
+        # The documents the report lists and those its quotes come from (an aspect can quote a
+        # gathered document outside the assessed top documents).
+        shown = list(dict.fromkeys([str(d["id"]) for d in run["report"]["documents"]]
+                                   + [doc_id for doc_id, _ in quoted(run)]))
+        for doc_id in shown:
+            doc = docs.get(doc_id)
             if doc is None:
                 continue
             for i, sent in enumerate(doc["abstract"]):
-                iid = item_id(run["claim_id"], str(d["id"]), i)
+                iid = item_id(run["claim_id"], doc_id, i)
                 if iid not in have:
                     items.append({"id": iid, "claim_id": run["claim_id"], "claim": run["claim"],
-                                  "doc_id": str(d["id"]), "sentence": i, "title": doc["title"], "text": sent})
+                                  "doc_id": doc_id, "sentence": i, "title": doc["title"], "text": sent})
     WORK.mkdir(parents=True, exist_ok=True)
     tag = args.tag
     (WORK / f"pool_{tag}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in items), encoding="utf-8")

@@ -456,7 +456,7 @@ def read_answers(paths: Iterable[Path]) -> dict[str, tuple[str, str]]:
     for path in paths:
         for line in path.read_text(encoding="utf-8").splitlines():
             parts = [p.strip() for p in re.split(r"\t|\s*\|\s*|,", line.strip()) if p.strip()]
-            if len(parts) < 3 or not re.fullmatch(r"p[0-9a-f]{10}", parts[0]):
+            if len(parts) < 3 or not re.fullmatch(r"[pe][0-9a-f]{10}", parts[0]):
                 continue
             s, r = parts[1].upper()[:1], parts[2].upper()[:1]
             if s in STANCES and r in ("Y", "N"):
@@ -548,6 +548,74 @@ def agreement(args: argparse.Namespace) -> dict:
     return out
 
 
+COMPOSED = LABELS_DIR / "stance_composed_claims.tsv"
+_DIRECTIONAL = re.compile(r"\b(increase|decrease|reduc|lower|higher|rais|improv|wors|prevent|protect|risk|surviv|"
+                          r"mortality|death|progress|inhibit|promot|enhanc|impair|suppress|less|more|slow|fast|"
+                          r"benefit|harm|effective|associated)", re.I)
+
+
+def write_composition_chunks(args: argparse.Namespace) -> None:
+    """Chunks for writers of composed-direction claims: TRAIN-split pairs readers labelled support or
+    refute whose claim states a direction. A writer restates the claim so that its direction has to be
+    composed (survival <-> death, risk <-> protection, slower progression <-> longer survival), once
+    with the same meaning and once with the opposite; the reader's label carries over (flipped for the
+    opposite)."""
+    from evals.train_stance import split_of
+
+    pool = _pools()
+    rows = [r for r in label_rows() if r["stance"] in ("support", "refute") and (not r["stance2"] or
+                                                                               r["stance2"] == r["stance"])]
+    keep = []
+    for r in rows:
+        parts = r["claim_ref"].split(":")
+        p = pool.get(r["id"])
+        if p and split_of(f"{parts[0]}:{parts[1]}") == "train" and _DIRECTIONAL.search(p["claim"]):
+            keep.append(p)
+    keep.sort(key=lambda p: _h(f"compose:{p['id']}"))
+    keep = keep[: args.compose_n]
+    cdir = WORK / "compose"
+    cdir.mkdir(parents=True, exist_ok=True)
+    size = args.chunk_size
+    for n in range(0, len(keep), size):
+        lines = []
+        for p in keep[n:n + size]:
+            lines += [f"[{p['id']}]", f"  CLAIM: {p['claim']}", f"  SENTENCE: {p['sentence']}", ""]
+        (cdir / f"c_{n // size + 1:02d}.md").write_text("\n".join(lines), encoding="utf-8")
+    print(f"{len(keep)} pairs in {(len(keep) + size - 1) // size} chunks in {cdir}")
+
+
+def collect_compositions(args: argparse.Namespace) -> None:
+    out: dict[str, tuple[str, str]] = {}
+    for path in sorted((WORK / "compose").glob("*.tsv")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            parts = line.split("\t")
+            if len(parts) >= 3 and re.fullmatch(r"p[0-9a-f]{10}", parts[0].strip()):
+                same, opp = parts[1].strip(), parts[2].strip()
+                out[parts[0].strip()] = ("" if same in ("-", "") else same, "" if opp in ("-", "") else opp)
+    with COMPOSED.open("w", encoding="utf-8") as f:
+        f.write("# Claims restated by writers so that their direction has to be composed (the same meaning, and the\n"
+                "# opposite), for TRAIN-split pairs of stance_reader_train.tsv that readers labelled support or refute.\n"
+                "# The pair's reader label carries over to `same` and flips for `opposite`. Built by\n"
+                "# `python -m evals.stance_readers compose|compose-collect`. '-' = the writer found no natural restatement.\n")
+        f.write("id\tsame\topposite\n")
+        for pid in sorted(out):
+            same, opp = out[pid]
+            f.write(f"{pid}\t{same or '-'}\t{opp or '-'}\n")
+    print(f"{len(out)} restated claims -> {COMPOSED}")
+
+
+def composed_claims(path: Path = COMPOSED) -> dict[str, tuple[str, str]]:
+    if not path.is_file():
+        return {}
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+        if line.startswith("#") or line.startswith("id\t"):
+            continue
+        pid, same, opp = (line.split("\t") + ["-", "-"])[:3]
+        out[pid] = ("" if same == "-" else same, "" if opp == "-" else opp)
+    return out
+
+
 def reader_examples(path: Path = LABEL_FILE) -> list[dict]:
     """The labelled pairs with their texts rebuilt from the public data: claim, title, sentence,
     context, stance (support/neutral/refute), speaks (bool), kind, and the second reader's stance.
@@ -559,7 +627,7 @@ def reader_examples(path: Path = LABEL_FILE) -> list[dict]:
         if not claim:
             continue
         title, sent, ctx = res.evidence(r["evidence_ref"])
-        out.append({"claim": claim, "title": title, "sentence": sent, "context": ctx, "stance": r["stance"],
+        out.append({"id": r["id"], "claim": claim, "title": title, "sentence": sent, "context": ctx, "stance": r["stance"],
                     "speaks": r["speaks"] == "Y", "kind": r["kind"], "claim_ref": r["claim_ref"],
                     "stance2": r["stance2"] or None})
     return out
@@ -567,14 +635,16 @@ def reader_examples(path: Path = LABEL_FILE) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("phase", choices=["pool", "collect", "agreement"])
+    ap.add_argument("phase", choices=["pool", "collect", "agreement", "compose", "compose-collect"])
+    ap.add_argument("--compose-n", type=int, default=900, help="compose: pairs handed to writers")
     ap.add_argument("--sources", default="scifact,ei,pubmedqa")
     ap.add_argument("--tag", default="a", help="pool name (chunks are named after it)")
     ap.add_argument("--chunk-size", type=int, default=350)
     ap.add_argument("--hard", type=int, default=4, help="retrieved sentences per SciFact claim, one per abstract")
     ap.add_argument("--second-share", type=float, default=0.11)
     args = ap.parse_args(argv)
-    {"pool": build_pool, "collect": collect, "agreement": agreement}[args.phase](args)
+    {"pool": build_pool, "collect": collect, "agreement": agreement, "compose": write_composition_chunks,
+     "compose-collect": collect_compositions}[args.phase](args)
 
 
 if __name__ == "__main__":

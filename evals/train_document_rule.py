@@ -83,7 +83,7 @@ def build_rows(negatives: int) -> list[dict]:
                     continue
                 res = services.stance.predict([(c["claim"], s) for s in doc["abstract"]])
                 ev = document_evidence(c["claim"], doc["abstract"], res, title=doc["title"])
-                fh.write(json.dumps({"claim_id": str(c["id"]), "split": split_of(c["claim"]), "doc_id": did,
+                fh.write(json.dumps({"claim_id": str(c["id"]), "split": split_of("scifact:" + str(c["id"])), "doc_id": did,
                                      "label": label, "source": source, "features": ev.features,
                                      "coverage_both": ev.coverage_both}) + "\n")
             if n % 50 == 0:
