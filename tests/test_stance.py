@@ -301,7 +301,8 @@ def test_corrupt_packaged_model_says_how_to_rebuild(tmp_path):
 def test_packaged_model_is_small_and_shipped():
     files = {p.name for p in PACKAGED_DIR.iterdir()}
     assert {"model.onnx", "tokenizer.json", "config.json", "stance_config.json", "MODEL_CARD.md"} <= files
-    assert sum(p.stat().st_size for p in PACKAGED_DIR.iterdir()) <= 60 * 1024 * 1024
+    # The size budget of the evidence reader on disk: 150 MB.
+    assert sum(p.stat().st_size for p in PACKAGED_DIR.iterdir()) <= 150 * 1000 * 1000
 
 
 @pytest.fixture(scope="module")

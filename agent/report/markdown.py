@@ -147,7 +147,8 @@ def render_markdown(report: Report) -> str:
                 lines.append(f"Takeaway: {md_escape(d.takeaway)}  ")
             if d.label_explanation:
                 lines.append(
-                    f"Why {d.local_label.value if d.local_label else 'this label'}: {md_escape(d.label_explanation)}  "
+                    f"Why {d.local_label.value if d.local_label else 'this label'}: {md_escape(d.label_explanation)}"
+                    + ("  " if d.disagreement else "")
                 )
             if d.disagreement:
                 lines.append(f"Judges disagreed: {md_escape(d.disagreement)}")
