@@ -245,16 +245,41 @@ def score(args: argparse.Namespace) -> dict:
     return out
 
 
+def model_agreement(args: argparse.Namespace) -> dict:
+    """The stance model's own reading of the pool's sentences against the first reader's label
+    (claim and sentence, as the product scores them): per-class F1 and macro-F1."""
+    from claimscope.tools.stance import load_stance
+    from evals._metrics import macro_f1, per_class
+
+    rows = label_rows()
+    claims = {str(c["id"]): c["claim"] for c in _jsonl(DATA / "scifact" / "claims_dev.jsonl")}
+    docs = corpus()
+    items = [r for r in rows.values() if r["claim_id"] in claims and r["doc_id"] in docs]
+    pairs = [(claims[r["claim_id"]], docs[r["doc_id"]]["abstract"][int(r["sentence"])]) for r in items]
+    scorer = load_stance("packaged", model_dir=args.model_dir) if args.model_dir else load_stance("packaged")
+    pred = [p.label.value for p in scorer.predict(pairs)]
+    gold = [r["stance"] for r in items]
+    out = {"model": str(args.model_dir or "tools/stance_model"), "pairs": len(items),
+           "macro_f1": round(macro_f1(gold, pred, ("support", "neutral", "refute")), 4),
+           "per_class": per_class(gold, pred, ("support", "neutral", "refute"))}
+    res = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
+    res[f"model_vs_readers_{args.name}"] = out
+    RESULTS.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(out, indent=2))
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("phase", choices=["pool", "collect", "score"])
+    ap.add_argument("phase", choices=["pool", "collect", "score", "model"])
+    ap.add_argument("--model-dir", type=Path, default=None, help="model: a stance model folder (default: shipped)")
     ap.add_argument("--log", type=Path, default=REPO / "evals" / "work" / "verdict_runs.jsonl")
     ap.add_argument("--claims", type=int, default=40, help="pool: the first N reports of the log")
     ap.add_argument("--tag", default="e1")
     ap.add_argument("--chunk-size", type=int, default=330)
     ap.add_argument("--name", default="after", help="score: the key the figures are stored under")
     args = ap.parse_args(argv)
-    {"pool": pool, "collect": collect, "score": score}[args.phase](args)
+    {"pool": pool, "collect": collect, "score": score, "model": model_agreement}[args.phase](args)
 
 
 if __name__ == "__main__":
