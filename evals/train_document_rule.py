@@ -150,6 +150,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--negatives", type=int, default=4, help="Retrieved non-evidence abstracts per claim.")
     ap.add_argument("--no-write", action="store_true", help="Report only; leave stance_config.json alone.")
+    ap.add_argument("--min-coverage", type=float, default=None,
+                    help="Fix the coverage floor instead of choosing it: 0.5 = an abstract must cover at least half "
+                         "of each end of the claim's relation to be evidence (the product's definition of evidence; "
+                         "a lower floor chosen by TRAIN macro-F1 let off-relation abstracts through on claims the "
+                         "corpus does not cover).")
     ap.add_argument("--out", type=Path, default=RESULTS / "document_rule.json")
     args = ap.parse_args()
 
@@ -171,7 +176,7 @@ def main() -> None:
         for c in CS:
             scored = _cv(held, fit_rows_of, c)
             y = [r["label"] for r, _ in scored]
-            for floor in FLOORS:
+            for floor in ([args.min_coverage] if args.min_coverage is not None else FLOORS):
                 for least in MIN_PROBABILITIES:
                     p = [_label(r, probs, floor, least) for r, probs in scored]
                     grid.append({"fit_on": source, "C": c, "min_coverage": floor, "min_probability": least,
