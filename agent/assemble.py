@@ -229,7 +229,7 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
             reputation=rep["score"] if rep else None, reputation_components=rep["components"] if rep else {},
             trust=trust.get(doc_id), local_label=a.get("label"), label_explanation=a.get("explanation", ""),
             sign_conflict=bool(a.get("sign_conflict", False)), disagreement=a.get("disagreement") or "",
-            takeaway=tk.get("text", ""),
+            takeaway=without_section_label(tk.get("text", "")),
             design=designs.get(doc_id), sample_size=rep.get("sample_size", doc.sample_size) if rep else doc.sample_size,
             population=extract_population(doc.title, doc.sentences),
             retracted=bool(rep.get("retracted", doc.retracted) if rep else doc.retracted),

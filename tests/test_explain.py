@@ -166,6 +166,31 @@ def test_takeaway_llm_failure_keeps_document_extractively():
     assert tk is not None and tk.sentence_indices == [1] and tk.text == DOCS["d2"].sentences[1]
 
 
+STRUCTURED = Document(id="sa", title="Partnership and progression to AIDS", sentences=[
+    "BACKGROUND Little is known about social support and HIV progression.",
+    "RESULTS We found that a stable partnership was associated with slower progression to AIDS.",
+    "CONCLUSIONS A stable partnership slows progression to AIDS or death.",
+])
+
+
+def test_takeaways_drop_a_structured_abstracts_heading():
+    # quoted sentences (stance mode, the LLM failing) and a model that copies the abstract's first words
+    res = [NEUTRAL, SUPPORT, SUPPORT]
+    tk, la = label_document(CLAIM, STRUCTURED, res, decide_document(res, RULE), None, mode="stance")
+    assert tk is not None and tk.text.startswith("We found that") and "CONCLUSIONS" not in tk.text
+    assert la.takeaway == tk.text and '"We found that' in la.explanation
+    tk = takeaway(CLAIM, STRUCTURED, CannedLLM({"takeaway": [LLMError("timeout")]}), relevant_sentences=[2])
+    assert tk is not None and tk.text == "A stable partnership slows progression to AIDS or death."
+    copied = {"related": True, "sentences": [3], "takeaway": "CONCLUSIONS A stable partnership slows progression."}
+    tk = takeaway(CLAIM, STRUCTURED, CannedLLM({"takeaway": [copied]}))
+    assert tk is not None and tk.text == "A stable partnership slows progression."
+    both = assess_document(CLAIM, STRUCTURED, list(enumerate(res)), CannedLLM({"document_assessment": [
+        {"related": True, "takeaway": "RESULTS We found slower progression.", "evidence": [2],
+         "explanation": "e", "label": "Mostly True"}]}))
+    assert both is not None and both[0].text == "We found slower progression." == both[1].takeaway
+    assert stance_only_label(STRUCTURED, list(enumerate(res))).explanation.count("RESULTS") == 0
+
+
 # --- local labels ---------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from claimscope.tools.explain.takeaways import (
     _abstract_inputs,
     _extractive_takeaway,
     _window,
+    takeaway_text,
 )
 from claimscope.tools.explain.wording import is_claim_echo
 from claimscope.tools.llm import LLMError, StructuredLLM
@@ -29,6 +30,7 @@ from claimscope.tools.models import (
     Stance,
     StanceResult,
 )
+from claimscope.tools.segmenter import without_section_label
 from claimscope.tools.stance import DocumentLabel
 from claimscope.tools.verdict import LocalLabel
 
@@ -201,7 +203,7 @@ def assess_document(
         fallback = stance_only_label(doc, stance_evidence, takeaway=tk.text)
         fallback.warning = f"assessment LLM call failed ({exc}); label from the stance model"
         return tk, fallback
-    text = clip(out.takeaway, assessment_prompt.TAKEAWAY_CHARS) if out.takeaway.strip() else ""
+    text = takeaway_text(out.takeaway, assessment_prompt.TAKEAWAY_CHARS)
     if not out.related or not text:
         return None
     positions = [p for p in out.evidence if isinstance(p, int) and 1 <= p <= len(shown)]
@@ -247,7 +249,7 @@ def stance_only_label(
     cited = [i for i in ranked if sgn == 0 or _sign(polar[i].signed) == sgn][:max_cited]
     n_sup = sum(1 for r in polar.values() if r.label is Stance.SUPPORT)
     n_ref = len(polar) - n_sup
-    lead = doc.sentences[cited[0]] if cited else doc.sentences[ranked[0]]
+    lead = without_section_label(doc.sentences[cited[0]] if cited else doc.sentences[ranked[0]])
     explanation = clip(
         f"The stance model reads {n_sup} sentence(s) as supporting and {n_ref} as contradicting the claim; "
         f'the strongest: "{lead}"',
@@ -289,7 +291,7 @@ def stance_assessment(doc: Document, decision: DocumentLabel, *, takeaway: str =
     label = LocalLabel.from_score(sign * decision.confidence)
     cited = [i for i in decision.rationale_indices if 0 <= i < len(doc.sentences)][:max_cited]
     verb = "supports" if sign > 0 else "contradicts"
-    lead = f' The strongest: "{doc.sentences[cited[0]]}"' if cited else ""
+    lead = f' The strongest: "{without_section_label(doc.sentences[cited[0]])}"' if cited else ""
     framing = (f"{ARGUMENT_FRAMING} {'for' if sign > 0 else 'against'}" if arguments
                else f"{STANCE_FRAMING} {verb}")
     return LocalAssessment(

@@ -14,6 +14,7 @@ from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import (
     Document,
 )
+from claimscope.tools.segmenter import without_section_label
 
 
 class Takeaway(BaseModel):
@@ -58,7 +59,7 @@ def takeaway(
         out = llm.run(takeaway_prompt.prompt_for(len(shown)), inputs)
     except LLMError as exc:
         return _extractive_takeaway(doc, relevant, f"takeaway LLM call failed ({exc}); sentences quoted instead")
-    text = clip(out.takeaway, takeaway_prompt.TAKEAWAY_CHARS) if out.takeaway.strip() else ""
+    text = takeaway_text(out.takeaway, takeaway_prompt.TAKEAWAY_CHARS)
     if not out.related or not text:
         return None
     positions = [p for p in out.sentences if isinstance(p, int) and 1 <= p <= len(shown)]
@@ -79,7 +80,13 @@ def _abstract_inputs(claim: str, doc: Document, relevant: Sequence[int],
     )
 
 
+def takeaway_text(text: str, limit: int) -> str:
+    """A model's takeaway as shown: a small model often copies the abstract's first words, and a
+    structured abstract's heading ("RESULTS We found ...") is no part of what the study found."""
+    return clip(without_section_label(text.strip()), limit) if text.strip() else ""
+
+
 def _extractive_takeaway(doc: Document, relevant: Sequence[int], warning: str | None) -> Takeaway:
     indices = list(relevant[:2]) or [len(doc.sentences) - 1]
-    text = clip(" ".join(doc.sentences[i] for i in indices), takeaway_prompt.TAKEAWAY_CHARS)
+    text = clip(" ".join(without_section_label(doc.sentences[i]) for i in indices), takeaway_prompt.TAKEAWAY_CHARS)
     return Takeaway(doc_id=doc.id, text=text, sentence_indices=indices, mode="extractive", warning=warning)
