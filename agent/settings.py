@@ -417,10 +417,71 @@ def load_settings(**overrides: Any) -> Settings:
 
     Raises ConfigError with a one-line message naming each bad key and where it came from.
     """
+    check_environment()
     try:
         return Settings(**overrides)
     except ValidationError as exc:
         raise ConfigError(describe_settings_error(exc, overrides)) from exc
+
+
+ENV_PREFIX = "CLAIMSCOPE_"
+
+# CLAIMSCOPE_* variables that are not settings but are read elsewhere, each with its reader. Every
+# other CLAIMSCOPE_* variable must name a setting: pydantic-settings reads only the names it knows,
+# so a misspelt one (CLAIMSCOPE_DATA_DI) would otherwise leave its default in force unseen.
+OTHER_VARIABLES: dict[str, str] = {
+    "CLAIMSCOPE_CONFIG": "the config file to read (this module)",
+    "CLAIMSCOPE_MCP_TOKEN": "the access token of the MCP and web servers (agent/access.py)",
+    "CLAIMSCOPE_MAILTO": "the contact address sent to OpenAlex and Crossref (tools/scholarly/client.py)",
+    "CLAIMSCOPE_PROGRESS_SECONDS": "how often the CLI prints a progress line (agent/cli/progress.py)",
+    "CLAIMSCOPE_TRANSLATE_CLAIMS": "whether claims in another language are translated (agent/investigation.py)",
+    "CLAIMSCOPE_PG_BIN": "PostgreSQL's programs for the test server (tests/postgres_server.py)",
+    "CLAIMSCOPE_CHROMIUM": "the browser of the browser tests (tests/test_web_browser.py)",
+    "CLAIMSCOPE_TEST_MODEL_DIR": "the embedded model cache of the slow tests (tests/test_llm_embedded.py)",
+    "CLAIMSCOPE_EVAL_WORK": "the benchmarks' work folder (evals/_harness.py)",
+    "CLAIMSCOPE_SHARED_DATA": "the benchmarks' shared data sets (evals/stance.py and the trainers)",
+    "CLAIMSCOPE_BENCH_COMMIT": "the commit a sessions benchmark records (evals/sessions.py)",
+}
+
+
+def setting_variables() -> list[str]:
+    """Every CLAIMSCOPE_* variable that sets a key: CLAIMSCOPE_DATA_DIR, CLAIMSCOPE_<SECTION>
+    (a whole section as JSON) and CLAIMSCOPE_<SECTION>__<KEY>, nested sections included."""
+    names: list[str] = []
+
+    def walk(model: type[BaseModel], prefix: str) -> None:
+        for key, field in model.model_fields.items():
+            name = f"{prefix}{key.upper()}"
+            names.append(name)
+            if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel):
+                walk(field.annotation, name + "__")
+
+    walk(Settings, ENV_PREFIX)
+    return names
+
+
+def check_environment(environ: dict[str, str] | None = None) -> None:
+    """Refuse a CLAIMSCOPE_* variable that is neither a setting's nor one of OTHER_VARIABLES.
+
+    A variable whose first part names a section (CLAIMSCOPE_HIERARCHY__DETPH) is left to the
+    section's own check, which names the key and where it was set.
+    """
+    env = os.environ if environ is None else environ
+    sections = {name.upper() for name in Settings.model_fields}
+    for var in sorted(env):
+        name = var.upper()
+        if not name.startswith(ENV_PREFIX) or name in OTHER_VARIABLES:
+            continue
+        if name.removeprefix(ENV_PREFIX).split("__")[0] in sections:
+            continue
+        # Matched without the shared prefix, which would make every name look close.
+        known = [v.removeprefix(ENV_PREFIX) for v in setting_variables() + list(OTHER_VARIABLES)]
+        close = difflib.get_close_matches(name.removeprefix(ENV_PREFIX), known, n=1)
+        hint = f" (did you mean {ENV_PREFIX}{close[0]}?)" if close else ""
+        raise ConfigError(
+            f"environment variable {var} is not a claimscope setting{hint}; the settings are listed in "
+            f"{packaged_config_path()} (CLAIMSCOPE_<SECTION>__<KEY>). Rename or unset it."
+        )
 
 
 def describe_settings_error(exc: ValidationError, overrides: dict[str, Any] | None = None) -> str:

@@ -123,6 +123,57 @@ def test_env_override_works_and_a_misspelt_nested_env_var_is_refused(tmp_path, m
         load_settings()
 
 
+@pytest.mark.parametrize(("var", "closest"), [
+    ("CLAIMSCOPE_HIERACHY__DEPTH", "CLAIMSCOPE_HIERARCHY__DEPTH"),  # a misspelt section
+    ("CLAIMSCOPE_DATA_DI", "CLAIMSCOPE_DATA_DIR"),  # would otherwise write to the default data_dir
+    ("claimscope_mcp_tokn", "CLAIMSCOPE_MCP_TOKEN"),  # names are case-insensitive, like the settings'
+    ("CLAIMSCOPE_WHATEVER", None),
+])
+def test_an_unknown_claimscope_env_var_is_refused_with_the_closest_name(monkeypatch, var, closest):
+    monkeypatch.setenv(var, "9")
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    message = str(info.value)
+    assert message.startswith(f"environment variable {var} is not a claimscope setting") and "\n" not in message
+    assert (f"did you mean {closest}?" in message) if closest else ("did you mean" not in message)
+    assert str(packaged_config_path()) in message  # where the list of settings is
+
+
+def test_claimscope_variables_read_elsewhere_are_allowed(monkeypatch):
+    for var in settings_mod.OTHER_VARIABLES:
+        monkeypatch.setenv(var, str(packaged_config_path()) if var == "CLAIMSCOPE_CONFIG" else "x")
+    monkeypatch.setenv("CLAIMSCOPE_STORE__CLUSTER__SHARD_NUMBER", "2")  # a nested setting
+    assert load_settings().store.cluster.shard_number == 2
+
+
+def test_every_claimscope_variable_the_project_names_is_known():
+    # A CLAIMSCOPE_* variable read by code, tests, benchmarks or named in the docs that is neither a
+    # setting nor on the allow-list would be refused at load.
+    repo = Path(__file__).resolve().parent.parent
+    known = set(settings_mod.setting_variables()) | set(settings_mod.OTHER_VARIABLES)
+    files = [repo / "config.yaml", repo / "README.md", *(repo / "docs").rglob("*.md")]
+    for folder in ("agent", "tools", "prompts", "evals", "tests"):
+        files += (repo / folder).rglob("*.py")
+    skip = {Path(settings_mod.__file__).resolve(), Path(__file__).resolve()}  # they spell names wrong on purpose
+    named = {(m, f.name) for f in files if f.resolve() not in skip
+             for m in re.findall(r"CLAIMSCOPE_[A-Z0-9_]*[A-Z0-9]\b", f.read_text(encoding="utf-8"))}
+    assert {m for m, _ in named} >= {"CLAIMSCOPE_EVAL_WORK", "CLAIMSCOPE_MCP_TOKEN", "CLAIMSCOPE_DATA_DIR"}
+    assert sorted((m, f) for m, f in named if m not in known) == []
+
+
+def test_the_cli_refuses_a_misspelt_data_dir_variable(tmp_path, monkeypatch, capsys):
+    from claimscope.agent.cli import main
+
+    monkeypatch.setenv("CLAIMSCOPE_DATA_DI", str(tmp_path / "elsewhere"))
+    monkeypatch.setattr(sys, "argv", ["claimscope", "llm", "info"])
+    with pytest.raises(SystemExit) as done:
+        main()
+    assert done.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: environment variable CLAIMSCOPE_DATA_DI is not a claimscope setting "
+                          "(did you mean CLAIMSCOPE_DATA_DIR?)") and len(err.splitlines()) == 1
+
+
 def test_invalid_yaml_is_one_line(tmp_path, monkeypatch):
     _config(tmp_path, monkeypatch, "search: [\n")
     with pytest.raises(ConfigError, match="is not valid YAML") as info:
