@@ -33,6 +33,7 @@ from claimscope.agent.report import (
     TrustSummary,
 )
 from claimscope.agent.services import Services
+from claimscope.tools.ico import names_who_or_where
 from claimscope.tools.models import Document, SentenceKey, Stance
 from claimscope.tools.segmenter import without_section_label
 from claimscope.tools.study_design import design_summary
@@ -80,7 +81,7 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         if state.get("verdict") else GlobalVerdicts(),
         trust=_trust(state),
         explanation=_explanation(state, text_of),
-        evidence_gap=_evidence_gap(state, docs),
+        evidence_gap=_evidence_gap(state, _with_screened(state, services, docs)),
         sources=_sources(state),
         warnings=list(dict.fromkeys([*state.get("warnings", []), *_retraction_warnings(documents)])),
         decisions=[
@@ -92,6 +93,13 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         timings={k: round(v, 3) for k, v in (state.get("timings") or {}).items()},
         created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
+
+
+def _with_screened(state: InvestigationState, services: Services, docs: dict[str, Document]) -> dict[str, Document]:
+    """`docs` and every document the screen found on the claim's subject: the evidence gap says
+    what each of them shares with the claim."""
+    missing = [d for d in (state.get("screen") or {}).get("on_subject", []) if d not in docs]
+    return {**load_documents(state, services, missing), **docs} if missing else docs
 
 
 def _cited_doc_ids(state: InvestigationState) -> set[str]:
@@ -341,17 +349,70 @@ def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> Evide
     if len(queries) > 1:
         quoted = "; ".join(f'"{q.strip().rstrip(".")}"' for q in queries[:4])
         summary.append(f"Searched for the claim and for its opposite: {quoted}.")
-    if on_subject:
-        titles = [f'"{docs[d].title}"' for d in on_subject[:3] if d in docs and docs[d].title]
+    about, rest, shared = _subject_matches(state["claim"], on_subject, docs)
+    lacks_object = set(about) <= set(screen.get("without_object") or [])
+
+    def titles(ids: list[str]) -> str:
+        named = [f'"{docs[d].title}"' for d in ids[:3] if d in docs and docs[d].title]
+        return f", e.g. {', '.join(named)}" if named else ""
+
+    if about:
         # "but not <object>" only where it is true of every one of them: an abstract may name both
         # ends and still not report on the relation between them.
-        lacks_object = set(on_subject) <= set(screen.get("without_object") or [])
-        about = _lower_first(parts.subject) + (f" but not {parts.object}" if parts.object and lacks_object else "")
-        summary.append(f"{len(on_subject)} of them are about {about}" + (f", e.g. {', '.join(titles)}" if titles else "")
-                       + "; they are not counted as evidence.")
-    elif meta and parts.subject:
+        phrase = _lower_first(parts.subject) + (f" but not {parts.object}" if parts.object and lacks_object else "")
+        summary.append(f"{len(about)} of them {'is' if len(about) == 1 else 'are'} about {phrase}{titles(about)}; "
+                       "not counted as evidence.")
+    if rest and shared:
+        one = len(rest) == 1
+        many = f"{len(rest)} {('other' if one else 'others') if about else 'of them'} {'shares' if one else 'share'}"
+        words = ", ".join(shared)
+        if all(names_who_or_where(w) for w in shared):
+            summary.append(f"{many} only general terms with the claim ({words}){titles(rest)}; not counted as evidence.")
+        else:
+            summary.append(f"{many} only some words of its subject ({words}), not "
+                           f"{_lower_first(parts.subject)}{titles(rest)}; not counted as evidence.")
+    if not on_subject and meta and parts.subject:
         summary.append(f"None of them is about {_lower_first(parts.subject)}.")
     summary.append("To go further, add a corpus that covers the question (`claimscope ingest PATH --corpus NAME`) "
                    "or search scholarly sources (`--sources local,semantic_scholar`).")
     return EvidenceGap(queries=queries, sources=sources, documents_found=len(meta), documents_read=read,
-                       subject=parts.subject, object=parts.object, on_subject=on_subject, summary=summary)
+                       subject=parts.subject, object=parts.object, on_subject=about, summary=summary)
+
+
+def _subject_matches(claim: str, on_subject: list[str], docs: dict[str, Document]
+                     ) -> tuple[list[str], list[str], list[str]]:
+    """Of the documents the screen found on the claim's subject: those that use every specific term
+    of it (tools.coverage: not the words that say how or how much, nor those that only say who or
+    where, "women", "some countries"), the others, and the claim's words those others share with it,
+    in claim order. A document that only shares "women" with "Women with a lower birth weight ..."
+    is not about women with a lower birth weight."""
+    from claimscope.tools.claim_analysis import claim_components
+    from claimscope.tools.coverage import ComponentTerms, component_terms, coverage
+    from claimscope.tools.sparse import tokenize
+
+    stems = component_terms(claim).subject
+    spelled: dict[str, str] = {}
+    for raw in claim_components(claim).subject.split():
+        word = raw.strip(",.;:()\"'")
+        for stem in tokenize(word):
+            spelled.setdefault(stem, word if word[:2].isupper() else word.lower())
+    word_of = {t: spelled.get(t, t) for t in stems}
+    specific = [t for t in stems if not names_who_or_where(word_of[t])]
+
+    def uses(doc: Document, term: str) -> bool:
+        texts = [doc.title or "", *doc.sentences]
+        return coverage(ComponentTerms(subject=[term], object=[]), texts).subject >= 1.0
+
+    about: list[str] = []
+    rest: list[str] = []
+    shared: set[str] = set()
+    for d in on_subject:
+        if d not in docs:
+            continue  # gone from the store: nothing to say about what it shares
+        used = {t for t in stems if uses(docs[d], t)}
+        if specific and set(specific) <= used:
+            about.append(d)
+        else:
+            rest.append(d)
+            shared |= used
+    return about, rest, [word_of[t] for t in stems if t in shared]

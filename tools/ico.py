@@ -406,6 +406,20 @@ _HEAD = (r"(?:patients|participants|subjects|individuals|persons|people|adults|c
          r"nonagenarians|elderly|laypersons|laypeople|respondents|twins|families|households|fetuses|hypertensives|"
          r"diabetics|cadavers|population|(?:cadaver(?:ic)?\s+)?knees|mice|rats|rabbits|dogs|pigs|piglets|sheep|monkeys|macaques|"
          r"primates|guinea\s+pigs|hamsters|zebrafish|cats|horses|animals|cows|calves|ewes|chickens|broilers)")
+# Who or where a claim is about, as a word of its own ("women", "some countries", "older adults"):
+# a text naming them shares the claim's setting, not its subject.
+_WHO_OR_WHERE = re.compile(r"(?:" + _HEAD + r"|woman|man|child|patient|participant|adult|person|individual|girl|boy|"
+                           r"mother|infant|adolescent|resident|older|elderly|young|younger|aged|countr(?:y|ies)|"
+                           r"nations?|national|regions?|regional|states?|cit(?:y|ies)|communit(?:y|ies)|areas?|"
+                           r"world|worldwide|global|globally|societ(?:y|ies)|public)", _I)
+
+
+def names_who_or_where(word: str) -> bool:
+    """True when `word` only says who or where ("women", "countries", "elderly"), the kind of word
+    that many abstracts share with a claim without being about its subject."""
+    return bool(_WHO_OR_WHERE.fullmatch(word.strip(" ,.;:()'\"")))
+
+
 # A case report's single person: "A 12-year-old boy diagnosed with ASD".
 _ONE = r"(?:an?\s+\d{1,3}-(?:year|month|week|day)-old\s+(?:\w+\s+){0,2}?(?:boy|girl|man|woman|patient|infant|child|neonate))"
 _NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
