@@ -209,7 +209,7 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
                designs: dict[str, str | None]) -> list[DocumentView]:
     """The assessed documents, re-ranked by retrieval score combined with trust, with their design,
     population and size, editorial notices, the sentence their label rests on and what it compares (intervention,
-    comparator, outcome: the evidence table)."""
+    comparator, outcome, laid out along the claim's relation: the evidence table)."""
     from claimscope.tools.ico import document_ico, extract_population
     from claimscope.tools.models import Notice
     from claimscope.tools.trust import rerank
@@ -217,6 +217,8 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
     assessments = state.get("assessments") or {}
     reputation = state.get("reputation") or {}
     trust = (state.get("trust") or {}).get("scores") or {}
+    # The table's columns follow the claim's relation (exposure -> outcome); a debate claim has none.
+    oriented_by = None if (state.get("analysis") or {}).get("claim_kind") == "debate" else state["claim"]
     order = [d for d, _ in rerank([(d, retrieval_score(state, d)) for d in assessments],
                                   trust, weight=weight)] if assessments else list(docs)
     out = []
@@ -244,7 +246,7 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
             notices=[n.describe() for n in notices],
             finding=Citation(doc_id=doc_id, sentence=cited[0], text=text_of(key)) if key and cited else None,
             direction=_direction(a.get("label")),
-            **document_ico(text_of(key) if key else None, doc.sentences).model_dump(),
+            **document_ico(text_of(key) if key else None, doc.sentences, claim=oriented_by).model_dump(),
         ))
     return out
 

@@ -167,3 +167,48 @@ def test_a_number_with_thousands_separators_stays_whole():
     ico = extract_ico("Heavier birth weights were associated with increased breast cancer risk, relative to a birth "
                       "weight of 2,500 to 2,599 g.")
     assert ico.comparator == "birth weight of 2500 to 2599 g" and ico.outcome == "breast cancer risk"
+
+
+STABLE = "Patients in stable partnerships have a slower progression from HIV to death."
+STABLE_ABSTRACT = [
+    "OBJECTIVES To explore the association between a stable partnership and clinical outcome in HIV infected "
+    "patients receiving highly active antiretroviral therapy (HAART).",
+    "RESULTS During follow up 2985 (80%) participants reported a stable partnership on at least one occasion.",
+    "CONCLUSIONS A stable partnership is associated with a slower rate of progression to AIDS or death in HIV "
+    "infected patients receiving HAART.",
+]
+BIRTH = "Women with a lower birth weight are more likely to develop breast cancer later in life."
+BIRTH_ABSTRACT = [
+    "BACKGROUND Birth size might be a correlate of subsequent breast cancer risk.",
+    "Individual participant data from 32 studies, comprising 22,058 breast cancer cases, were obtained.",
+    "Birth weight was positively associated with breast cancer risk in studies based on birth records (RR 1.06) "
+    "and parental recall when the participants were children (1.02; 95% CI 0.99-1.05).",
+    "The cumulative incidence of breast cancer per 100 women by age 80 y was estimated to be 10.0.",
+]
+
+
+def test_the_claims_relation_orients_the_evidence_table():
+    # the sentence's shape puts the exposure in the outcome column and the setting in the intervention
+    finding = STABLE_ABSTRACT[2]
+    assert document_ico(finding, STABLE_ABSTRACT).outcome == "stable partnership"
+    oriented = document_ico(finding, STABLE_ABSTRACT, claim=STABLE)
+    assert (oriented.intervention, oriented.outcome) == ("stable partnership", "progression to AIDS or death")
+    finding = BIRTH_ABSTRACT[2]
+    assert document_ico(finding, BIRTH_ABSTRACT).outcome == "Birth weight"
+    oriented = document_ico(finding, BIRTH_ABSTRACT, claim=BIRTH)
+    assert (oriented.intervention, oriented.outcome) == ("Birth weight", "breast cancer")
+    # "between <outcome> and <exposure>": the other arm is the exposure
+    row = document_ico("No association was noted between risk of breast cancer and gestational age at birth.", [],
+                       claim=BIRTH)
+    assert (row.intervention, row.comparator, row.outcome) == ("gestational age", None, "risk of breast cancer")
+    # a finding naming neither end keeps what it compares; a trial's arms stay as they were
+    trial = "Compared with losartan, telmisartan reduced fasting plasma glucose by 8% (p < 0.05)."
+    assert document_ico(trial, [], claim="Telmisartan lowers fasting plasma glucose") == extract_ico(trial)
+    assert document_ico(trial, [], claim="Quantum gravity") == extract_ico(trial)
+
+
+def test_population_comes_from_who_was_included_not_an_incidental_mention():
+    # "when the participants were children" is a circumstance of recall, "per 100 women" a rate
+    assert extract_population("Birth Size and Breast Cancer Risk", BIRTH_ABSTRACT) is None
+    assert extract_population(None, ["Participants were children aged 5 to 12 years."]) == "children aged 5 to 12 years"
+    assert extract_population(None, ["We enrolled 100 women with breast cancer."]) == "women with breast cancer"

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
+from claimscope.tools.segmenter import without_section_label
+
 _I = re.IGNORECASE
 
 # A phrase: words, numbers, hyphens, slashes, parentheses and "+", never a clause boundary.
@@ -257,7 +259,7 @@ def _first_sentence(text: str) -> str:
 def extract_ico(sentence: str) -> ICO:
     """Intervention, comparator and outcome that one finding sentence names; fields it does not name
     are None."""
-    text = _first_sentence(sentence)
+    text = _first_sentence(without_section_label(sentence))
     found = ICO()
     for pattern in _TEMPLATES:
         m = pattern.search(text)
@@ -360,13 +362,112 @@ def ico_from_abstract(sentences: Iterable[str]) -> ICO:
     return ICO()
 
 
-def document_ico(finding: str | None, sentences: Sequence[str]) -> ICO:
+def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | None = None) -> ICO:
     """What a document's finding compares: read from the finding sentence, with the arms the
-    abstract states ("randomised to X or Y") where the finding names none."""
+    abstract states ("randomised to X or Y") where the finding names none. With `claim`, oriented
+    by the claim's relation (claim_oriented)."""
     read = extract_ico(finding) if finding else ICO()
-    if read.intervention and read.comparator:
+    if not (read.intervention and read.comparator):
+        read = read.merged(ico_from_abstract(sentences))
+    return claim_oriented(claim, read, finding, sentences) if claim else read
+
+
+# A phrase of a sentence that can name an exposure or an outcome lies within a clause piece (it
+# ends at punctuation, a verb of being or comparing, a clause word, or "in" / "at" before a setting) and neither starts nor ends
+# on a function word, a number or a comparison word ("with breast cancer risk in" -> "breast cancer").
+_PHRASE_BREAK = re.compile(r"[,;:()\[\]=<>]|\b(?:is|are|was|were|be|been|being|has|have|had|did|does|do|than|compared|"
+                           r"versus|vs|whereas|while|when|which|that|who|whom|but|during|after|before|since|until|"
+                           r"in|at|within|among|between|associated|related|linked|correlated|showed|found|noted|observed)\b", _I)
+_EDGE = re.compile(r"^(?:a|an|the|of|to|in|on|at|for|by|from|with|without|and|or|per|its|their|this|these|those|"
+                   r"no|not|any|all|both|each|more|less|higher|lower|increased|decreased|reduced|slower|faster|"
+                   r"rate|rates|risk|risks|\d[\d.,%]*|\w+ly)$", _I)
+PHRASE_MAX_WORDS = 8
+
+
+def _phrases(text: str) -> list[str]:
+    """Candidate names in `text`: runs of up to PHRASE_MAX_WORDS words inside one clause piece."""
+    out: list[str] = []
+    for piece in _PHRASE_BREAK.split(_first_sentence(without_section_label(text))):
+        words = [w.strip(".") for w in piece.split()]
+        edge = [bool(_EDGE.match(w)) or not w for w in words]
+        for i in range(len(words)):
+            for j in range(i, min(len(words), i + PHRASE_MAX_WORDS)):
+                if not edge[i] and not edge[j]:
+                    out.append(" ".join(words[i: j + 1]))
+    return out
+
+
+def claim_oriented(claim: str, read: ICO, finding: str | None, sentences: Sequence[str]) -> ICO:
+    """`read` laid out along the claim's relation (tools.claim_analysis.claim_components: the subject
+    is the exposure or intervention, the object the outcome), whichever column the sentence's shape
+    put each in ("Birth weight was associated with breast cancer risk" reads birth weight as the
+    outcome): a field naming the claim's subject goes in the intervention column, one naming its
+    object in the outcome column. An end no field names comes from the finding sentence's shortest
+    phrase that covers at least two of its terms (tools.coverage), else, for an empty column, the
+    abstract's first such phrase. Words that only say who ("women") are not an exposure. A claim without both ends
+    leaves `read` as it is."""
+    from claimscope.tools.claim_analysis import claim_components
+    from claimscope.tools.coverage import (
+        DEFAULT_MIN_COVERAGE,
+        ComponentTerms,
+        component_terms,
+        coverage,
+    )
+    from claimscope.tools.sparse import tokenize
+
+    parts = claim_components(claim)
+    terms = component_terms(claim)
+    if not (parts.subject and parts.object and terms.subject and terms.object):
         return read
-    return read.merged(ico_from_abstract(sentences))
+    who = {t for w in claim.split() if names_who_or_where(w) for t in tokenize(w)}
+    ends = ComponentTerms(subject=[t for t in terms.subject if t not in who] or terms.subject,
+                          object=[t for t in terms.object if t not in who] or terms.object)
+
+    def side(phrase: str | None) -> str | None:
+        """Which end of the claim a field names ("subject", "object"), if either."""
+        if not phrase:
+            return None
+        cov = coverage(ends, phrase)
+        if max(cov.subject, cov.object) < DEFAULT_MIN_COVERAGE - 1e-9 or cov.subject == cov.object:
+            return None
+        return "subject" if cov.subject > cov.object else "object"
+
+    def phrase_for(end: str, texts: Sequence[str]) -> str | None:
+        """The shortest phrase of the first text that has one covering two terms of `end`."""
+        n = len(ends.subject if end == "subject" else ends.object)
+        for text in texts:
+            found = []
+            for p in _phrases(text):
+                cov = coverage(ends, p)
+                mine, other = (cov.subject, cov.object) if end == "subject" else (cov.object, cov.subject)
+                if round(mine * n) >= min(2, n) and mine > other:
+                    found.append((-len(p.split()), mine, p))
+            if found:
+                return _clean(max(found)[2])
+        return None
+
+    here = [finding] if finding else []
+    i, c, o = read.intervention, read.comparator, read.outcome
+    if side(i) == "subject":
+        intervention = i
+    elif side(o) == "subject":
+        intervention = o  # the sentence's subject was the exposure
+    elif side(i) == "object":
+        # "between <outcome> and <exposure>": the other arm is the exposure
+        intervention, c = (c, None) if c and not _CONTROL_ARM.search(c) and side(c) != "object" else (None, c)
+    else:
+        intervention = phrase_for("subject", here) or i or phrase_for("subject", sentences)
+    if side(o) == "object":
+        outcome = o
+    elif side(i) == "object":
+        outcome = i
+    elif side(c) == "object":
+        outcome, c = c, None  # "association between <exposure> and <outcome>"
+    else:
+        outcome = (phrase_for("object", here) or (o if side(o) is None else None)
+                   or phrase_for("object", sentences))
+    comparator = c if c not in (intervention, outcome) else None
+    return ICO(intervention=intervention, comparator=comparator, outcome=outcome)
 
 
 _STOP = {"the", "a", "an", "of", "in", "with", "and", "or", "to", "for", "on", "at", "by", "group", "groups", "arm",
@@ -469,6 +570,10 @@ _POST_STOP = re.compile(r"\s+(?:(?:were|was|are|is|had|have|has|did|do|will|woul
                         r"as\s+defined|to\s+(?!\d)|(?:in|at)\s+(?:our|the|a|two|three|\w+)\s+(?:\w+\s+){0,2}?(?:clinics?|hospitals?|departments?|"
                         r"cent(?:er|re)s?|units?|institutions?|practices?|wards?))|,(?!\s+(?:who|with|without|aged|undergoing|"
                         r"treated|receiving|diagnosed)\b)", _I)
+# A count that is a rate ("per 100 women"), and a clause that says when or whether, not who was
+# included ("when the participants were children").
+_RATE = re.compile(r"\b(?:per|every|each|out\s+of)\s+" + _NUM + r"\s+$", _I)
+_ASIDE = re.compile(r"\b(?:when|while|whereas|if|whether|as|because|until|unless|once|since)\s+(?:the\s+|all\s+)?$", _I)
 _REL_VERB = re.compile(r"\b(?:who|that|whom)\s+\w+", _I)
 _GENERIC = {"patients", "participants", "subjects", "individuals", "persons", "people", "cases", "animals", "population"}
 _SPECIES = re.compile(r"^(?:mice|rats|rabbits|dogs|pigs|piglets|sheep|monkeys|macaques|primates|guinea pigs|hamsters|"
@@ -554,9 +659,12 @@ def _candidates(text: str, *, title: bool = False) -> list[tuple[int, int, str]]
         opens = re.search(r"(?:^\s*|[.;:?]\s+|\b[A-Z]{6,}:?\s+)(?i:(?:consecutive|all|eligible)\s+)?$", lead)
         # A verbless sentence that is only the phrase is a structured abstract's PARTICIPANTS section.
         alone = opens and re.match(r"\s*(?:\([^()]*\)\s*)?[.;]", text[m.end():])
-        if m.group("one") or alone or _N_BEFORE.search(lead) or _N_AFTER.match(after) or _ENROL_BEFORE.search(lead) \
-                or _ENROL_AFTER.match(after):
+        counted = _N_BEFORE.search(lead) and not _RATE.search(lead)
+        enrolled = (enrol := _ENROL_BEFORE.search(lead)) and not _ASIDE.search(lead[: enrol.start()])
+        if m.group("one") or alone or counted or _N_AFTER.match(after) or enrolled or _ENROL_AFTER.match(after):
             tier = 0
+        elif enrol:
+            tier = 2  # "... when the participants were children": a circumstance, not who was included
         elif opens or re.search(r"\b(?:in|among|of|for|on)\s+(?:the\s+)?$", lead, _I):
             tier = 1
         else:
