@@ -97,3 +97,57 @@ def test_control_characters_and_escapes_never_reach_the_documents(tmp_path):
     assert "Zinc and colds" in texts and "Zinc shortened colds." in texts
     assert "Green tea reduced colds." in texts and "Coffee delayed sleep onset." in texts
     assert not any(ch in t for t in texts for ch in "\x00\x07\x1b\u202e"), texts
+
+
+@pytest.mark.parametrize(("head", "kind"), [
+    (b"\n<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Access denied</body></html>", "HTML"),
+    (b"\xef\xbb\xbf<html lang='en'><body>paywall</body></html>", "HTML"),
+    (b"PK\x03\x04 word/document.xml", "a ZIP archive or an Office document"),
+    (b"\x89PNG\r\n\x1a\n", "an image"),
+])
+def test_a_file_named_pdf_that_is_not_one_is_named_by_its_content(tmp_path, head, kind):
+    (tmp_path / "paper.pdf").write_bytes(head + b" " * 50)
+    [problem] = read_path(tmp_path).problems
+    assert problem.location == "paper.pdf"
+    assert problem.reason.startswith(f"paper.pdf is not a PDF (it looks like {kind}); ")
+    if kind == "HTML":
+        assert problem.reason.endswith("save the PDF itself, or save the page as text (.txt) and ingest that")
+
+
+def test_an_unreadable_pdf_is_described_without_exception_class_names():
+    [problem] = read_path(FIX / "folder").problems
+    assert problem.reason.startswith("unreadable PDF (") and "Error" not in problem.reason
+    assert "PdfReadError" not in problem.reason and "save its text as .txt" in problem.reason
+
+
+def test_ids_given_different_texts_are_found_with_where_each_was_read(tmp_path):
+    from claimscope.tools.ingest import conflicting_ids
+    from claimscope.tools.models import Document
+
+    f = tmp_path / "abstracts.jsonl"
+    rows = [("a", "First text."), ("b", "Text of b."), ("a", "A corrected text."), ("b", "Text of b."),
+            ("c", "Old c."), ("a", "Yet another text.")]
+    f.write_text("".join(f'{{"id": "{i}", "text": "{t}"}}\n' for i, t in rows), encoding="utf-8")
+    result = read_path(f)
+    assert result.locations == [f"abstracts.jsonl:{n}" for n in range(1, 7)]
+    # b repeats the same text: a plain duplicate, not a conflict.
+    [a] = conflicting_ids(result)
+    assert (a.id, a.kept, a.dropped) == ("a", "abstracts.jsonl:1", ["abstracts.jsonl:3", "abstracts.jsonl:6"])
+    # What the corpus already holds under an id is the text that stays.
+    stored = [Document(id="c", sentences=["New c."]), Document(id="b", sentences=["Text of b."])]
+    by_id = {c.id: c for c in conflicting_ids(result, stored)}
+    assert sorted(by_id) == ["a", "c"]
+    assert (by_id["c"].kept, by_id["c"].dropped) == ("the corpus", ["abstracts.jsonl:5"])
+
+
+def test_large_documents_are_named_with_their_segment_count(tmp_path, monkeypatch):
+    import claimscope.tools.ingest as ingest_mod
+    from claimscope.tools.store import segment_document
+
+    monkeypatch.setattr(ingest_mod, "LARGE_DOCUMENT_SEGMENTS", 20)
+    f = tmp_path / "docs.jsonl"
+    big = " ".join(f"Sentence number {n} reports a finding." for n in range(30))
+    f.write_text(f'{{"id": "small", "text": "One finding."}}\n{{"id": "huge", "text": "{big}"}}\n', encoding="utf-8")
+    result = read_path(f)
+    found = ingest_mod.large_documents(result, lambda d: len(segment_document(d, ("sentence", "paragraph"))))
+    assert found == [("huge", "docs.jsonl:2", 31)]

@@ -9,7 +9,12 @@ Supported inputs (dispatched by `read_path`):
   folder, the title the first Markdown heading, the PDF's title metadata or the file name.
 
 A malformed row or unreadable file is reported as a `RowProblem` ("file.jsonl:17", reason) and
-skipped; the rest is read. Input that cannot be used at all raises `InputError`.
+skipped; the rest is read. Input that cannot be used at all raises `InputError`. A file named .pdf
+is checked by its first bytes, so a saved web page is named as one rather than as a broken PDF.
+
+Each document's location is kept (`ReadResult.locations`), so an id given twice with different
+text (`conflicting_ids`) and a document too large to be an abstract (`large_documents`) can be
+reported where they are.
 """
 
 from __future__ import annotations
@@ -17,10 +22,11 @@ from __future__ import annotations
 import csv
 import json
 import logging
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from claimscope.tools.errors import InputError
 from claimscope.tools.models import Document
@@ -33,6 +39,10 @@ FOLDER_SUFFIXES = (".txt", ".md", ".pdf")
 TABLE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv")
 _META_FIELDS = ("venue", "doi", "url")
 _INT_FIELDS = ("year", "citation_count", "influential_citation_count")
+# Segments (about one per sentence) above which a document is named before indexing: an abstract
+# has about ten, a whole paper a few hundred; thousands are a book, a web page's full text or a
+# wrong field, slow to index and crowding the corpus's other documents out of searches.
+LARGE_DOCUMENT_SEGMENTS = 2000
 
 
 class RowProblem(BaseModel):
@@ -45,6 +55,51 @@ class RowProblem(BaseModel):
 class ReadResult(BaseModel):
     documents: list[Document]
     problems: list[RowProblem]
+    locations: list[str] = Field(default_factory=list, description="Where each document was read "
+                                 "(\"file.jsonl:17\", a file's path in a folder), in the order of `documents`.")
+
+    def location(self, index: int) -> str:
+        """Where documents[index] was read."""
+        return self.locations[index] if index < len(self.locations) else f"document {index + 1}"
+
+
+class ConflictingId(BaseModel):
+    """An id given to documents with different text: only `kept` is stored, the others are skipped."""
+
+    id: str
+    kept: str = Field(description="Where the stored text comes from: a location, or 'the corpus'.")
+    dropped: list[str] = Field(description="Locations of the texts that are not stored.")
+
+
+def conflicting_ids(result: ReadResult, stored: Sequence[Document] = ()) -> list[ConflictingId]:
+    """Ids that `result` gives to different texts, or gives a text other than the one `stored`
+    under that id in the corpus. The store keeps the first text an id gets, so the stored one
+    wins, then the first read; an id repeated with the same text is a plain duplicate."""
+    in_corpus = {d.id: d.content_hash for d in stored}
+    first: dict[str, tuple[str, str]] = {}  # id -> (hash, location) of the text that is kept
+    dropped: dict[str, list[str]] = {}
+    for i, doc in enumerate(result.documents):
+        where = result.location(i)
+        if doc.id in in_corpus:
+            kept = (in_corpus[doc.id], "the corpus")
+        else:
+            kept = first.setdefault(doc.id, (doc.content_hash, where))
+        if doc.content_hash != kept[0]:
+            dropped.setdefault(doc.id, []).append(where)
+    return [ConflictingId(id=i, kept="the corpus" if i in in_corpus else first[i][1], dropped=where)
+            for i, where in dropped.items()]
+
+
+def large_documents(result: ReadResult, segments: Callable[[Document], int]) -> list[tuple[str, str, int]]:
+    """(id, location, segments) of each document with more than LARGE_DOCUMENT_SEGMENTS segments,
+    `segments` counting them as the store will split it."""
+    out = []
+    for i, doc in enumerate(result.documents):
+        if len(doc.sentences) + 1 > LARGE_DOCUMENT_SEGMENTS:  # segments <= sentences + 1: skip the count
+            n = segments(doc)
+            if n > LARGE_DOCUMENT_SEGMENTS:
+                out.append((doc.id, result.location(i), n))
+    return out
 
 
 def _clean(s: Any) -> str:
@@ -134,6 +189,7 @@ def _is_scifact(row: dict[str, Any]) -> bool:
 def read_jsonl(path: Path) -> ReadResult:
     docs: list[Document] = []
     problems: list[RowProblem] = []
+    locations: list[str] = []
     with path.open(encoding="utf-8", errors="replace") as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
@@ -149,14 +205,16 @@ def read_jsonl(path: Path) -> ReadResult:
                 continue
             try:
                 docs.append(scifact_document(row) if _is_scifact(row) else generic_document(row))
+                locations.append(where)
             except (ValueError, ValidationError) as exc:
                 problems.append(RowProblem(location=where, reason=str(exc).splitlines()[0]))
-    return ReadResult(documents=docs, problems=problems)
+    return ReadResult(documents=docs, problems=problems, locations=locations)
 
 
 def read_csv(path: Path) -> ReadResult:
     docs: list[Document] = []
     problems: list[RowProblem] = []
+    locations: list[str] = []
     with path.open(encoding="utf-8", errors="replace", newline="") as fh:
         reader = csv.DictReader(fh)
         if not reader.fieldnames or not ({"text", "abstract"} & {f.strip() for f in reader.fieldnames}):
@@ -170,9 +228,42 @@ def read_csv(path: Path) -> ReadResult:
                 continue
             try:
                 docs.append(generic_document(clean))
+                locations.append(where)
             except (ValueError, ValidationError) as exc:
                 problems.append(RowProblem(location=where, reason=str(exc).splitlines()[0]))
-    return ReadResult(documents=docs, problems=problems)
+    return ReadResult(documents=docs, problems=problems, locations=locations)
+
+
+# What a file named .pdf that is not one usually is, by its first bytes (lower-cased, leading
+# whitespace and a UTF-8 byte order mark removed).
+_NOT_PDF: tuple[tuple[tuple[bytes, ...], str, str], ...] = (
+    ((b"<!doctype html", b"<html", b"<head", b"<body", b"<meta", b"<script", b"<!--"),
+     "HTML", "save the PDF itself, or save the page as text (.txt) and ingest that"),
+    ((b"<?xml", b"<svg"), "XML", "save the PDF itself, or the text as .txt"),
+    ((b"pk\x03\x04",), "a ZIP archive or an Office document",
+     "export it as PDF or save its text as .txt"),
+    ((b"\x89png", b"\xff\xd8\xff", b"gif8"), "an image", "a picture needs OCR first; save its text as .txt"),
+    ((b"{", b"["), "JSON", "give it a .jsonl or .json name if it holds documents"),
+)
+
+
+def _not_a_pdf(path: Path) -> str | None:
+    """Why the file named .pdf is not a PDF, or None if it starts like one (a PDF header may
+    follow up to 1 KiB of other bytes)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(1024)
+    except OSError as exc:
+        return f"cannot read {path.name} ({exc.strerror or exc})"
+    if b"%PDF-" in head:
+        return None
+    if not head.strip():
+        return f"{path.name} is empty, not a PDF; save the PDF again"
+    start = head.lstrip().removeprefix(b"\xef\xbb\xbf").lstrip().lower()
+    for prefixes, kind, what_to_do in _NOT_PDF:
+        if start.startswith(prefixes):
+            return f"{path.name} is not a PDF (it looks like {kind}); {what_to_do}"
+    return f"{path.name} is not a PDF (it does not start with a PDF header); save the PDF itself"
 
 
 def _pdf_text(path: Path) -> tuple[str, str]:
@@ -180,6 +271,9 @@ def _pdf_text(path: Path) -> tuple[str, str]:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
+    not_pdf = _not_a_pdf(path)
+    if not_pdf:
+        raise ValueError(not_pdf)
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         reader = PdfReader(str(path))
@@ -191,7 +285,10 @@ def _pdf_text(path: Path) -> tuple[str, str]:
         if meta is not None and meta.title:
             title = _clean(meta.title)
     except (PdfReadError, OSError, KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"unreadable PDF ({type(exc).__name__}: {exc})") from exc
+        # pypdf's own words, without its class names, which say nothing to a reader.
+        detail = " ".join(str(exc).split()) or "damaged or cut short"
+        raise ValueError(f"unreadable PDF ({detail}); open it in a PDF viewer to check it, or save its text "
+                         "as .txt") from exc
     return title, "\n\n".join(pages)
 
 
@@ -224,12 +321,15 @@ def read_folder(root: Path) -> ReadResult:
         raise InputError(f"the folder {root} has no .txt, .md or .pdf files to ingest.")
     docs: list[Document] = []
     problems: list[RowProblem] = []
+    locations: list[str] = []
     for f in files:
+        where = f.relative_to(root).as_posix()
         try:
             docs.append(read_file_document(f, root))
+            locations.append(where)
         except (ValueError, UnicodeError) as exc:
-            problems.append(RowProblem(location=f.relative_to(root).as_posix(), reason=str(exc)))
-    return ReadResult(documents=docs, problems=problems)
+            problems.append(RowProblem(location=where, reason=str(exc)))
+    return ReadResult(documents=docs, problems=problems, locations=locations)
 
 
 def read_path(path: Path) -> ReadResult:
@@ -246,7 +346,7 @@ def read_path(path: Path) -> ReadResult:
         return read_csv(path)
     if suffix in FOLDER_SUFFIXES:
         try:
-            return ReadResult(documents=[read_file_document(path, path.parent)], problems=[])
+            return ReadResult(documents=[read_file_document(path, path.parent)], problems=[], locations=[path.name])
         except (ValueError, UnicodeError) as exc:
             return ReadResult(documents=[], problems=[RowProblem(location=path.name, reason=str(exc))])
     raise InputError(f"cannot ingest {path.name}: supported are {', '.join(TABLE_SUFFIXES + FOLDER_SUFFIXES)} "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -10,10 +12,12 @@ from rich.console import Console
 from rich.table import Table
 
 from claimscope.agent.cli import app
+from claimscope.agent.cli.interrupt import stoppable
 from claimscope.agent.cli.progress import counted
 from claimscope.tools.errors import InputError
-from claimscope.tools.models import SourceKind
-from claimscope.tools.store import EvidenceStore, IngestStats, SearchFilter
+from claimscope.tools.ingest import ConflictingId
+from claimscope.tools.models import Document, SourceKind
+from claimscope.tools.store import EvidenceStore, IngestStats, SearchFilter, segment_document
 
 corpus_app = typer.Typer(help="List, inspect and delete corpora in the evidence store.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
@@ -40,12 +44,40 @@ def _require_corpus(store: EvidenceStore, name: str) -> None:
         raise InputError(f"unknown corpus {name!r} (corpora: {known}).")
 
 
+def _stored(store: EvidenceStore, corpus: str, docs: list[Document]) -> list[Document]:
+    """The documents `corpus` already holds under the ids of `docs`."""
+    ids = list(dict.fromkeys(d.id for d in docs))
+    chunk = 1000  # one retrieve per thousand ids, so a large re-ingest does not ask for all at once
+    return [d for i in range(0, len(ids), chunk) for d in store.get_documents(ids[i:i + chunk], corpus)]
+
+
+def _warn(text: str) -> None:
+    progress_console.print(f"[yellow]warning:[/] {text}", highlight=False)
+
+
+def _report_conflicts(conflicts: list[ConflictingId], corpus: str) -> None:
+    for c in conflicts:
+        kept = f"kept the text already in corpus {corpus}" if c.kept == "the corpus" else f"kept {c.kept}"
+        _warn(f"id {c.id!r} was given different texts: {kept}, skipped {', '.join(c.dropped)}.")
+    if conflicts:
+        _warn(f"to keep every text, give each its own id; to replace a stored text, delete the corpus "
+              f"(claimscope corpus delete {shlex.quote(corpus)}) and ingest the corrected file.")
+
+
 def ingest_path(path: Path, corpus: str, *, store: EvidenceStore | None = None, quiet: bool = False) -> IngestStats:
     """Read PATH and index it into CORPUS with a progress bar; malformed rows are listed, not fatal.
 
+    Documents of thousands of segments are named before indexing, ids given different texts after
+    it (on stderr, also when quiet). Ctrl-C, SIGINT (also in a background job) or SIGTERM stop
+    it with a line saying what is stored and how to go on (exit 130).
     Shared by `claimscope ingest` and `claimscope investigate --ingest`.
     """
-    from claimscope.tools.ingest import read_path
+    from claimscope.tools.ingest import (
+        LARGE_DOCUMENT_SEGMENTS,
+        conflicting_ids,
+        large_documents,
+        read_path,
+    )
 
     result = read_path(path)
     if not result.documents:
@@ -53,10 +85,40 @@ def ingest_path(path: Path, corpus: str, *, store: EvidenceStore | None = None, 
             console.print(f"[yellow]skipped[/] {p.location}: {p.reason}")
         raise InputError(f"no readable documents in {path} ({len(result.problems)} skipped, see above).")
     store = store or _store()
+    granularities, title_in_embedding = store.granularities, store.title_in_embedding
+    large = large_documents(result, lambda doc: len(segment_document(doc, granularities, title_in_embedding)))
+    for doc_id, where, n in large:
+        _warn(f"document {doc_id!r} ({where}) has {n:,} segments (an abstract has about ten; the warning "
+              f"starts at {LARGE_DOCUMENT_SEGMENTS:,}): indexing it takes a while and its sentences can crowd "
+              "other documents out of searches. Check that it is the text you meant, or split it.")
+    conflicts = conflicting_ids(result, _stored(store, corpus, result.documents))
+    large_at = {where: n for _, where, n in large}
+    written = 0  # documents the store has finished with (stored, or skipped as already there)
+
+    def feed(doing: Callable[[str], None]) -> Iterator[Document]:
+        # The store takes documents one by one and writes a large one as soon as it has it, so the
+        # one last taken is the one in flight.
+        for i, doc in enumerate(result.documents):
+            n = large_at.get(result.location(i))
+            doing(f"indexing {doc.id!r} ({n:,} segments)" if n else "")
+            yield doc
+
     # Progress goes to stderr: stdout stays for results, and a log of stderr shows how far it got.
     try:
-        with counted(progress_console, "ingesting", len(result.documents), quiet=quiet) as advance:
-            stats = store.add_documents(result.documents, corpus, progress=advance)
+        with stoppable(), counted(progress_console, "ingesting", len(result.documents), quiet=quiet) as advance:
+            def done(n: int) -> None:
+                nonlocal written
+                written += n
+                advance(n)
+
+            stats = store.add_documents(feed(advance.doing), corpus, progress=done)
+    except KeyboardInterrupt:
+        again = f"claimscope ingest {shlex.quote(str(path))} --corpus {shlex.quote(corpus)}"
+        progress_console.print(
+            f"interrupted: {written} of {len(result.documents)} documents of {path} are in corpus {corpus} "
+            f"and stay there; run `{again}` to add the rest (documents already stored are skipped).",
+            highlight=False, markup=False)
+        raise typer.Exit(130) from None
     except OSError as exc:
         raise InputError(
             f"could not write to the evidence store at {store.location} ({exc.strerror or exc}); documents "
@@ -64,13 +126,16 @@ def ingest_path(path: Path, corpus: str, *, store: EvidenceStore | None = None, 
             "stored are skipped."
         ) from exc
     if not quiet:
+        differing = sum(len(c.dropped) for c in conflicts)
         console.print(
             f"corpus [bold]{corpus}[/]: added {stats.added} documents ({stats.segments} segments), "
-            f"skipped {stats.skipped_duplicates} duplicates, {len(result.problems)} malformed, "
-            f"in {stats.seconds:.1f} s."
+            f"skipped {stats.skipped_duplicates} duplicates"
+            f"{f' ({differing} with an id already used for a different text, see the warnings)' if differing else ''}, "
+            f"{len(result.problems)} malformed, in {stats.seconds:.1f} s."
         )
         for p in result.problems:
             console.print(f"[yellow]malformed[/] {p.location}: {p.reason}")
+    _report_conflicts(conflicts, corpus)
     return stats
 
 

@@ -3,7 +3,9 @@ terminal, and plain periodic lines in a log file, CI or a container, where a liv
 print nothing until the end.
 
 Plain lines come every `CLAIMSCOPE_PROGRESS_SECONDS` seconds (default 15) and at every tenth of
-the work, whichever is sooner, so a six-minute ingest says how far it is about forty times.
+the work, whichever is sooner, so a six-minute ingest says how far it is about forty times; the
+seconds are kept by a clock of their own, so one long item (a document of thousands of sentences)
+still gets its lines, naming it.
 """
 
 from __future__ import annotations
@@ -40,41 +42,80 @@ class PlainProgress:
         self.total = max(0, total)
         self.done = 0
         self._write = write
-        self._every = every_s if every_s is not None else interval_s()
+        self.every_s = every_s if every_s is not None else interval_s()
         self._clock = clock
         self._start = self._last = clock()
         self._last_tenth = 0
         self._lock = threading.Lock()
+        self.doing = ""  # the item in flight, when worth naming
+
+    def tick(self) -> None:
+        """A line if `every_s` seconds passed without one: called by a timer, so long work on a
+        single item is not silent."""
+        with self._lock:
+            now = self._clock()
+            if now - self._last >= self.every_s:
+                self._line(now)
 
     def advance(self, n: int = 1) -> None:
         with self._lock:
             self.done += n
             now = self._clock()
             tenth = (10 * self.done // self.total) if self.total else 0
-            if now - self._last >= self._every or tenth > self._last_tenth:
+            if now - self._last >= self.every_s or tenth > self._last_tenth:
                 self._line(now)
             self._last_tenth = max(self._last_tenth, tenth)
 
     def _line(self, now: float) -> None:
         self._last = now
         pct = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
-        self._write(f"{self.label}: {self.done}/{self.total}{pct}, {now - self._start:.0f} s")
+        doing = f"; {self.doing}" if self.doing else ""
+        self._write(f"{self.label}: {self.done}/{self.total}{pct}, {now - self._start:.0f} s{doing}")
+
+
+class Counter:
+    """What `counted` yields: `counter(n)` advances by n; `counter.doing(text)` names the item in
+    flight ("" when none is worth naming) on the bar or the next plain line."""
+
+    def __init__(self, advance: Callable[[int], None], doing: Callable[[str], None]) -> None:
+        self._advance = advance
+        self.doing = doing
+
+    def __call__(self, n: int = 1) -> None:
+        self._advance(n)
 
 
 @contextmanager
-def counted(console: Console, label: str, total: int, *, quiet: bool = False) -> Iterator[Callable[[int], None]]:
-    """An `advance(n)` callable: a bar on a terminal, plain lines elsewhere, nothing when quiet."""
+def counted(console: Console, label: str, total: int, *, quiet: bool = False) -> Iterator[Counter]:
+    """A `Counter`: a bar on a terminal, plain lines elsewhere, nothing when quiet."""
     if quiet:
-        yield lambda n: None
+        yield Counter(lambda n: None, lambda text: None)
         return
     if console.is_terminal:
-        with Progress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), TextColumn("{task.fields[doing]}"),
                       console=console, transient=True) as bar:
-            task = bar.add_task(label, total=total)
-            yield lambda n: bar.advance(task, n)
+            task = bar.add_task(label, total=total, doing="")
+            yield Counter(lambda n: bar.advance(task, n), lambda text: bar.update(task, doing=text))
         return
     plain = PlainProgress(label, total, lambda line: console.print(line, markup=False, highlight=False))
-    yield plain.advance
+
+    def set_doing(text: str) -> None:
+        plain.doing = text
+
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(min(1.0, plain.every_s)):
+            plain.tick()
+
+    timer = threading.Thread(target=beat, name="claimscope-progress", daemon=True)
+    timer.start()
+    try:
+        yield Counter(plain.advance, set_doing)
+    finally:
+        stop.set()
+        timer.join(timeout=2)
 
 
 class Heartbeat:
