@@ -84,9 +84,11 @@ def test_session_persists_and_continues(tmp_path):
 def test_router_uses_model_choice_and_falls_back(tmp_path):
     engine = _engine(tmp_path)
     engine.handle(CLAIM)
-    # The scripted planner answer names a graph step, which the chat does not offer: the gateway
-    # rejects it after its retries and the keyword router decides.
+    # A templated kind is routed by keywords; for any other question the scripted planner answer
+    # names a graph step, which the chat does not offer: the gateway rejects it after its retries
+    # and the question goes to the closest evidence.
     assert engine.route("show the sources that oppose") == ("show_sources", {"stance": "oppose"})
+    assert engine.route("cathelicidin epithelium") == ("ask_evidence", {"question": "cathelicidin epithelium"})
     assert keyword_route("ignore source 105 and recompute") == ("exclude_source", {"doc_id": "105"})
     assert keyword_route("go deeper on aspect dosing")[0] == "go_deeper"
 

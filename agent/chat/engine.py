@@ -1,20 +1,10 @@
-"""The chat investigation: a claim starts an investigation, follow-ups are answered from the
-session's evidence, and every answer cites the sentences it rests on.
-
-Follow-ups are routed by the LLM's tool choice (native tool calls or the JSON-schema action choice
-of the gateway) among the tools below; when the model fails, a keyword router decides. The answers
-themselves are composed from stored evidence (never free LLM text), so each line can carry its
-citations ("docid#sentence").
-
-The transcript and the session's investigations persist in <data_dir>/chats/<id>.json; the
-investigations themselves live in the graph's checkpointer, so `claimscope chat --session ID`
-continues with everything kept.
-"""
+"""The chat engine: one chat session's state, its routing and the tools that answer follow-ups."""
 
 from __future__ import annotations
 
 import datetime as dt
 import difflib
+import json
 import re
 import uuid
 from collections.abc import Callable
@@ -23,13 +13,47 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
+from claimscope.agent.bounds import DEPTH_MAX
+from claimscope.agent.chat.questions import (
+    ALL_WORDS,
+    STANCE_OF,
+    Direction,
+    checked_arguments,
+    direction_in,
+    document_direction,
+    keyword_route,
+    match_study,
+    stance_direction,
+    study_sentences,
+)
+from claimscope.agent.chat.wording import (
+    GERUND,
+    STANCE_HEAD,
+    STANCE_READ,
+    cite,
+    count,
+    document_keys,
+    explanation_keys,
+    others,
+    review_prompt,
+    summary_text,
+    tally,
+    verb,
+)
 from claimscope.agent.graph.events import ProgressEvent
-from claimscope.agent.graph.readers import cited_sentences, evidence_segments, stance_label
+from claimscope.agent.graph.readers import (
+    cited_sentences,
+    evidence_segments,
+    load_documents,
+    options_of,
+    sentence_lookup,
+    stance_label,
+)
 from claimscope.agent.graph.state import InvestigationState
 from claimscope.agent.investigation import Investigator, RunResult, default_options
 from claimscope.tools.errors import InputError
 from claimscope.tools.llm import LLMError, ToolSpec
-from claimscope.tools.models import SentenceKey
+from claimscope.tools.models import Document, SentenceKey
 
 ROUTER_SYSTEM = (
     "You route a user's follow-up question about a finished fact-check to one tool. "
@@ -69,9 +93,13 @@ TOOLS: list[ToolSpec] = [
     ToolSpec(name="explain_aspect", description="Why an aspect is disputed/supported: its consensus and evidence.",
              parameters={"type": "object", "properties": {"aspect": {"type": "string", "maxLength": 120}},
                          "required": ["aspect"]}),
-    ToolSpec(name="show_sources", description="List the sources that support, oppose or are neutral on the claim.",
-             parameters={"type": "object", "properties": {"stance": {"enum": ["support", "oppose", "neutral"]}},
+    ToolSpec(name="show_sources", description="List the sources that support, oppose or are neutral on the claim "
+             "(or all of them).",
+             parameters={"type": "object", "properties": {"stance": {"enum": ["support", "oppose", "neutral", "all"]}},
                          "required": ["stance"]}),
+    ToolSpec(name="study_findings", description="What one named study, paper or source of the investigation found.",
+             parameters={"type": "object", "properties": {"study": {"type": "string", "maxLength": 300}},
+                         "required": ["study"]}),
     ToolSpec(name="go_deeper", description="Grow the aspect hierarchy one level deeper under an aspect.",
              parameters={"type": "object", "properties": {"aspect": {"type": "string", "maxLength": 120}},
                          "required": ["aspect"]}),
@@ -143,7 +171,11 @@ class ChatEngine:
         return self._say(self.call(tool, args, on_event))
 
     def route(self, text: str) -> tuple[str, dict[str, Any]]:
-        """The LLM picks a tool; on failure (or an unusable pick) the keyword router does."""
+        """The keyword router for the templated kinds (fast, no model); the LLM's tool choice for
+        the rest, its arguments corrected by the question's own words; else the closest evidence."""
+        tool, args = keyword_route(text)
+        if tool != "ask_evidence":
+            return tool, args
         llm = self.inv.services.llm
         choose = getattr(llm, "choose_action", None)
         if choose is not None:
@@ -152,10 +184,10 @@ class ChatEngine:
                     n["name"] for n in self._nodes()) + f"\nuser: {text}"
                 choice = choose(ROUTER_SYSTEM, context, TOOLS)
                 if choice.tool in TOOL_NAMES:
-                    return choice.tool, dict(choice.arguments)
+                    return choice.tool, checked_arguments(choice.tool, dict(choice.arguments), text)
             except LLMError:
                 pass
-        return keyword_route(text)
+        return tool, args
 
     def call(self, tool: str, args: dict[str, Any], on_event: Callable[[ProgressEvent], None] | None = None
              ) -> ChatReply:
@@ -165,7 +197,9 @@ class ChatEngine:
             if tool == "explain_aspect":
                 return self.explain_aspect(str(args.get("aspect", "")))
             if tool == "show_sources":
-                return self.show_sources(str(args.get("stance", "oppose")))
+                return self.show_sources(str(args.get("stance", "all")))
+            if tool == "study_findings":
+                return self.study_findings(str(args.get("study", "")))
             if tool == "go_deeper":
                 return self.go_deeper(str(args.get("aspect", "")), on_event)
             if tool == "exclude_source":
@@ -197,12 +231,17 @@ class ChatEngine:
     def _find_aspect(self, name: str) -> dict[str, Any]:
         nodes = self._nodes()
         if not nodes:
+            if self._report().get("evidence_gap"):
+                raise InputError("this investigation found no evidence on the claim, so it has no aspects "
+                                 "(ask which sources were read, or for the verdict).")
             raise InputError("there is no aspect hierarchy yet: investigate a claim first.")
         by_id = {n["id"]: n for n in nodes}
         lead = re.match(r"\s*(\d+(?:\.\d+)*)\b", name)
         if lead and lead.group(1) in by_id:
             return by_id[lead.group(1)]
-        name = re.sub(r"\b(is|so|disputed|supported|controversial|refuted)\b", " ", name, flags=re.I).strip()
+        name = re.sub(r"\b(why|is|are|was|so|the|aspect|of|about|disputed|supported|controversial|contested|divided|"
+                      r"refuted|on|deeper|go|drill|expand)\b|[?!.]", " ", name, flags=re.I)
+        name = " ".join(name.split())
         names = {n["name"].lower(): n for n in nodes}
         match = difflib.get_close_matches(name.lower().strip(), list(names), n=1, cutoff=0.3)
         if not match:
@@ -217,7 +256,7 @@ class ChatEngine:
         if run.pending:
             return ChatReply(text=review_prompt(run.pending), run=run, tool="review")
         report = run.report or {}
-        return ChatReply(text=summary_text(report), citations=_explanation_keys(report), run=run, tool="report")
+        return ChatReply(text=summary_text(report), citations=explanation_keys(report), run=run, tool="report")
 
     # ------------------------------------------------------------------ tools
     def investigate(self, claim: str, on_event: Callable[[ProgressEvent], None] | None = None) -> ChatReply:
@@ -228,8 +267,6 @@ class ChatEngine:
         return self._finish(run)
 
     def _review(self, thread: str, text: str, on_event: Callable[[ProgressEvent], None] | None) -> ChatReply:
-        import json
-
         low = text.lower()
         if low in ("accept", "ok", "yes", "y", "continue"):
             decision: Any = {}
@@ -249,57 +286,164 @@ class ChatEngine:
     def explain_aspect(self, aspect: str) -> ChatReply:
         node = self._find_aspect(aspect)
         c = node.get("consensus") or {}
-        lines = [f"Aspect {node['id']} '{node['name']}': {c.get('label', 'no consensus')} "
-                 f"(support {c.get('support', 0)}, neutral {c.get('neutral', 0)}, oppose {c.get('oppose', 0)})."]
+        counts = {d: int(c.get(d, 0)) for d in ("support", "neutral", "oppose")}
+        total = sum(counts.values())
+        label = str(c.get("label") or "")
+        state = ("has insufficient evidence" if not label or label == "insufficient evidence" else f"is {label}")
+        lines = [f"Aspect {node['id']} '{node['name']}' {state}"
+                 + (f": of its {count(total, 'assessed sentence')}, {tally(counts)}." if total else ".")]
         cites: list[str] = []
         for p in node.get("perspectives", []):
             keys = [str(SentenceKey.sentence(x['doc_id'], x['sentence'])) for x in p.get("citations", [])]
-            lines.append(f"{p['stance']}: {p['summary']} [{', '.join(keys)}]")
+            lines.append(f"{STANCE_HEAD[stance_direction(p['stance'])]}: {p['summary']}{cite(keys)}")
             cites += keys
         for seg in node.get("top_segments", [])[:5]:
             key = str(SentenceKey.sentence(seg['doc_id'], seg['sentence']))
-            lines.append(f"- ({seg['stance']}) {seg['text']} [{key}]")
+            if key in cites:
+                continue
+            lines.append(f"- ({STANCE_READ[stance_direction(seg['stance'])]}) {seg['text']} [{key}]")
             cites.append(key)
         if len(lines) == 1:
             lines.append("No evidence sentences were classified under this aspect.")
         return ChatReply(text="\n".join(lines), citations=list(dict.fromkeys(cites)), tool="explain_aspect")
 
     def show_sources(self, stance: str) -> ChatReply:
-        want = {"support": 1, "supporting": 1, "oppose": -1, "opposing": -1, "refute": -1, "neutral": 0}.get(
-            stance.lower())
+        """The report's documents whose label points in the asked direction (all of them, grouped,
+        for "all"), each with the sentences its label rests on; for support or oppose, also the
+        sentences read that way in documents labelled otherwise, so that a document-level "No
+        Evidence" does not hide opposing (or supporting) text."""
+        want = direction_in(stance) or ("all" if stance.strip().lower() in ALL_WORDS else None)
         if want is None:
-            raise InputError("stance must be support, oppose or neutral.")
-        docs = self._report().get("documents", [])
-        from claimscope.tools.verdict import LocalLabel
-
-        chosen = []
-        for d in docs:
-            label = d.get("local_label")
-            score = LocalLabel(label).score if label else 0.0
-            sign = (score > 0) - (score < 0)
-            if sign == want:
-                chosen.append(d)
-        if not chosen:
-            return ChatReply(text=f"No assessed source is {stance}.", tool="show_sources")
+            raise InputError(f"which sources: support, oppose, neutral or all? (got {stance!r})")
         state = self._state()
-        lines, cites = [], []
-        for d in chosen:
-            keys = [str(SentenceKey.sentence(d["id"], i)) for i in cited_sentences(state, d["id"])]
-            lines.append(f"- {d['id']} {d['title']} ({d.get('year') or 'n.d.'}): {d.get('local_label')} - "
-                         f"{d.get('label_explanation', '')} [{', '.join(keys)}]")
-            cites += keys
-        return ChatReply(text="\n".join(lines), citations=cites, tool="show_sources")
+        report = self._report()
+        docs = report.get("documents", [])
+        if not docs:
+            return ChatReply(text="This investigation has no assessed sources.", tool="show_sources")
+        by_dir: dict[Direction, list[dict[str, Any]]] = {"support": [], "oppose": [], "neutral": []}
+        for d in docs:
+            by_dir[document_direction(d)].append(d)
+        lines: list[str] = []
+        cites: list[str] = []
+        wanted: list[Direction] = list(by_dir) if want == "all" else [want]
+        for direction in wanted:
+            chosen = by_dir[direction]
+            if want == "all":
+                if not chosen:
+                    continue
+                lines.append(f"{count(len(chosen), 'source')} {verb(direction, len(chosen))}:")
+            elif chosen:
+                lines.append(f"{len(chosen)} of the {count(len(docs), 'source')} in the report "
+                             f"{verb(direction, len(chosen))}:")
+            elif direction == "neutral":
+                lines.append(f"Every one of the {count(len(docs), 'source')} in the report takes a side on the "
+                             f"claim ({others(by_dir, direction)}).")
+            else:
+                lines.append(f"None of the {count(len(docs), 'source')} in the report {verb(direction, 1)} "
+                             f"({others(by_dir, direction)}).")
+            for d in chosen:
+                keys = document_keys(state, d)
+                year = f" ({d['year']})" if d.get("year") else ""
+                why = f" {d['label_explanation']}" if d.get("label_explanation") else ""
+                lines.append(f"- {d['id']} {d.get('title') or 'untitled'}{year}: "
+                             f"{d.get('local_label') or 'not labelled'}.{why}{cite(keys)}")
+                cites += keys
+        if want in ("support", "oppose"):
+            shown = {d["id"] for d in by_dir[want]}
+            extra = self._sentences_reading(state, want, exclude=shown)
+            if extra:
+                lines.append(f"Sentences read as {GERUND[want]} the claim in other sources:")
+                for key, text in extra:
+                    lines.append(f"- {text} [{key}]")
+                    cites.append(key)
+        if want != "all" and not by_dir[want] and report.get("evidence_gap"):
+            lines.append("The investigation found too little evidence on the claim "
+                         f"({report.get('verdict', {}).get('weighted', {}).get('label', 'insufficient evidence')}).")
+        return ChatReply(text="\n".join(lines), citations=list(dict.fromkeys(cites)), tool="show_sources")
+
+    def _sentences_reading(self, state: InvestigationState, direction: Direction, exclude: set[str],
+                           limit: int = 5) -> list[tuple[str, str]]:
+        """(key, text) of the firmest sentences whose stance was read as `direction`, outside `exclude`."""
+        label = STANCE_OF[direction]
+        reads = [(k, r) for k, r in (state.get("stances") or {}).items() if r["label"] == label]
+        reads = [(k, r) for k, r in reads if (p := SentenceKey.read(k)) and p.doc_id not in exclude]
+        reads.sort(key=lambda kr: (-(kr[1]["support"] if label == "support" else kr[1]["refute"]), kr[0]))
+        get = sentence_lookup(state, self.inv.services)
+        out = [(k, text) for k, _ in reads[: limit * 2] if (text := get(k))]
+        return out[:limit]
+
+    def study_findings(self, study: str) -> ChatReply:
+        """What one source of this investigation says: the source the question names (by id, or by
+        the rarest words it shares with a title and the sentences), its label and finding, and its
+        sentences closest to the question."""
+        state = self._state()
+        if not state:
+            raise InputError("no investigation yet: state a claim first.")
+        docs = self._candidate_documents(state)
+        if not docs:
+            return ChatReply(text="This investigation gathered no sources.", tool="study_findings")
+        views = {d["id"]: d for d in self._report().get("documents", [])}
+        match = match_study(study, docs, views)
+        if match is None:
+            listing = "; ".join(f"{d.id} {d.title or 'untitled'}" for d in list(docs.values())[:8])
+            return ChatReply(text=f"No source of this investigation matches {study.strip()!r}. Its sources "
+                             f"include: {listing}.", tool="study_findings")
+        doc, others = match
+        view = views.get(doc.id, {})
+        year = f" ({doc.year})" if doc.year else ""
+        label = view.get("local_label")
+        head = f"{doc.id} {doc.title or 'untitled'}{year}"
+        if label:
+            head += f" is labelled {label}: it {verb(document_direction(view), 1)}."
+        else:
+            head += " was gathered but not weighed (it has no label)."
+        lines = [head]
+        cites: list[str] = []
+        finding = view.get("finding") or {}
+        finding_key = (str(SentenceKey.sentence(doc.id, finding["sentence"]))
+                       if finding.get("text") and "sentence" in finding else None)
+        if finding_key:
+            lines.append(f"Its finding: {finding['text']} [{finding_key}]")
+            cites.append(finding_key)
+        picked = [i for i in study_sentences(study, doc) if str(SentenceKey.sentence(doc.id, i)) != finding_key]
+        if not picked and not finding_key:
+            picked = (cited_sentences(state, doc.id) or list(range(len(doc.sentences))))[:2]
+        if picked:
+            lines.append("It says:" if not finding_key else "On the question, it says:")
+        for i in picked[:3]:
+            if not 0 <= i < len(doc.sentences):
+                continue
+            key = str(SentenceKey.sentence(doc.id, i))
+            read = stance_label(state, key)
+            note = f" ({STANCE_READ[stance_direction(read)]})" if read else ""
+            lines.append(f"- {doc.sentences[i]} [{key}]{note}")
+            cites.append(key)
+        if others:
+            lines.append("Other sources that match: " + "; ".join(f"{d.id} {d.title or 'untitled'}" for d in others))
+        return ChatReply(text="\n".join(lines), citations=list(dict.fromkeys(cites)), tool="study_findings")
+
+    def _candidate_documents(self, state: InvestigationState) -> dict[str, Document]:
+        """The documents a question about "the study" may mean: those in the report (the evidence,
+        best first), then those the screen found to be evidence and those with a sentence assessed."""
+        ids = [d["id"] for d in self._report().get("documents", [])]
+        ids += list((state.get("screen") or {}).get("evidence") or [])
+        ids += [p.doc_id for k in (state.get("stances") or {}) if (p := SentenceKey.read(k))]
+        gathered = state.get("documents") or {}
+        ordered = [d for d in dict.fromkeys(ids) if d in gathered]
+        found = load_documents(state, self.inv.services, ordered)
+        return {d: found[d] for d in ordered if d in found}
 
     def go_deeper(self, aspect: str, on_event: Callable[[ProgressEvent], None] | None = None) -> ChatReply:
         node = self._find_aspect(aspect)
         state = self._state()
         tree = state["tree"]
         tree["nodes"][node["id"]]["expanded"] = False
-        options = dict(state.get("options") or {})
         depth = tree["nodes"][node["id"]]["depth"] + 1
-        if depth > 3:
-            raise InputError("the hierarchy is at its deepest (3 levels).")
-        options["depth"] = max(int(options.get("depth", 2)), depth)
+        if depth > DEPTH_MAX:
+            raise InputError(f"'{node['name']}' is at the deepest level the hierarchy allows "
+                             f"({count(DEPTH_MAX, 'level')}).")
+        options = dict(state.get("options") or {})
+        options["depth"] = max(options_of(state).depth, depth)
         # Deeper nodes stay closed: only the chosen aspect grows.
         for nid, n in tree["nodes"].items():
             if nid != node["id"] and not n.get("children"):
@@ -335,23 +479,24 @@ class ChatEngine:
         only = [d for d, v in docs.items() if v.get("found_by") == ["anti_claim"]]
         anti = (state.get("analysis") or {}).get("anti_claim", "")
         by_id = {d["id"]: d for d in self._report().get("documents", [])}
-        lines = [f"The anti-claim was: {anti!r}. It found {len(only)} of {len(docs)} documents that the claim "
-                 "query did not."]
+        lines = [f"The anti-claim was: {anti!r}. It found {len(only)} of {count(len(docs), 'document')} that "
+                 "the claim query did not."]
         cites: list[str] = []
         for d in only:
             view = by_id.get(d)
             if view is None:
                 continue
-            keys = [str(SentenceKey.sentence(d, i)) for i in cited_sentences(state, d)]
-            lines.append(f"- {d} {view['title']}: {view.get('local_label')} [{', '.join(keys)}]")
+            keys = document_keys(state, view)
+            lines.append(f"- {d} {view.get('title') or 'untitled'}: {view.get('local_label') or 'not labelled'}"
+                         f"{cite(keys)}")
             cites += keys
-        return ChatReply(text="\n".join(lines), citations=cites, tool="anti_claim_contribution")
+        return ChatReply(text="\n".join(lines), citations=list(dict.fromkeys(cites)), tool="anti_claim_contribution")
 
     def verdict(self) -> ChatReply:
         report = self._report()
         if not report:
             raise InputError("no finished investigation yet.")
-        return ChatReply(text=summary_text(report), citations=_explanation_keys(report), tool="verdict")
+        return ChatReply(text=summary_text(report), citations=explanation_keys(report), tool="verdict")
 
     def ask_evidence(self, question: str) -> ChatReply:
         """The evidence sentences closest to the question among this investigation's documents."""
@@ -361,73 +506,9 @@ class ChatEngine:
         segs = evidence_segments(state, self.inv.services, question, k=5)
         if not segs:
             return ChatReply(text="The gathered evidence says nothing on that.", tool="ask_evidence")
-        lines = ["From the gathered evidence:"]
+        lines = ["The evidence sentences closest to the question:"]
         for s in segs:
-            st = stance_label(state, s.key) or "not assessed"
-            lines.append(f"- ({st}) {s.text} [{s.key}]")
+            read = stance_label(state, s.key)
+            note = STANCE_READ[stance_direction(read)] if read else "stance not assessed"
+            lines.append(f"- ({note}) {s.text} [{s.key}]")
         return ChatReply(text="\n".join(lines), citations=[s.key for s in segs], tool="ask_evidence")
-
-
-_ROUTES: list[tuple[str, re.Pattern[str]]] = [
-    ("go_deeper", re.compile(r"\b(deeper|drill|expand|more detail)\b", re.I)),
-    ("exclude_source", re.compile(r"\b(ignore|exclude|drop|remove|without)\b", re.I)),
-    ("anti_claim_contribution", re.compile(r"anti.?claim|opposite claim|counter.?claim", re.I)),
-    ("explain_aspect", re.compile(r"\b(why|aspect|disputed|controvers)", re.I)),
-    ("show_sources", re.compile(r"\b(sources?|papers?|studies|documents?)\b", re.I)),
-    ("verdict", re.compile(r"\b(verdict|conclusion|summary|overall)\b", re.I)),
-]
-
-
-def keyword_route(text: str) -> tuple[str, dict[str, Any]]:
-    """Deterministic routing for when the model cannot choose."""
-    for tool, pattern in _ROUTES:
-        if not pattern.search(text):
-            continue
-        if tool == "exclude_source":
-            m = re.search(r"(?:source|document|paper|doc)?\s*([A-Za-z0-9_.:/-]*\d[A-Za-z0-9_.:/-]*)", text)
-            if m:
-                return tool, {"doc_id": m.group(1)}
-            continue
-        if tool in ("go_deeper", "explain_aspect"):
-            m = re.search(r"aspect\s+['\"]?([^'\"?]+)", text, re.I) or re.search(r"on\s+['\"]?([^'\"?]+)", text, re.I)
-            return tool, {"aspect": (m.group(1) if m else text).strip()}
-        if tool == "show_sources":
-            stance = ("oppose" if re.search(r"oppos|refut|against|contradict", text, re.I)
-                      else "neutral" if re.search(r"neutral", text, re.I) else "support")
-            return tool, {"stance": stance}
-        return tool, {}
-    return "ask_evidence", {"question": text}
-
-
-def _explanation_keys(report: dict[str, Any]) -> list[str]:
-    return [str(SentenceKey.sentence(c['doc_id'], c['sentence'])) for s in report.get("explanation", {}).get("sentences", [])
-            for c in s.get("citations", [])]
-
-
-def summary_text(report: dict[str, Any]) -> str:
-    if not report:
-        return "The investigation ended without a report."
-    v = report.get("verdict", {})
-    w = v.get("weighted", {})
-    score = w.get("score")
-    lines = [f"Verdict: {w.get('label', 'n/a')}"
-             + (f" (score {score:+.2f}, confidence {v.get('confidence', 0):.2f})" if score is not None else "")]
-    for node in report.get("hierarchy", {}).get("nodes", []):
-        if node["id"] != "root" and "." not in node["id"]:
-            c = node.get("consensus") or {}
-            lines.append(f"  [{node['id']}] {node['name']}: {c.get('label', 'n/a')}")
-    for s in report.get("explanation", {}).get("sentences", []):
-        keys = ", ".join(str(SentenceKey.sentence(c['doc_id'], c['sentence'])) for c in s.get("citations", []))
-        flag = "" if s.get("status") == "supported" else " (interpretation)"
-        lines.append(f"{s['text']} [{keys}]{flag}")
-    for w_ in report.get("warnings", [])[:5]:
-        lines.append(f"! {w_}")
-    return "\n".join(lines)
-
-
-def review_prompt(pending: dict[str, Any]) -> str:
-    import json
-
-    summary = json.dumps(pending.get("summary", {}), indent=1)[:3000]
-    return (f"Review point '{pending.get('point')}'. Found:\n{summary}\n"
-            f"You may {pending.get('actions', 'accept')}. Type 'accept' or a JSON decision.")

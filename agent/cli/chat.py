@@ -14,10 +14,11 @@ from claimscope.agent.cli.investigate import _print_event
 console = Console()
 
 HELP = (
-    "State a claim to investigate it. Then ask, e.g.: 'why is aspect 2 disputed?', 'show the sources that "
-    "oppose', 'go deeper on aspect 1', 'ignore source 123 and recompute', 'what does the anti-claim search "
-    "add?'. 'continue' resumes an interrupted step; 'new' starts over with a new claim; 'quit' leaves "
-    "(the session is kept: claimscope chat --session ID)."
+    "State a claim to investigate it. Then ask, e.g.: 'which sources oppose the claim?', 'what does the "
+    "study say about daily dosing?', 'why is aspect 2 disputed?', 'go deeper on aspect 1', 'ignore source "
+    "123 and recompute', 'what does the anti-claim search add?', or any other question. 'continue' resumes "
+    "an interrupted step; 'new' starts over with a new claim; 'quit' leaves (the session is kept: "
+    "claimscope chat --session ID)."
 )
 
 

@@ -1,0 +1,87 @@
+"""The chat's wording: counts and verbs that agree in number, citation brackets only where there is
+something to cite, the report summary and the review prompt."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from claimscope.agent.chat.questions import Direction
+from claimscope.agent.graph.readers import cited_sentences
+from claimscope.agent.graph.state import InvestigationState
+from claimscope.tools.models import SentenceKey
+
+GERUND: dict[Direction, str] = {"support": "supporting", "oppose": "opposing", "neutral": "neutral on"}
+STANCE_READ: dict[Direction, str] = {"support": "supports the claim", "oppose": "opposes the claim",
+                                      "neutral": "neutral"}
+STANCE_HEAD: dict[Direction, str] = {"support": "Supporting", "oppose": "Opposing", "neutral": "Neutral"}
+
+
+def count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def verb(direction: Direction, n: int) -> str:
+    """The verb phrase for `n` sources (or sentences) pointing in `direction`, agreeing in number."""
+    one = n == 1
+    return {"support": "supports the claim" if one else "support the claim",
+            "oppose": "opposes the claim" if one else "oppose the claim",
+            "neutral": "gives no evidence on the claim" if one else "give no evidence on the claim"}[direction]
+
+
+def tally(counts: dict[str, int]) -> str:
+    """'3 support the claim, 1 is neutral and 2 oppose it' (parts with no sentence left out)."""
+    parts = [f"{counts[d]} {verb(d, counts[d])}" for d in ("support", "neutral", "oppose") if counts.get(d)]
+    parts = [parts[0]] + [p.replace(" the claim", " it") for p in parts[1:]]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def others(by_dir: dict[Direction, list[dict[str, Any]]], skip: Direction) -> str:
+    return ", ".join(f"{len(v)} {verb(d, len(v)).replace(' the claim', ' it')}"
+                     for d, v in by_dir.items() if d != skip and v) or "none is labelled"
+
+
+def cite(keys: list[str]) -> str:
+    """' [k1, k2]' for a line that cites something, '' for one that cites nothing."""
+    return f" [{', '.join(keys)}]" if keys else ""
+
+
+def document_keys(state: InvestigationState, view: dict[str, Any]) -> list[str]:
+    """The sentences a report document's label rests on: those its assessment cites, else its finding."""
+    keys = [str(SentenceKey.sentence(view["id"], i)) for i in cited_sentences(state, view["id"])]
+    finding = view.get("finding") or {}
+    if not keys and finding.get("doc_id") == view["id"] and "sentence" in finding:
+        keys = [str(SentenceKey.sentence(view["id"], finding["sentence"]))]
+    return keys
+
+
+def explanation_keys(report: dict[str, Any]) -> list[str]:
+    return [str(SentenceKey.sentence(c['doc_id'], c['sentence'])) for s in report.get("explanation", {}).get("sentences", [])
+            for c in s.get("citations", [])]
+
+
+def summary_text(report: dict[str, Any]) -> str:
+    if not report:
+        return "The investigation ended without a report."
+    v = report.get("verdict", {})
+    w = v.get("weighted", {})
+    score = w.get("score")
+    lines = [f"Verdict: {w.get('label', 'n/a')}"
+             + (f" (score {score:+.2f}, confidence {v.get('confidence', 0):.2f})" if score is not None else "")]
+    for node in report.get("hierarchy", {}).get("nodes", []):
+        if node["id"] != "root" and "." not in node["id"]:
+            c = node.get("consensus") or {}
+            lines.append(f"  [{node['id']}] {node['name']}: {c.get('label', 'n/a')}")
+    for s in report.get("explanation", {}).get("sentences", []):
+        keys = ", ".join(str(SentenceKey.sentence(c['doc_id'], c['sentence'])) for c in s.get("citations", []))
+        flag = "" if s.get("status") == "supported" else " (interpretation)"
+        lines.append(f"{s['text']} [{keys}]{flag}")
+    for w_ in report.get("warnings", [])[:5]:
+        lines.append(f"! {w_}")
+    return "\n".join(lines)
+
+
+def review_prompt(pending: dict[str, Any]) -> str:
+    summary = json.dumps(pending.get("summary", {}), indent=1)[:3000]
+    return (f"Review point '{pending.get('point')}'. Found:\n{summary}\n"
+            f"You may {pending.get('actions', 'accept')}. Type 'accept' or a JSON decision.")

@@ -1,0 +1,191 @@
+"""The chat's templated answers on the fixture investigation: which sources point which way (in the
+words a reader uses), what a named study found, why an aspect is disputed, the depth bound of "go
+deeper", and routing that answers these without the model."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from claimscope.agent.chat import ChatEngine, direction_in
+from claimscope.agent.chat import engine as chat_engine
+from claimscope.agent.graph.readers import sentence_lookup
+from claimscope.agent.investigation import Investigator
+from claimscope.agent.llm import ActionChoice
+from tests.investigation_fixtures import (
+    CLAIM,
+    first_offered_step,
+    investigation_script,
+    make_services,
+)
+
+OPTS = {"corpora": ["fixture"], "sources": ["local"], "depth": 1}
+OPPOSING, SUPPORTING = {"102", "105"}, {"101", "104", "108"}
+
+
+class Router:
+    """The chat router's scripted model: answers every chat question with `choice` (the embedded
+    model's misroute of a study question to the neutral sources) and counts the questions it saw."""
+
+    def __init__(self, choice: ActionChoice) -> None:
+        self.choice = choice
+        self.asked = 0
+
+    def __call__(self, messages: list[dict[str, Any]]) -> ActionChoice:
+        text = "\n".join(str(m.get("content") or "") for m in messages)
+        if "- show_sources:" not in text:
+            return first_offered_step(messages)
+        self.asked += 1
+        return self.choice
+
+
+def _engine(tmp_path, router: Router, claim: str = CLAIM, **overrides: Any) -> ChatEngine:
+    script = {**investigation_script(), "choose_action": router}
+    inv = Investigator(make_services(tmp_path, script=script, **overrides), persistent=True)
+    engine = ChatEngine(inv, None, OPTS)
+    engine.handle(claim)
+    return engine
+
+
+@pytest.fixture(scope="module")
+def misrouting(tmp_path_factory) -> tuple[ChatEngine, Router]:
+    router = Router(ActionChoice(tool="show_sources", arguments={"stance": "neutral"}))
+    return _engine(tmp_path_factory.mktemp("chat"), router), router
+
+
+def _resolve(engine: ChatEngine, keys: list[str]) -> bool:
+    get = sentence_lookup(engine._state(), engine.inv.services)
+    return bool(keys) and all(get(k) for k in keys)
+
+
+def _listed(text: str) -> set[str]:
+    return set(re.findall(r"^- (\d+) ", text, re.M))
+
+
+@pytest.mark.parametrize(("text", "direction"), [
+    ("which sources oppose the claim?", "oppose"), ("which papers argue against it?", "oppose"),
+    ("which studies refute it", "oppose"), ("what contradicts the claim", "oppose"),
+    ("which sources disagree?", "oppose"), ("which sources do not support it?", "oppose"),
+    ("Mostly False", "oppose"), ("False", "oppose"), ("refute", "oppose"), ("opposes", "oppose"),
+    ("which papers back the claim?", "support"), ("which sources agree with it", "support"),
+    ("studies in favour of the claim", "support"), ("Mostly True", "support"), ("supports", "support"),
+    ("which sources are neutral", "neutral"), ("No Evidence", "neutral"),
+    ("which sources support it and which oppose it?", "all"), ("what is the background", None),
+])
+def test_direction_words_of_questions_and_labels(text: str, direction: str | None) -> None:
+    assert direction_in(text) == direction
+
+
+@pytest.mark.parametrize("stance", ["oppose", "against", "refute", "contradict", "disagree", "Mostly False", "False"])
+def test_opposing_sources_in_any_wording(misrouting, stance: str) -> None:
+    engine, _ = misrouting
+    reply = engine.show_sources(stance)
+    assert reply.text.startswith("2 of the 5 sources in the report oppose the claim:")
+    assert _listed(reply.text) == OPPOSING
+    assert _resolve(engine, reply.citations) and "[]" not in reply.text
+
+
+@pytest.mark.parametrize("stance", ["support", "back", "agree", "Mostly True"])
+def test_supporting_sources_in_any_wording(misrouting, stance: str) -> None:
+    engine, _ = misrouting
+    reply = engine.show_sources(stance)
+    assert reply.text.startswith("3 of the 5 sources in the report support the claim:")
+    assert _listed(reply.text) == SUPPORTING and _resolve(engine, reply.citations)
+
+
+def test_no_source_in_a_direction_is_said_in_plain_words(misrouting) -> None:
+    engine, _ = misrouting
+    reply = engine.show_sources("neutral")
+    assert reply.text == ("Every one of the 5 sources in the report takes a side on the claim "
+                          "(3 support it, 2 oppose it).")
+    assert not reply.citations
+
+
+def test_opposing_sentences_are_shown_when_no_label_opposes(misrouting, monkeypatch) -> None:
+    engine, _ = misrouting
+    report = engine._report()
+    flat = {**report, "documents": [{**d, "local_label": "No Evidence", "direction": "no evidence"}
+                                    for d in report["documents"]]}
+    monkeypatch.setattr(engine, "_report", lambda: flat)
+    reply = engine.show_sources("oppose")
+    head, _, rest = reply.text.partition("\n")
+    assert head == "None of the 5 sources in the report opposes the claim (5 give no evidence on it)."
+    assert rest.startswith("Sentences read as opposing the claim in other sources:")
+    assert "102#0" in reply.citations and _resolve(engine, reply.citations)
+
+
+def test_templated_questions_need_no_model_and_the_question_names_the_direction(misrouting) -> None:
+    engine, router = misrouting
+    before = router.asked
+    for question, tool in [("which sources oppose the claim?", "show_sources"),
+                           ("what does the study say about bolus doses in infants?", "study_findings"),
+                           ("why is infection type disputed?", "explain_aspect"),
+                           ("go deeper on aspect 3", "go_deeper"), ("ignore source 102 and recompute", "exclude_source"),
+                           ("what is the overall verdict?", "verdict")]:
+        assert engine.route(question)[0] == tool, question
+    assert router.asked == before
+    # a free question goes to the model; its direction argument yields to the question's own word
+    assert engine.route("is anything against it?") == ("show_sources", {"stance": "oppose"})
+    assert router.asked == before + 1
+
+
+def test_a_question_about_a_study_answers_from_that_study(misrouting) -> None:
+    engine, _ = misrouting
+    reply = engine.handle("what does the study say about bolus doses in infants?")
+    assert reply.tool == "study_findings"
+    assert reply.text.startswith("105 Bolus vitamin D dosing and respiratory infections in infants is labelled "
+                                 "Mostly False: it opposes the claim.")
+    assert {"105#0", "105#1"} <= set(reply.citations) and _resolve(engine, reply.citations)
+    assert "[]" not in reply.text
+
+
+@pytest.mark.parametrize(("question", "doc"), [
+    ("what did the study on cathelicidin find?", "108"),      # a word of its sentences, not its title
+    ("what did the schoolchildren study find?", "103"),       # read, but not among the weighed documents
+    ("what does 102 say?", "102"),
+])
+def test_the_study_a_question_names_is_found(misrouting, question: str, doc: str) -> None:
+    engine, _ = misrouting
+    reply = engine.call(*engine.route(question))
+    assert reply.tool == "study_findings" and reply.text.startswith(doc + " ")
+    assert all(c.startswith(doc + "#") for c in reply.citations) and _resolve(engine, reply.citations)
+
+
+def test_a_study_no_source_matches_is_said(misrouting) -> None:
+    engine, _ = misrouting
+    reply = engine.study_findings("what does the study say about quantum chromodynamics?")
+    assert reply.text.startswith("No source of this investigation matches") and not reply.citations
+
+
+def test_why_an_aspect_is_disputed_counts_and_cites(misrouting) -> None:
+    engine, _ = misrouting
+    node = next(n for n in engine._nodes() if n["name"] == "infection type")
+    c = node["consensus"]
+    reply = engine.call(*engine.route("why is infection type disputed?"))
+    first = reply.text.splitlines()[0]
+    assert first.startswith(f"Aspect {node['id']} 'infection type' is {c['label']}: of its "
+                            f"{c['support'] + c['neutral'] + c['oppose']} assessed sentences, ")
+    assert f"{c['support']} support the claim" in first and f"{c['oppose']} oppose it" in first
+    lines = reply.text.splitlines()[1:]
+    keys = [k for line in lines for k in re.findall(r"\[([^\]]+)\]", line)]
+    assert len(keys) == len(set(keys)) and _resolve(engine, reply.citations)
+
+
+def test_go_deeper_stops_at_the_depth_bound(tmp_path, monkeypatch) -> None:
+    engine = _engine(tmp_path, Router(ActionChoice(tool="verdict")))
+    monkeypatch.setattr(chat_engine, "DEPTH_MAX", 1)
+    reply = engine.call("go_deeper", {"aspect": "infection type"})
+    assert reply.text == "'infection type' is at the deepest level the hierarchy allows (1 level)."
+
+
+def test_a_run_without_evidence_answers_follow_ups(tmp_path) -> None:
+    engine = _engine(tmp_path, Router(ActionChoice(tool="verdict")), claim="Coffee consumption causes pancreatic cancer")
+    n = len(engine._report()["documents"])
+    reply = engine.call(*engine.route("which sources support it?"))
+    assert reply.text.splitlines() == [
+        f"None of the {n} sources in the report supports the claim ({n} give no evidence on it).",
+        "The investigation found too little evidence on the claim (insufficient evidence)."]
+    why = engine.call(*engine.route("why is aspect 1 disputed?"))
+    assert why.text.startswith("this investigation found no evidence on the claim")
