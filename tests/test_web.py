@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -431,7 +432,7 @@ def test_serve_prints_the_url_and_a_generated_token(monkeypatch, capsys):
     err = capsys.readouterr().err
     token = served["token"]
     assert served["host"] == "0.0.0.0" and token and len(token) >= 32
-    assert f"http://0.0.0.0:9000/?token={token}" in err
+    assert f"sign-in URL: http://{socket.gethostname()}:9000/?token={token}" in err  # 0.0.0.0 opens nowhere else
 
 
 def test_templates_and_static_files_are_package_data():

@@ -279,23 +279,36 @@ def repair() -> None:
 @app.command()
 def mcp(
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP instead of stdio.")] = False,
-    host: Annotated[str, typer.Option(help="Interface for --http; other than loopback it needs an access token "
-                                           "(CLAIMSCOPE_MCP_TOKEN or --generate-token).")]
-    = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="Port for --http.")] = 8765,
+    host: Annotated[str | None, typer.Option(
+        help="With --http: interface to listen on (default 127.0.0.1); other than loopback it needs an access "
+             "token (CLAIMSCOPE_MCP_TOKEN or --generate-token).", show_default=False)] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="With --http: port (default 8765).",
+                                             show_default=False)] = None,
     workers: Annotated[int, typer.Option(min=1, max=16, help="Investigations run at the same time.")] = 2,
     generate_token: Annotated[bool, typer.Option(
         "--generate-token", help="With --http: make a random access token, print it once, and require it.")] = False,
 ) -> None:
     """Serve claimscope to other assistants over MCP (stdio by default; --http for streamable HTTP at /mcp)."""
     from claimscope.agent.access import TOKEN_ENV, access_token
+    from claimscope.agent.cli.web import server_url
     from claimscope.agent.investigation import Investigator
     from claimscope.agent.mcp_server import serve
 
+    if not http:
+        # Over stdio these would be ignored, and a server meant for the network would not be one.
+        given = [name for name, value in (("--host", host), ("--port", port), ("--generate-token", generate_token))
+                 if value not in (None, False)]
+        if given:
+            named = given[0] if len(given) == 1 else f"{', '.join(given[:-1])} and {given[-1]}"
+            raise InputError(f"{named} {'needs' if len(given) == 1 else 'need'} --http: without it "
+                             "the MCP server talks over stdio to the program that started it.")
+    host = host if host is not None else "127.0.0.1"
+    port = port if port is not None else 8765
     token = None
     if http:
         token, generated = access_token(host, generate=generate_token)
-        err.print(f"claimscope MCP server on http://{host}:{port}/mcp", highlight=False)
+        url, note = server_url(host, port)
+        err.print(f"claimscope MCP server on {url}mcp{note}", highlight=False, markup=False)
         if generated:
             err.print(f"access token (send as 'Authorization: Bearer TOKEN'; set {TOKEN_ENV} to keep one): {token}",
                       highlight=False, markup=False)
