@@ -6,7 +6,7 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any, Literal
 
 from claimscope.agent.graph.readers import (
-    counted_keys,
+    counted_stances,
     load_documents,
     query_plan,
     retrieval_score,
@@ -83,7 +83,8 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         explanation=_explanation(state, text_of),
         evidence_gap=_evidence_gap(state, _with_screened(state, services, docs)),
         sources=_sources(state),
-        warnings=list(dict.fromkeys([*state.get("warnings", []), *_retraction_warnings(documents)])),
+        warnings=list(dict.fromkeys([*state.get("warnings", []), *_retraction_warnings(documents),
+                                     *contradictions(state)])),
         decisions=[
             Decision(step=d["point"], question=f"{d['point']} review",
                      choice="; ".join(d.get("applied") or []) or "accepted")
@@ -93,6 +94,27 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         timings={k: round(v, 3) for k, v in (state.get("timings") or {}).items()},
         created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
+
+
+def contradictions(state: InvestigationState) -> list[str]:
+    """Where the parts of the report read from `state` contradict each other (the verdict, the
+    documents' labels, the root aspect's consensus, the labels of the documents the explanation
+    cites: tools.hierarchy.consistency.inconsistencies), as warnings."""
+    from claimscope.tools.hierarchy import AspectTree
+    from claimscope.tools.hierarchy.consistency import inconsistencies
+    from claimscope.tools.verdict import Consensus
+
+    if not state.get("verdict"):
+        return []
+    verdict = Verdict.model_validate(state["verdict"])
+    labels = {d: LocalLabel(a["assessment"]["label"]) for d, a in (state.get("assessments") or {}).items()}
+    root = (state.get("node_consensus") or {}).get(AspectTree.ROOT)
+    cited = {parsed.doc_id for s in (state.get("explanation") or {}).get("sentences", [])
+             if s.get("status") != "dropped" for k in s.get("citations", []) if (parsed := SentenceKey.read(k))}
+    net = sum(labels[d].score for d in cited if d in labels)
+    direction = (1 if net > 0 else -1 if net < 0 else 0) if cited & set(labels) else None
+    return [f"the report's parts disagree: {p}" for p in inconsistencies(
+        verdict.weighted_label, list(labels.values()), Consensus.model_validate(root) if root else None, direction)]
 
 
 def _with_screened(state: InvestigationState, services: Services, docs: dict[str, Document]) -> dict[str, Document]:
@@ -147,31 +169,34 @@ def _node_keys(state: InvestigationState, tree: AspectTree, node_id: str) -> lis
     read), best first: the aspect's own ranking, then the firmest stance. The report shows these, so
     its quotes and designs agree with its counts."""
     stances = state.get("stances") or {}
-    assignments = state.get("assignments") or {}
     if node_id not in tree.nodes:
         return []
-    keys = [k for k in counted_keys(tree, node_id, assignments) if k in stances]
+    keys = list(counted_stances(state, tree, node_id))
     rank = {k: i for i, k in enumerate(tree.nodes[node_id].segment_keys)}
-    return sorted(keys, key=lambda k: (rank.get(k, len(rank)), -abs(stances[k]["support"] - stances[k]["refute"]), k))
+
+    def firmness(k: str) -> float:
+        # a sentence the verdict's label rests on but the tree did not classify has no read stance
+        return abs(stances[k]["support"] - stances[k]["refute"]) if k in stances else 1.0
+
+    return sorted(keys, key=lambda k: (rank.get(k, len(rank)), -firmness(k), k))
 
 
-def _node_designs(keys: list[str], stances: dict[str, Any], designs: dict[str, str | None]) -> str:
+def _node_designs(keys: list[str], stances: dict[str, Stance], designs: dict[str, str | None]) -> str:
     """Designs of the documents under an aspect by the stance their segments there take (a document
     whose segments take both stances counts for the majority; ties and neutral ones are left out)."""
     net: dict[str, int] = {}
     for key in keys:
         parsed = SentenceKey.read(key)
         read = stances.get(key)
-        if parsed is None or not read:
+        if parsed is None or read is None:
             continue
-        sign = {"support": 1, "refute": -1}.get(read["label"], 0)
+        sign = {Stance.SUPPORT: 1, Stance.REFUTE: -1}.get(read, 0)
         net[parsed.doc_id] = net.get(parsed.doc_id, 0) + sign
     return design_summary((designs.get(d), "supports" if v > 0 else "opposes" if v < 0 else "") for d, v in net.items())
 
 
 def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str | None]) -> Hierarchy:
     tree = state.get("tree") or {}
-    stances = state.get("stances") or {}
     consensus = state.get("node_consensus") or {}
     perspectives = state.get("perspectives") or {}
     aspects = tree_of(state)
@@ -179,13 +204,14 @@ def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str |
     for nid, n in (tree.get("nodes") or {}).items():
         scores = dict(zip(n.get("segment_keys", []), n.get("segment_scores", []), strict=False))
         keys = _node_keys(state, aspects, nid)
+        stances = counted_stances(state, aspects, nid) if nid in aspects.nodes else {}
         segs = []
         for key in keys:
             parsed = SentenceKey.read(key)
             if parsed is None:
                 continue
             segs.append(SegmentView(doc_id=parsed.doc_id, sentence=parsed.start, text=text_of(key),
-                                    stance=Stance(stances[key]["label"]), score=scores.get(key)))
+                                    stance=stances[key], score=scores.get(key)))
             if len(segs) >= TOP_SEGMENTS_PER_NODE:
                 break
         views = []

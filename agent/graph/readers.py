@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from claimscope.agent.graph.state import InvestigationOptions, InvestigationState
 from claimscope.agent.services import Services
-from claimscope.tools.models import Document, Segment, SentenceKey, StanceScorer
+from claimscope.tools.models import Document, Segment, SentenceKey, Stance, StanceScorer
 
 if TYPE_CHECKING:
     from claimscope.tools.explain import LocalAssessment
@@ -166,6 +166,25 @@ def counted_keys(tree: AspectTree, node_id: str, assignments: dict[str, str]) ->
     """The segment keys an aspect's consensus counts: those classified to it or below it; for the
     root, every classified segment."""
     return list(assignments) if node_id == tree.ROOT else subtree_keys(tree, node_id, assignments)
+
+
+def counted_stances(state: InvestigationState, tree: AspectTree, node_id: str) -> dict[str, Stance]:
+    """Segment key -> stance of what an aspect's consensus counts: the classified segments whose
+    stance was read (counted_keys); the root also counts the sentences the verdict's local labels
+    rest on (tools.hierarchy.consistency.verdict_evidence), so that it never reads "no evidence"
+    beside a verdict on evidence whose sentences the tree's own search did not classify."""
+    from claimscope.tools.hierarchy.consistency import verdict_evidence
+    from claimscope.tools.verdict import LocalLabel
+
+    stances = {k: Stance(v["label"]) for k, v in (state.get("stances") or {}).items()}
+    out = {k: stances[k] for k in counted_keys(tree, node_id, state.get("assignments") or {}) if k in stances}
+    if node_id == tree.ROOT:
+        labels = {d: (LocalLabel(a["assessment"]["label"]), [i for i in a["assessment"].get("cited_sentences") or []
+                                                            if isinstance(i, int)])
+                  for d, a in (state.get("assessments") or {}).items()}
+        for key, stance in verdict_evidence(labels, stances).items():
+            out.setdefault(key, stance)
+    return out
 
 
 def retrieval_score(state: InvestigationState, doc_id: str) -> float:

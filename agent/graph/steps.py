@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 from claimscope.agent.graph.events import emit
 from claimscope.agent.graph.readers import (
     claim_reading,
-    counted_keys,
+    counted_stances,
     doc_weight,
     evidence_segments,
     load_documents,
@@ -479,13 +479,10 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
     debate = reads_as_debate(state, services)
     verdict = configured_verdict(items, services, debate=debate)
     tree = tree_of(state)
-    assignments = state.get("assignments") or {}
-    stances = state.get("stances") or {}
     per_node: dict[str, dict[str, Any]] = {}
     for node_id in tree.nodes:
-        keys = counted_keys(tree, node_id, assignments)
-        pairs = [(Stance(stances[k]["label"]), doc_weight(state, key.doc_id if (key := SentenceKey.read(k)) else ""))
-                 for k in keys if k in stances]
+        pairs = [(stance, doc_weight(state, key.doc_id if (key := SentenceKey.read(k)) else ""))
+                 for k, stance in counted_stances(state, tree, node_id).items()]
         per_node[node_id] = aspect_consensus(pairs, min_evidence=services.settings.verdict.min_node_evidence,
                                              strong_labels=not debate or services.settings.verdict.debate_strong_labels,
                                              ).model_dump(mode="json")
