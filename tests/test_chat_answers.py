@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from claimscope.agent.chat import ChatEngine, direction_in
+from claimscope.agent.chat import ChatEngine, direction_in, keyword_route
 from claimscope.agent.chat import engine as chat_engine
 from claimscope.agent.graph.readers import sentence_lookup
 from claimscope.agent.investigation import Investigator
@@ -129,6 +129,21 @@ def test_templated_questions_need_no_model_and_the_question_names_the_direction(
     # a free question goes to the model; its direction argument yields to the question's own word
     assert engine.route("is anything against it?") == ("show_sources", {"stance": "oppose"})
     assert router.asked == before + 1
+
+
+@pytest.mark.parametrize(("question", "tool"), [
+    ("what does the study say about common CHEK2 variants?", "study_findings"),
+    ("what did the trial in children find about influenza?", "study_findings"),
+    ("what does the evidence say about dosing?", "ask_evidence"),
+    ("what do the studies say about dosing?", "ask_evidence"),
+    ("why is the verdict controversial?", "verdict"),
+    ("why is aspect 2 disputed?", "explain_aspect"),
+    ("which sources are for the claim?", "show_sources"),
+    ("what does the anti-claim search add?", "anti_claim_contribution"),
+    ("is the effect seen without supplementation?", "ask_evidence"),
+])
+def test_keyword_routes(question: str, tool: str) -> None:
+    assert keyword_route(question)[0] == tool
 
 
 def test_a_question_about_a_study_answers_from_that_study(misrouting) -> None:

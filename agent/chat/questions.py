@@ -144,6 +144,9 @@ def keyword_route(text: str) -> tuple[str, dict[str, Any]]:
             if m:
                 return tool, {"doc_id": m.group(1).rstrip(".")}
             continue
+        if tool == "explain_aspect" and re.search(r"\b(verdict|overall)\b", text, re.I) \
+                and not re.search(r"\baspect\b", text, re.I):
+            return "verdict", {}
         if tool in ("go_deeper", "explain_aspect"):
             m = re.search(r"aspect\s+['\"]?([^'\"?]+)", text, re.I) or re.search(r"\bon\s+['\"]?([^'\"?]+)", text, re.I)
             return tool, {"aspect": (m.group(1) if m else text).strip()}
