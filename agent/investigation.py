@@ -12,7 +12,7 @@ import asyncio
 import os
 import sqlite3
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,8 +131,13 @@ def prepare_claim(claim: str) -> str:
     return validate_claim(text)
 
 
-def check_corpora(services: Services, corpora: list[str]) -> None:
-    """Refuse corpus names the evidence store does not hold, naming the ones it does."""
+def check_corpora(services: Services, corpora: list[str], sources: Sequence[str] | None = None) -> None:
+    """Refuse corpus names the evidence store does not hold, naming the ones it does; with `sources`,
+    also refuse a run that could search nothing (no local corpus and no scholarly source), before
+    any model runs."""
+    if sources is not None and not corpora and all(s == "local" for s in sources):
+        raise InputError("nothing to search: choose a local corpus or a scholarly source (semantic_scholar, "
+                         "openalex or serpapi), or the investigation cannot find any evidence.")
     if not corpora:
         return
     names = [c.name for c in services.store.corpora()]
@@ -361,7 +366,7 @@ def investigate(claim: str, *, services: Services | None = None, **options: Any)
 
     inv = Investigator(services)
     opts = default_options(inv.services.settings, **options)
-    check_corpora(inv.services, list(opts.corpora))
+    check_corpora(inv.services, list(opts.corpora), opts.sources)
     result = inv.run(claim, opts)
     if result.report is None:
         raise InputError(f"the investigation ended without a report (status {result.status}).")

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import hashlib
 import json
+import os
+import socket
 import sqlite3
 import threading
 import time
@@ -37,6 +40,11 @@ from claimscope.agent.investigation import Investigator, RunResult
 from claimscope.agent.settings import Settings
 from claimscope.tools.errors import ClaimscopeError, InputError
 
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; a SQLite session is then not leased (as before leases)
+    fcntl = None  # type: ignore[assignment]
+
 SessionStatus = Literal[
     "queued", "running", "paused", "complete", "no_evidence", "budget_exhausted", "failed",
     "cancelled", "interrupted",
@@ -46,6 +54,9 @@ FINAL_STATUSES: frozenset[str] = frozenset({"complete", "no_evidence", "budget_e
 # How often a session run by another process sharing the index is looked at again (seconds).
 ELSEWHERE_POLL_S = 0.5
 SESSION_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+# How long taking a SQLite session's lease retries while it is busy: another process only looking
+# whether the session runs holds the lock for a moment, a process running it for the whole run.
+LEASE_RETRY_S = 0.5
 
 
 class RunCancelledError(ClaimscopeError):
@@ -105,15 +116,84 @@ class _Rows:
         return self._run(sql, args)
 
 
+class FileLeases:
+    """Leases of sessions kept in SQLite files: the process running a session holds an exclusive
+    flock on a file named after it in a folder beside the session index, as a PostgreSQL worker
+    holds an advisory lock. Other processes (`claimscope sessions list` in another terminal, a
+    web app) then see the session as running and refuse to run it too; the kernel drops the lock
+    when the process ends, however it ends, so a dead run leaves no stale lease. The file keeps
+    the holder's pid and host name for a person looking."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _path(self, session_id: str) -> Path:
+        safe = session_id if session_id and set(session_id) <= SESSION_ID_CHARS and len(session_id) <= 64 else \
+            hashlib.blake2b(session_id.encode(), digest_size=16).hexdigest()
+        return self.folder / f"{safe}.lease"
+
+    def lease(self, session_id: str) -> Callable[[], None] | None:
+        """Take the session's lease: its release, or None while another holder has it."""
+        if fcntl is None:
+            return _no_release
+        self.folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self._path(session_id), os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + LEASE_RETRY_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    return None
+                time.sleep(0.02)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
+
+        def release() -> None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+        return _once(release)
+
+    def held(self, session_id: str) -> bool:
+        """Some process, this one included, holds the session's lease."""
+        if fcntl is None:
+            return False
+        try:
+            fd = os.open(self._path(session_id), os.O_RDONLY)
+        except FileNotFoundError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)  # closing drops the shared lock taken to look
+        return False
+
+    def forget(self, session_id: str) -> None:
+        """Remove the lease file of a deleted session (refused meanwhile while it runs)."""
+        self._path(session_id).unlink(missing_ok=True)
+
+
+def leases_for(index_path: Path) -> FileLeases:
+    """The leases of the sessions whose index is the SQLite file `index_path`."""
+    return FileLeases(index_path.with_name(index_path.name.removesuffix(".sqlite") + ".leases"))
+
+
 class _SqliteIndex:
     """The index in a SQLite file of its own beside the checkpointer (so its writes never wait on
-    the checkpointer's); one process at a time runs a session, so leases are not needed."""
-
-    shared = False
+    the checkpointer's). Several processes may use the files at once (a run on the command line,
+    `claimscope sessions list` in another terminal, the web app), so a running session is leased
+    (`FileLeases`); an index in memory belongs to one process, which needs no lease."""
 
     def __init__(self, path: Path | None) -> None:
         self._lock = threading.Lock()
         target = ":memory:" if path is None else str(path)
+        self.shared = path is not None
+        self._leases = leases_for(path) if path is not None else None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
         from claimscope.agent.sessions_repair import database_guard
@@ -129,10 +209,14 @@ class _SqliteIndex:
             yield _Rows(self._conn.execute)
 
     def lease(self, session_id: str) -> Callable[[], None] | None:
-        return _no_release
+        return self._leases.lease(session_id) if self._leases is not None else _no_release
 
     def running_elsewhere(self, session_id: str) -> bool:
-        return False
+        return self._leases is not None and self._leases.held(session_id)
+
+    def forget(self, session_id: str) -> None:
+        if self._leases is not None:
+            self._leases.forget(session_id)
 
     def close(self) -> None:
         with self._lock:
@@ -197,6 +281,9 @@ class _PostgresIndex:
                 ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF),
             ).fetchone()
         return bool(row[0])
+
+    def forget(self, session_id: str) -> None:
+        """An advisory lock leaves nothing behind."""
 
     def close(self) -> None:
         """The pool is the process's, shared with the checkpointer: it stays open."""
@@ -291,10 +378,11 @@ class SessionIndex:
         with self._backend.transaction() as db:
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
             db.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
+        self._backend.forget(session_id)
 
     def lease(self, session_id: str) -> Callable[[], None] | None:
         """Claim the right to run the session; returns its release, or None when another process
-        sharing the index holds it (always granted for a SQLite index)."""
+        sharing the index holds it (always granted for an index in memory)."""
         return self._backend.lease(session_id)
 
     def running_elsewhere(self, session_id: str) -> bool:
@@ -307,7 +395,7 @@ class SessionIndex:
 
 
 RUNNING_ELSEWHERE = ("is running in another claimscope process sharing the sessions database; wait for "
-                     "it (get_status) or cancel it there.")
+                     "it (`claimscope sessions list` shows it as running, get_status over MCP) or stop it there.")
 
 
 @contextmanager
@@ -325,13 +413,23 @@ def session_lease(index: SessionIndex, session_id: str) -> Iterator[None]:
 
 @contextmanager
 def shared_session_lease(settings: Settings, session_id: str | None) -> Iterator[None]:
-    """`session_lease` for a command that runs a named session without a RunManager; nothing to
-    hold without a session id or with SQLite sessions (one process uses those at a time)."""
-    if not session_id or not settings.sessions.url:
+    """`session_lease` for a command that runs a session without a RunManager (nothing to hold
+    without a session id): the PostgreSQL index's lease, or the lease file beside the SQLite one
+    (taken without opening the index, which a damaged file must not stop)."""
+    if not session_id:
         yield
         return
-    with session_lease(SessionIndex(url=settings.sessions.url), session_id):
+    if settings.sessions.url:
+        with session_lease(SessionIndex(url=settings.sessions.url), session_id):
+            yield
+        return
+    release = leases_for(index_path_for(settings.resolve(settings.sessions.path))).lease(session_id)
+    if release is None:
+        raise InputError(f"session {session_id!r} {RUNNING_ELSEWHERE}")
+    try:
         yield
+    finally:
+        release()
 
 
 def create_index_tables(conn: Any, real: str = "REAL") -> None:
@@ -416,7 +514,7 @@ class RunManager:
         if self._known(sid):
             raise InputError(f"session {sid!r} already exists; resume it or choose another id.")
         opts = options or self._default_options()
-        check_corpora(self.investigator.services, list(opts.corpora))
+        check_corpora(self.investigator.services, list(opts.corpora), opts.sources)
         if not self.index.create(sid, claim=claim, options=opts.model_dump(mode="json")):
             # Another process sharing the index took the id between the check above and now.
             raise InputError(f"session {sid!r} already exists; resume it or choose another id.")

@@ -26,6 +26,9 @@ from tests.fixtures.sessions import stub_steps
 NASTY = "Green tea\x00 prevents\x07 colds \x1b[31min adults\x1b[0m \x1b]0;pwned\x07\u202eevil"
 GERMAN = "Vitamin-D-Supplementierung verringert das Risiko von Atemwegsinfektionen"
 CHINESE = "维生素D补充剂可以预防呼吸道感染"
+# Something to search (a run with neither a corpus nor a scholarly source is refused); the trivial
+# step bodies never query it.
+SCHOLARLY = ("--sources", "semantic_scholar")
 
 
 @pytest.fixture(autouse=True)
@@ -94,7 +97,8 @@ def test_strip_control_removes_escapes_whole():
 
 
 def test_control_characters_never_reach_the_store_the_terminal_or_a_report(monkeypatch, capsys, manager):
-    r = _mcp(manager, "start_investigation", {"claim": NASTY, "wait_seconds": 30})
+    r = _mcp(manager, "start_investigation", {"claim": NASTY, "wait_seconds": 30,
+                                               "options": {"sources": ["semantic_scholar"]}})
     assert not r.is_error, r.content[0].text
     sid = r.structured_content["session_id"]
     assert r.structured_content["claim"] == "Green tea prevents colds in adults evil"
@@ -105,12 +109,13 @@ def test_control_characters_never_reach_the_store_the_terminal_or_a_report(monke
         code, out = run_main(monkeypatch, capsys, "sessions", "export", sid, "--format", fmt)
         assert code == 0, out
         assert not any(ch in out for ch in "\x00\x07\x1b\u202e"), fmt
-    code, out = run_main(monkeypatch, capsys, "investigate", "Coffee\x1b[2J causes\x00 cancer", "-f", "md")
+    code, out = run_main(monkeypatch, capsys, "investigate", "Coffee\x1b[2J causes\x00 cancer", "-f", "md",
+                         *SCHOLARLY)
     assert code == 0 and "Coffee causes cancer" in out and "\x1b[2J" not in out and "\x00" not in out
 
 
 def test_a_claim_of_only_control_characters_is_empty(monkeypatch, capsys):
-    code, out = run_main(monkeypatch, capsys, "investigate", "\x00\x07\x1b[0m")
+    code, out = run_main(monkeypatch, capsys, "investigate", "\x00\x07\x1b[0m", *SCHOLARLY)
     assert code == 2 and "the claim is empty" in out
 
 
@@ -124,7 +129,7 @@ def test_a_claim_of_only_control_characters_is_empty(monkeypatch, capsys):
 ])
 def test_a_claim_in_another_language_is_refused_naming_the_supported_one(claim, language, monkeypatch, capsys):
     assert detect_language(claim).language.startswith(language)
-    code, out = run_main(monkeypatch, capsys, "investigate", claim)
+    code, out = run_main(monkeypatch, capsys, "investigate", claim, *SCHOLARLY)
     assert code == 2, out
     assert f"looks like {language}" in out and "English" in out and "too short" not in out, out
     assert not stub_steps.CALLS
@@ -146,15 +151,16 @@ def test_english_claims_pass(claim):
 
 @pytest.mark.parametrize("claim", ["word " * 2000, CHINESE, GERMAN])
 def test_a_refused_claim_leaves_no_session(claim, monkeypatch, capsys, manager):
-    code, out = run_main(monkeypatch, capsys, "investigate", claim, "--session", "s1")
+    code, out = run_main(monkeypatch, capsys, "investigate", claim, "--session", "s1", *SCHOLARLY)
     assert code == 2, out
-    r = _mcp(manager, "start_investigation", {"claim": claim})
+    r = _mcp(manager, "start_investigation", {"claim": claim, "options": {"sources": ["semantic_scholar"]}})
     assert r.is_error
     assert _session_ids(monkeypatch, capsys) == set()
 
 
 def test_session_id_with_a_different_claim_says_so(monkeypatch, capsys):
-    code, out = run_main(monkeypatch, capsys, "investigate", "Green tea prevents colds", "--session", "s1")
+    code, out = run_main(monkeypatch, capsys, "investigate", "Green tea prevents colds", "--session", "s1",
+                         *SCHOLARLY)
     assert code == 0, out
     code, out = run_main(monkeypatch, capsys, "investigate", "Coffee causes cancer", "--session", "s1")
     assert code == 2, out
@@ -165,7 +171,7 @@ def test_session_id_with_a_different_claim_says_so(monkeypatch, capsys):
 
 def test_guided_investigate_shows_the_first_review_and_how_to_answer(monkeypatch, capsys):
     code, out = run_main(monkeypatch, capsys, "investigate", "Green tea prevents colds", "--guided",
-                         "--session", "g1")
+                         "--session", "g1", *SCHOLARLY)
     assert code == 0, out
     assert "no report was produced" not in out
     assert "waiting for the claim review" in out and "anti_claim" in out
@@ -220,5 +226,5 @@ def test_a_translation_that_is_not_english_is_refused(tmp_path, monkeypatch):
 
 
 def test_without_translate_the_refusal_says_how_to_ask_for_it(monkeypatch, capsys):
-    code, out = run_main(monkeypatch, capsys, "investigate", GERMAN)
+    code, out = run_main(monkeypatch, capsys, "investigate", GERMAN, *SCHOLARLY)
     assert code == 2 and "--translate" in out

@@ -65,7 +65,8 @@ def test_investigate_off_a_terminal_says_which_step_is_still_running(monkeypatch
     monkeypatch.setattr(res, "get_embedder", lambda settings: HashEmbedder(64))
     stub_steps.install(monkeypatch, delay=0.8)
     monkeypatch.setenv("CLAIMSCOPE_PROGRESS_SECONDS", "0.1")
-    code, out, err = run_main(monkeypatch, capsys, "investigate", "Green tea prevents colds", "-f", "json")
+    code, out, err = run_main(monkeypatch, capsys, "investigate", "Green tea prevents colds", "-f", "json",
+                              "--sources", "semantic_scholar")  # something to search; the stub steps never do
     assert code == 0, err
     assert "… still in analyse (" in err and "… still in report (" in err, err
 

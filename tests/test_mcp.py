@@ -23,6 +23,10 @@ from claimscope.agent.services import Services
 from claimscope.agent.settings import get_settings
 from tests.fixtures.sessions import stub_steps
 
+# Something to search (a run with neither a corpus nor a scholarly source is refused); the trivial
+# step bodies never query it.
+SEARCH: dict[str, Any] = {"options": {"sources": ["semantic_scholar"]}}
+
 
 @pytest.fixture
 def stub_manager(monkeypatch):
@@ -70,7 +74,7 @@ def test_happy_path_progress_in_order_and_report_in_every_format(stub_manager):
 
     async def main():
         async with Client(build_server(stub_manager)) as c:
-            r = await c.call_tool("start_investigation", {"claim": "Green tea prevents colds", "wait_seconds": 60},
+            r = await c.call_tool("start_investigation", {"claim": "Green tea prevents colds", "wait_seconds": 60, **SEARCH},
                                   progress_callback=on_progress)
             assert not r.is_error, _text(r)
             status = r.structured_content
@@ -142,7 +146,7 @@ def test_report_of_an_unfinished_session_says_what_to_do(stub_manager, monkeypat
 
     async def main():
         async with Client(build_server(stub_manager)) as c:
-            sid = (await c.call_tool("start_investigation", {"claim": "Tea is good"})).structured_content["session_id"]
+            sid = (await c.call_tool("start_investigation", {"claim": "Tea is good", **SEARCH})).structured_content["session_id"]
             r = await c.call_tool("get_report", {"session_id": sid})
             await c.call_tool("cancel_investigation", {"session_id": sid})
             return r
@@ -159,7 +163,7 @@ def test_client_disconnect_mid_run_does_not_stop_the_run(stub_manager):
 
     async def first_client():
         async with Client(server) as c:
-            r = await c.call_tool("start_investigation", {"claim": "Zinc shortens colds"})
+            r = await c.call_tool("start_investigation", {"claim": "Zinc shortens colds", **SEARCH})
             started["sid"] = r.structured_content["session_id"]
             async with anyio.create_task_group() as tg:
                 async def on_progress(p, total, message):
@@ -190,7 +194,8 @@ def test_client_disconnect_mid_run_does_not_stop_the_run(stub_manager):
 def test_guided_session_is_answered_through_mcp(stub_manager):
     async def main():
         async with Client(build_server(stub_manager)) as c:
-            args = {"claim": "Coffee causes cancer", "options": {"guided": True}, "wait_seconds": 30}
+            args = {"claim": "Coffee causes cancer", "options": {"guided": True, "sources": ["semantic_scholar"]},
+                    "wait_seconds": 30}
             r = (await c.call_tool("start_investigation", args)).structured_content
             sid, points = r["session_id"], []
             bad = None
@@ -223,7 +228,7 @@ def test_cancel_then_resume_loses_no_finished_step(stub_manager):
 
     async def main():
         async with Client(build_server(stub_manager)) as c:
-            sid = (await c.call_tool("start_investigation", {"claim": "Tea is good"})).structured_content["session_id"]
+            sid = (await c.call_tool("start_investigation", {"claim": "Tea is good", **SEARCH})).structured_content["session_id"]
             await c.call_tool("get_status", {"session_id": sid, "wait_seconds": 0.5})
             return (await c.call_tool("cancel_investigation", {"session_id": sid})).structured_content
 
@@ -310,7 +315,7 @@ def test_a_crashing_step_fails_the_session_clearly_and_it_resumes(stub_manager):
 
     async def main():
         async with Client(build_server(stub_manager)) as c:
-            r = (await c.call_tool("start_investigation", {"claim": "Tea is good", "wait_seconds": 30})
+            r = (await c.call_tool("start_investigation", {"claim": "Tea is good", "wait_seconds": 30, **SEARCH})
                  ).structured_content
             report = await c.call_tool("get_report", {"session_id": r["session_id"]})
             return r, report

@@ -86,7 +86,8 @@ def test_every_request_is_checked_against_the_token(manager):
         async def main():
             client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
             async with Client(streamable_http_client(url, http_client=client)) as c:
-                r = await c.call_tool("start_investigation", {"claim": "Green tea prevents colds", "wait_seconds": 30})
+                r = await c.call_tool("start_investigation", {"claim": "Green tea prevents colds", "wait_seconds": 30,
+                                                                   "options": {"sources": ["semantic_scholar"]}})
                 return r
 
         r = asyncio.run(main())

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from claimscope.agent.graph.state import InvestigationOptions
-from claimscope.agent.investigation import Investigator
+from claimscope.agent.investigation import Investigator, default_options
 from claimscope.agent.runs import RunManager
 from claimscope.agent.services import Services
 from claimscope.agent.settings import get_settings
@@ -153,7 +153,7 @@ def test_delete(sessions):
 def test_sessions_started_by_the_run_manager_are_indexed_with_their_events(monkeypatch):
     stub_steps.install(monkeypatch)
     manager = RunManager(Investigator(Services(get_settings())))
-    sid = manager.start("Tea is good")
+    sid = manager.start("Tea is good", default_options(get_settings(), sources=["semantic_scholar"]))
     assert manager.wait(sid, timeout=60).status == "complete"
     manager.shutdown()
     r = run("sessions", "show", sid, "--events")
@@ -225,7 +225,8 @@ def test_investigate_without_session_works_while_the_database_is_damaged(session
     monkeypatch.setattr(res, "get_embedder", lambda settings: HashEmbedder(64))
     path = _sessions_file()
     _truncate(path, 0.5)
-    code, out = run_main(monkeypatch, capsys, "investigate", "Green tea prevents colds", "-f", "json")
+    code, out = run_main(monkeypatch, capsys, "investigate", "Green tea prevents colds", "-f", "json",
+                         "--sources", "semantic_scholar")  # something to search; the stub steps never do
     assert code == 0, out
     assert "not saved as a session" in out and '"claim": "Green tea prevents colds"' in out
     code, out = run_main(monkeypatch, capsys, "investigate", "Green tea prevents colds", "--session", "x1")
@@ -240,3 +241,85 @@ def test_an_unwritable_data_directory_is_one_line(args, monkeypatch, capsys):
     code, out = run_main(monkeypatch, capsys, *args)
     assert code == 2, out
     assert "Traceback" not in out and "/proc/x" in out and "CLAIMSCOPE_DATA_DIR" in out, out
+
+
+# ------------------------------------------------------------------ leases of SQLite sessions
+
+
+def _leases():
+    from claimscope.agent.runs import index_path_for, leases_for
+
+    settings = get_settings()
+    return leases_for(index_path_for(settings.resolve(settings.sessions.path)))
+
+
+def test_a_lease_is_held_until_released_and_refused_meanwhile():
+    leases = _leases()
+    assert not leases.held("s1")
+    release = leases.lease("s1")
+    assert release is not None and leases.held("s1")
+    # A second holder (another process; here another open file) cannot take it...
+    assert leases.lease("s1") is None
+    # ...nor does looking get in the way of the holder's own check.
+    assert leases.held("s1") and not leases.held("s2")
+    release()
+    assert not leases.held("s1")
+    again = leases.lease("s1")
+    assert again is not None
+    again()
+
+
+def test_investigate_refuses_a_session_another_process_runs(sessions, monkeypatch, capsys):
+    release = _leases().lease("cut")
+    assert release is not None
+    try:
+        code, out = run_main(monkeypatch, capsys, "investigate", "Zinc shortens colds", "--session", "cut",
+                             "--sources", "semantic_scholar")
+        listed = {s["session_id"]: s for s in json.loads(run("sessions", "list", "--json").output)}
+    finally:
+        release()
+    assert code == 2 and "session 'cut' is running in another claimscope process" in out, out
+    assert len(out.strip().splitlines()) == 1 and stub_steps.CALLS == []
+    assert listed["cut"]["status"] == "running" and listed["cut"]["active"]
+    assert run("sessions", "list", "--json").output.count('"interrupted"') == 1  # the lease is gone
+
+
+def test_a_live_cli_run_shows_running_refuses_resume_and_its_lease_dies_with_it(sessions, monkeypatch, capsys):
+    """The reported case: `claimscope investigate` running in one terminal, `sessions list` and
+    `sessions resume` in another; then the run's process is killed."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from claimscope.agent.runs import checkpoint_threads
+
+    repo = Path(__file__).resolve().parent.parent
+    live = subprocess.Popen(
+        [sys.executable, "-m", "tests.fixtures.sessions.live_run", "3", "Vitamin D prevents falls",
+         "--session", "live", "--sources", "semantic_scholar", "-q"],
+        cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        inv = Investigator(Services(get_settings()))
+        deadline = time.monotonic() + 60
+        while "live" not in checkpoint_threads(inv.checkpointer):  # its first step is checkpointed
+            assert live.poll() is None and time.monotonic() < deadline, live.stderr.read().decode()
+            time.sleep(0.2)
+        inv.checkpointer.conn.close()
+        listed = {s["session_id"]: s for s in json.loads(run("sessions", "list", "--json").output)}
+        assert listed["live"]["status"] == "running" and listed["live"]["active"], listed["live"]
+        assert listed["cut"]["status"] == "interrupted"  # the others are as they were
+        started = time.monotonic()
+        code, out = run_main(monkeypatch, capsys, "sessions", "resume", "live")
+        assert code == 2 and out.strip().startswith("error: session 'live' is running in another claimscope "
+                                                    "process") and len(out.strip().splitlines()) == 1, out
+        assert time.monotonic() - started < 5 and stub_steps.CALLS == []  # refused at once, nothing re-run
+        assert live.poll() is None  # still running all along
+    finally:
+        live.kill()  # SIGKILL: no cleanup of any kind
+        live.wait(timeout=30)
+    listed = {s["session_id"]: s for s in json.loads(run("sessions", "list", "--json").output)}
+    assert listed["live"]["status"] == "interrupted" and not listed["live"]["active"]
+    r = run("sessions", "resume", "live", "--format", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output[r.output.index("{"):])["claim"] == "Vitamin D prevents falls"

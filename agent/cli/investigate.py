@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
@@ -118,10 +119,14 @@ def investigate(
         perspectives=False if no_perspectives else None, stop_after=stop_after, guided=guided or None,
         claim_kind=claim_kind,
     )
-    check_corpora(inv.services, corpora)
-    with shared_session_lease(inv.services.settings, session), \
+    # A session resumed by id keeps the options it was started with.
+    check_corpora(inv.services, corpora, None if session and inv.state(session) else opts.sources)
+    # The run's id is chosen here, so its lease is held from the first step: another terminal then
+    # shows it as running and refuses to resume it.
+    run_id = session or uuid.uuid4().hex[:12]
+    with shared_session_lease(inv.services.settings, run_id), \
             Heartbeat(console) if not quiet else nullcontext() as beat:
-        result = _run(inv, claim, opts, session, None if beat is None else _handler(beat), translate)
+        result = _run(inv, claim, opts, session, None if beat is None else _handler(beat), translate, run_id)
     _finish(result, fmt, out)
 
 
@@ -134,7 +139,8 @@ def _handler(beat: Heartbeat) -> Callable[[ProgressEvent], None]:
 
 
 def _run(inv: Investigator, claim: str, opts: InvestigationOptions, session: str | None,
-         handler: Callable[[ProgressEvent], None] | None, translate: bool = False) -> RunResult:
+         handler: Callable[[ProgressEvent], None] | None, translate: bool = False,
+         run_id: str | None = None) -> RunResult:
     from claimscope.agent.investigation import accept_claim, translation_wanted
 
     previous = inv.state(session) if session else {}
@@ -149,7 +155,7 @@ def _run(inv: Investigator, claim: str, opts: InvestigationOptions, session: str
         result = inv.resume(session, on_event=handler)
     else:
         try:
-            result = inv.run(claim, opts, thread_id=session, on_event=handler, translate=translate)
+            result = inv.run(claim, opts, thread_id=session or run_id, on_event=handler, translate=translate)
         except SessionsDatabaseError as exc:
             # Damage found while writing a checkpoint: a run without --session starts again, unsaved,
             # rather than not at all (it has no session anyone could resume).
