@@ -69,7 +69,7 @@ def stub(monkeypatch, tmp_path):
 
 def start(client: TestClient, claim: str, **fields: Any) -> tuple[int, str, str]:
     form = client.get("/new").text
-    data = {"csrf": _csrf(form), "claim": claim, "sources": "local", "depth": "1", **fields}
+    data = {"csrf": _csrf(form), "claim": claim, "sources": "local", "corpora": "fixture", "depth": "1", **fields}
     r = client.post("/new", data=data, follow_redirects=False)
     return r.status_code, r.headers.get("location", ""), r.text
 
@@ -259,7 +259,9 @@ def test_an_interrupted_session_is_resumed_from_the_page(stub):
     sid = location.rsplit("/", 1)[1]
     assert manager.wait(sid, 30).status == "failed"
     page = client.get(location).text
-    assert "scripted crash in assess" in page and f'action="/sessions/{sid}/resume"' in page
+    # the run's exception is not shown: what happened and what to do, next to the Resume button
+    assert "The run stopped: an internal error" in html.unescape(page) and "press Resume" in page
+    assert "RuntimeError" not in page and f'action="/sessions/{sid}/resume"' in page
     client.post(f"{location}/resume", data={"csrf": _csrf(page)})
     assert manager.wait(sid, 30).status == "complete"
 
@@ -480,6 +482,7 @@ def test_an_mcp_client_and_the_pages_share_one_server(stub):
         async def main() -> tuple[Any, Any]:
             async with Client(f"{base}/mcp") as c:
                 started = await c.call_tool("start_investigation", {"claim": "Coffee causes cancer",
+                                                                    "options": {"corpora": ["fixture"]},
                                                                     "wait_seconds": 30})
                 seen = await c.call_tool("get_status", {"session_id": web_sid, "wait_seconds": 30})
                 return started.structured_content, seen.structured_content

@@ -52,6 +52,7 @@ class WebContext:
     """What every route shares: the run manager, templates, the CSRF token, and one lock per chat."""
 
     def __init__(self, manager: RunManager, config: WebConfig) -> None:
+        from claimscope.agent.web.messages import plain, run_error
         from claimscope.agent.web.security import new_csrf_token
 
         self.manager = manager
@@ -62,6 +63,8 @@ class WebContext:
                                autoescape=select_autoescape(default=True, default_for_string=True))
         self.env.globals["csrf"] = self.csrf
         self.env.filters["when"] = _when
+        self.env.filters["plain"] = plain
+        self.env.filters["run_error"] = run_error
         self._chat_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self.ingest_lock = threading.Lock()
@@ -86,12 +89,13 @@ def create_app(manager: RunManager, config: WebConfig | None = None, *, mcp: boo
     """The ASGI app: pages over `manager`, behind the access / CSRF / size guard. With `mcp`, the
     MCP server's streamable HTTP endpoint is served at /mcp too, on the same run manager (behind
     the same access token, sent as a bearer header)."""
-    from claimscope.agent.web.routes import routes
+    from claimscope.agent.web.routes import error_handlers, routes
     from claimscope.agent.web.security import Guard
 
     cfg = config or WebConfig()
     ctx = WebContext(manager, cfg)
-    app = Starlette(routes=[*routes(ctx), Mount("/static", StaticFiles(directory=HERE / "static"), name="static")])
+    app = Starlette(routes=[*routes(ctx), Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
+                    exception_handlers=error_handlers(ctx))
     app.state.ctx = ctx
     # Multipart framing and the other form fields ride on top of the file itself.
     web = Guard(app, token=cfg.token, max_body=cfg.max_upload_bytes + MB)
@@ -156,7 +160,12 @@ def serve(manager: RunManager, *, host: str = "127.0.0.1", port: int = 8000, tok
 
     if token is None and not is_loopback(host):
         raise InputError(f"serving the web app on {host} needs an access token ({TOKEN_ENV} or --generate-token).")
+    # Open the evidence store now: a store another process holds is refused here, in one line,
+    # rather than on every page; and holding it from the start keeps a second server from starting.
+    from claimscope.agent.datadir import open_store
+
     try:
+        open_store(manager.investigator.services).corpora()
         uvicorn.run(create_app(manager, WebConfig(token=token), mcp=mcp, host=host), host=host, port=port,
                     log_level="warning")
     finally:

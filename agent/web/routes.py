@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from claimscope.agent.runs import RunEvent, SessionInfo
 from claimscope.agent.web.app import IngestJob, WebContext
+from claimscope.agent.web.messages import log, options_error, plain
 from claimscope.agent.web.security import checked_form
 from claimscope.tools.errors import InputError
 
@@ -77,17 +78,23 @@ def routes(ctx: WebContext) -> list[Route]:
         from claimscope.agent.datadir import open_store
 
         settings = manager.investigator.services.settings
-        store = open_store(manager.investigator.services)
-        return {"corpora": store.corpora(), "source_names": SOURCE_NAMES,
+        corpora = open_store(manager.investigator.services).corpora()
+        names = [c.name for c in corpora]
+        chosen = _last_corpora(manager, names) or (names if len(names) == 1 else [])
+        return {"corpora": corpora, "source_names": SOURCE_NAMES,
                 "depths": list(range(DEPTH_MIN, DEPTH_MAX + 1)),
                 "defaults": {"sources": list(settings.search.sources), "depth": settings.hierarchy.depth,
-                             "claim_kind": settings.stance.claim_kind, "corpora": [], "claim": "", "guided": False}}
+                             "claim_kind": settings.stance.claim_kind, "corpora": chosen, "claim": "",
+                             "guided": False}}
 
     async def new_form(request: Request) -> Response:
         return page("new.html", **await _blocking(form_choices))
 
     async def new_submit(request: Request) -> Response:
-        from claimscope.agent.api import SessionOptions, validate_args
+        from pydantic import ValidationError
+
+        from claimscope.agent.api import SessionOptions
+        from claimscope.agent.investigation import UnreadableLanguageError
 
         form = await checked_form(request, ctx.csrf)
         claim = str(form.get("claim") or "")
@@ -100,16 +107,26 @@ def routes(ctx: WebContext) -> list[Route]:
         }
 
         def start() -> str:
-            opts = validate_args(SessionOptions, raw).to_options(manager.investigator.services.settings)
-            return manager.start(claim, opts)
+            try:
+                given = SessionOptions.model_validate(raw)
+            except ValidationError as exc:
+                raise InputError(options_error(exc)) from exc
+            return manager.start(claim, given.to_options(manager.investigator.services.settings))
 
         try:
             sid = await _blocking(start)
         except InputError as exc:
+            if isinstance(exc, UnreadableLanguageError):
+                message = (f"the claim looks like {exc.language}, but investigations read English claims only: "
+                           "write the claim in English.")
+            else:
+                message = plain(str(exc))
             choices = await _blocking(form_choices)
             choices["defaults"] = {**choices["defaults"], **{k: v for k, v in raw.items() if v is not None},
                                    "claim": claim}
-            return page("new.html", status=400, error=str(exc), **choices)
+            if raw["corpora"] is None:  # an unticked box stays unticked
+                choices["defaults"]["corpora"] = []
+            return page("new.html", status=400, error=message, **choices)
         return RedirectResponse(f"/sessions/{sid}", status_code=303)
 
     # ------------------------------------------------------------------------------ one session
@@ -154,7 +171,8 @@ def routes(ctx: WebContext) -> list[Route]:
                 new: list[RunEvent] = manager.events(sid, last)
                 for ev in new:
                     last = ev.seq
-                    yield f"id: {ev.seq}\nevent: progress\ndata: {ev.model_dump_json()}\n\n"
+                    shown = ev.model_copy(update={"message": plain(ev.message)})
+                    yield f"id: {ev.seq}\nevent: progress\ndata: {shown.model_dump_json()}\n\n"
                 if new:
                     quiet = 0.0
                     continue
@@ -289,6 +307,31 @@ def routes(ctx: WebContext) -> list[Route]:
     ]
 
 
+def error_handlers(ctx: WebContext) -> dict[Any, Callable[[Request, Exception], Any]]:
+    """Errors as pages of the app, in one sentence with the way back: a refused or missing page
+    (HTTPException), an engine refusal no route caught (e.g. the evidence store held by another
+    process), and a crash (its text goes to the log, not to the page)."""
+    def page(request: Request, status: int, message: str) -> HTMLResponse:
+        return HTMLResponse(ctx.render("error.html", status=status, message=message), status_code=status)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code < 400:
+            return Response(status_code=exc.status_code, headers=exc.headers)
+        default = "this page does not exist." if exc.status_code == 404 else "this request was refused."
+        return page(request, exc.status_code, plain(str(exc.detail)) if exc.detail else default)
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        return page(request, 503, plain(str(exc)))
+
+    async def crashed(request: Request, exc: Exception) -> Response:
+        log.exception("error on %s", request.url.path, exc_info=exc)
+        return page(request, 500, "something went wrong on the server (the details are in its log); "
+                                  "go back and try again.")
+
+    return {HTTPException: http_error, InputError: refused, Exception: crashed}
+
+
 # ---------------------------------------------------------------------------------- helpers
 
 def _strings(form: FormData, name: str) -> list[str]:
@@ -320,6 +363,15 @@ def _progress(events: list[RunEvent]) -> dict[str, Any]:
         elif ev.kind == "warning":
             warnings.append(ev.message)
     return {"steps": steps, "tree": tree, "warnings": warnings}
+
+
+def _last_corpora(manager: Any, names: list[str]) -> list[str]:
+    """The corpora of the newest session that chose any, those that still exist."""
+    for row in list(reversed(manager.index.all()))[:20]:
+        chosen = (manager.investigator.state(row["id"]).get("options") or {}).get("corpora") or []
+        if chosen:
+            return [c for c in chosen if c in names]
+    return []
 
 
 def _titles(manager: Any, documents: list[dict[str, Any]]) -> dict[str, str]:

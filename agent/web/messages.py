@@ -1,0 +1,93 @@
+"""What a page says when something goes wrong: one sentence in the web's own terms.
+
+The engine's refusals are written for every front end, and some end with command-line advice; a
+failed run keeps its exception's text; a warning may quote a model library's error. None of that
+is shown raw: known command-line advice is reworded for the pages, a library's error becomes what
+happened in plain words, and the original text goes to the server's log.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from pydantic import ValidationError
+
+log = logging.getLogger("claimscope.web")
+
+# Text written for developers: a traceback, a library's exception name, a model library's name.
+DEVELOPER_TEXT = re.compile(r"Traceback|\blitellm\b|\b\w+(Error|Exception|Timeout)\b|\bTimeout\b")
+# Command-line syntax: a backticked command, an option flag, the program's name before a subcommand.
+COMMAND_LINE = re.compile(r"`[^`]*`|(?<![\w-])--[a-z]|\bclaimscope (?:chat|corpus|ingest|investigate|llm|mcp|"
+                          r"retractions|search|serve|sessions)\b")
+# Engine advice that has a place in the app, reworded (the rest is cut, see plain()).
+REWORDED = (
+    ("ingest one with `claimscope ingest PATH --corpus NAME` and pass --corpus NAME",
+     "choose a corpus for the investigation, or upload one on the Corpora page"),
+    ("add one with `claimscope ingest PATH --corpus NAME`", "upload one on the Corpora page"),
+    ("put background material into a corpus with `claimscope ingest`",
+     "upload background material as a corpus on the Corpora page"),
+)
+# What happened, by the words of the error (first match wins).
+CAUSES = (
+    (re.compile(r"timed? ?out|Timeout", re.I), "the language model did not answer in time"),
+    (re.compile(r"rate.?limit|\b429\b", re.I), "the language model refused more requests for now (rate limit)"),
+    (re.compile(r"auth|api.?key|\b401\b", re.I), "the language model refused the configured API key"),
+    (re.compile(r"connect|unreachable|name resolution", re.I), "the language model could not be reached"),
+)
+FIELD_LABELS = {"corpora": "Local corpora", "sources": "Sources", "depth": "Depth of the aspect tree",
+                "claim_kind": "Read the claim as", "guided": "Guided"}
+
+
+def cause(text: str) -> str:
+    """What a developer's error text means, in a few plain words."""
+    for pattern, words in CAUSES:
+        if pattern.search(text):
+            return words
+    return "an internal error (the details are in the server's log)"
+
+
+def plain(text: str) -> str:
+    """`text` without developer or command-line text: a library's error from where it starts is
+    replaced by its plain cause; known command-line advice is reworded; other advice is cut."""
+    found = DEVELOPER_TEXT.search(text)
+    if found:
+        log.info("shown in plain words: %s", text)
+        head = re.sub(r"[\s:(\-\u2014]+$", "", text[:found.start()])
+        text = f"{head}: {cause(text)}" if head else cause(text)
+    for advice, words in REWORDED:
+        text = text.replace(advice, words)
+    found = COMMAND_LINE.search(text)
+    if found:
+        head = text[:found.start()]
+        cut = max(head.rfind("; "), head.rfind(": "), head.rfind(" ("), head.rfind(", "))
+        text = re.sub(r"[\s,;:(]+$", "", head[:cut] if cut > 0 else head) + "."
+    return text
+
+
+def run_error(text: str) -> str:
+    """The sentence a session page shows for a run that stopped on `text`."""
+    if DEVELOPER_TEXT.search(text):
+        log.warning("run stopped: %s", text)
+        return f"The run stopped: {cause(text)}; press Resume to continue from the last finished step."
+    return plain(text)
+
+
+def options_error(exc: ValidationError) -> str:
+    """A refused New-investigation form, naming each field by its label on the page."""
+    parts = []
+    for err in exc.errors():
+        field = str(err["loc"][0]) if err["loc"] else ""
+        label = FIELD_LABELS.get(field, field or "the form")
+        ctx = err.get("ctx") or {}
+        if field == "depth":
+            from claimscope.agent.bounds import DEPTH_MAX, DEPTH_MIN
+
+            parts.append(f"{label} must be between {DEPTH_MIN} and {DEPTH_MAX}")
+        elif "expected" in ctx:
+            parts.append(f"{label} must be one of {ctx['expected']}")
+        elif err["type"] == "extra_forbidden":
+            parts.append(f"{label} is not a field of this form")
+        else:
+            parts.append(f"{label}: {str(err['msg']).lower()}")
+    return "; ".join(dict.fromkeys(parts)) + "; choose again and resubmit."
