@@ -25,7 +25,9 @@ from claimscope.tools.explain import (
     check_attribution,
     citable_evidence,
     combine_labels,
+    contradiction,
     extractive_explanation,
+    findings_explanation,
     global_explanation,
     label_document,
     lexical_support,
@@ -803,3 +805,52 @@ def test_an_explanation_that_only_restates_the_claim_falls_back_to_quotes():
                                                                        explanation_style="summary"),
                             llm=CannedLLM(echo))
     assert [(s.text, s.status) for s in flagged.sentences] == [(claim, "interpretation")]
+
+
+class Credulous:
+    """Fake stance that reads every pair as support (a model fooled by shared words)."""
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[StanceResult]:
+        return [SUPPORT for _ in pairs]
+
+
+REJECTION = Document(id="msc", title="Autologous mesenchymal stem cells vs induction therapy in kidney transplants",
+                     sentences=[
+    "Among patients undergoing renal transplant, the use of autologous MSCs compared with anti-IL-2 receptor "
+    "antibody induction therapy resulted in lower incidence of acute rejection, decreased risk of opportunistic "
+    "infection, and better estimated renal function at 1 year.",
+    "Women accounted for 38% of the cases reported to the registry.",
+])
+REJECTION_GET = sentence_lookup([REJECTION])
+
+
+def test_a_restatement_saying_the_opposite_or_inventing_numbers_fails_attribution():
+    flipped = ExplanationSentence(text="Autologous mesenchymal stem cells had higher rates of rejection compared "
+                                       "to induction therapy.", citations=["msc#0"])
+    invented = ExplanationSentence(text="The disease has a burden of 70-100 individuals per 100,000 people per "
+                                        "year, mostly women.", citations=["msc#1"])
+    faithful = ExplanationSentence(text="Autologous MSCs led to less acute rejection than induction therapy "
+                                        "at 1 year.", citations=["msc#0"])
+    quote = ExplanationSentence(text=REJECTION.sentences[1], citations=["msc#1"])
+    checked = check_attribution(draft(flipped, invented, faithful, quote), REJECTION_GET, Credulous(),
+                                threshold=0.5, min_overlap=0.5, recite_from=["msc#0", "msc#1"])
+    assert [s.status for s in checked.sentences] == ["interpretation", "interpretation", "supported", "supported"]
+    assert any("reads up where its citation reads down" in w for w in checked.warnings)
+    assert any("100000" in w and "not in its citation" in w for w in checked.warnings)
+    # a restatement the check refuses is replaced by the cited sentence's own words
+    llm = CannedLLM({"finding": [{"finding": flipped.text}]})
+    la = assessment("msc", LocalLabel.MOSTLY_TRUE, [0])
+    ex = findings_explanation("Mesenchymal stem cells lower rejection in kidney transplants", [la], llm,
+                              get_sentence=REJECTION_GET, scorer=Credulous())
+    assert [s.text for s in ex.sentences] == [REJECTION.sentences[0]] and ex.mode == "extractive"
+
+
+def test_contradiction_reads_directions_and_numbers():
+    src = ["Serum IL-6 fell by 20% in the COVID-19 patients given tocilizumab."]
+    assert contradiction("Tocilizumab lowered IL-6 by 20% in COVID-19 patients.", src) is None
+    assert contradiction("Tocilizumab raised IL-6 in patients.", src) is not None
+    assert contradiction("Tocilizumab had no significant effect on IL-6.", src) is not None
+    assert contradiction("Tocilizumab lowered IL-6 by 30%.", src) == "its number(s) 30 are not in its citation"
+    # one cited sentence that agrees is enough; a sentence without a direction opposes nothing
+    assert contradiction("IL-6 rose in untreated patients.", [*src, "IL-6 rose in the control arm."]) is None
+    assert contradiction("Tocilizumab was studied in patients.", src) is None

@@ -73,6 +73,7 @@ from claimscope.tools.explain.takeaways import (
 from claimscope.tools.explain.wording import (
     CLAIM_ECHO_OVERLAP,
     SIDE_LABELS,
+    contradiction,
     factual_part,
     is_claim_echo,
     lexical_support,
@@ -100,6 +101,7 @@ __all__ = [
     "check_perspective",
     "citable_evidence",
     "combine_labels",
+    "contradiction",
     "copied_text_reason",
     "drop_unsupported_echoes",
     "extractive_explanation",

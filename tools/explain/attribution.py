@@ -25,6 +25,7 @@ from claimscope.tools.explain.perspectives import Perspective, _extractive_persp
 from claimscope.tools.explain.wording import (
     _SIDE,
     CLAIM_ECHO_OVERLAP,
+    contradiction,
     factual_part,
     is_claim_echo,
     lexical_support,
@@ -98,7 +99,9 @@ def check_attribution(
     lexical_support against its citations reaches it. What is tested is the sentence's factual_part (without
     "The abstract states that ..." and "..., which supports the claim"). Citations that `get_sentence` cannot resolve are removed
     with a warning. Unsupported sentences become "interpretation" (mode "flag") or "dropped"
-    (mode "drop"). Returns a new Explanation with checked=True.
+    (mode "drop"). Whatever the model's score or the shared words, a sentence whose direction words
+    go against its citations' or that states a number they do not (wording.contradiction) fails,
+    with a warning; a quote never does. Returns a new Explanation with checked=True.
 
     Re-citation (with `min_overlap` and `recite_from`): a sentence that fails against its own
     citations but restates one of the `recite_from` sentences (the evidence the model was shown)
@@ -145,20 +148,27 @@ def check_attribution(
     for n, (s, cites) in enumerate(zip(explanation.sentences, resolved, strict=True)):
         if cites and any(_norm(t) == _norm(_SIDE.sub("", s.text.strip())) for _, t in cites):
             support[n] = 1.0
+        core = factual_part(s.text)
+        quoted = support[n] == 1.0 and any(_norm(t) == _norm(_SIDE.sub("", s.text.strip())) for _, t in cites)
         restated = (bool(cites) and min_overlap is not None and support[n] < threshold
-                    and lexical_support(factual_part(s.text), [t for _, t in cites]) >= min_overlap)
+                    and lexical_support(core, [t for _, t in cites]) >= min_overlap)
         ok = bool(cites) and (support[n] >= threshold or restated)
+        # Neither a model's score nor shared words let a sentence say the opposite of its source
+        # or put numbers in its mouth.
+        if ok and not quoted and (why := contradiction(core, [t for _, t in cites])):
+            warnings.append(f"{clip(s.text, 60)!r} is not attributed to {[k for k, _ in cites]}: {why}.")
+            ok = False
         if not ok and min_overlap is not None and recite_from:
-            source = _best_restated(factual_part(s.text), recite_from, get_sentence, min_overlap)
-            if source is not None:
+            source = _best_restated(core, recite_from, get_sentence, min_overlap)
+            if source is not None and contradiction(core, [source[1]]) is None:
                 warnings.append(f"Re-cited {clip(s.text, 60)!r} from {[k for k, _ in cites]} to {source[0]!r}, "
                                 "the evidence sentence it restates.")
                 cites = [(source[0], source[1])]
                 support[n] = max(support[n], source[2])
                 ok = True
         if not ok and recite_within_documents and cites:
-            found = _best_supporting(factual_part(s.text), [k for k, _ in cites], get_sentence, scorer, threshold)
-            if found is not None:
+            found = _best_supporting(core, [k for k, _ in cites], get_sentence, scorer, threshold)
+            if found is not None and contradiction(core, [found[1]]) is None:
                 warnings.append(f"Re-cited {clip(s.text, 60)!r} from {[k for k, _ in cites]} to {found[0]!r}, "
                                 "the sentence of the cited document that supports it.")
                 cites = [(found[0], found[1])]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from claimscope.tools.direction import Direction, sentence_direction
 from claimscope.tools.sparse import tokenize
 
 # A trailing judgement about the claim ("..., which directly supports the claim") is not a fact any
@@ -69,6 +70,47 @@ def _term_overlap(text: str, cited: Sequence[str], min_terms: int) -> float:
     if any(w.isdigit() and w not in source for w in words):
         return 0.0
     return len(words & source) / len(words)
+
+
+_SIGNED = (Direction.UP, Direction.DOWN)
+# A number standing on its own ("70-100", "100,000", "2.5"), not part of a name ("COVID-19", "IL-6", "H1N1").
+_NUMBER = re.compile(r"(?<![A-Za-z])(?<![A-Za-z]-)\d+(?:[.,]\d+)*")
+
+
+def _opposed(a: Direction, b: Direction) -> bool:
+    """Up against down, or an effect against no effect."""
+    if a in _SIGNED and b in _SIGNED:
+        return a is not b
+    return {a, b} in ({Direction.NONE, Direction.UP}, {Direction.NONE, Direction.DOWN})
+
+
+def _numbers(text: str) -> set[str]:
+    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+
+
+def contradiction(text: str, cited: Sequence[str]) -> str | None:
+    """Why `text` cannot restate the `cited` sentences, however close its words or a model's score:
+    its direction words go against those of every cited sentence that has any (tools.direction:
+    "higher" where the source says "lower", an effect where it says no difference), or it states a
+    number none of them states. None when neither."""
+    # A direction word both sides use tells nothing apart, and is often a name ("induction therapy"
+    # reads as "induce"): it is masked on both sides before the directions are read.
+    shared = {w.lower() for w in re.findall(r"[A-Za-z][\w-]*", text)} & {
+        w.lower() for c in cited for w in re.findall(r"[A-Za-z][\w-]*", c)}
+    masked = {w for w in shared if sentence_direction(w) in _SIGNED}
+
+    def read(t: str) -> Direction:
+        return sentence_direction(re.sub(r"[A-Za-z][\w-]*", lambda m: "x" if m.group(0).lower() in masked
+                                         else m.group(0), t))
+
+    own = read(text)
+    theirs = [d for d in (read(c) for c in cited) if d in (*_SIGNED, Direction.NONE)]
+    if own in (*_SIGNED, Direction.NONE) and theirs and all(_opposed(own, d) for d in theirs):
+        return f"it reads {own.value} where its citation reads {theirs[0].value}"
+    missing = sorted(_numbers(text) - _numbers(" ".join(cited)))
+    if missing:
+        return f"its number(s) {', '.join(missing)} are not in its citation"
+    return None
 
 
 # How a quoted argument of a debate claim is introduced ("Against the claim: <quote>").
