@@ -81,7 +81,7 @@ class SessionInfo(BaseModel):
     claim: str = ""
     status: SessionStatus | str
     active: bool = Field(False, description="A worker is running (or about to run) it: of this process, or "
-                         "of another process sharing the sessions database (sessions.url).")
+                         "of another process using the same sessions (it holds the session's lease).")
     created: float | None = None
     updated: float | None = None
     finished_steps: list[str] = Field(default_factory=list)
