@@ -116,3 +116,74 @@ def without_section_label(sentence: str) -> str:
     "We found ..."); unchanged when it has none or would be left empty."""
     rest = _SECTION_LABEL.sub("", sentence, count=1)
     return rest if rest.strip() else sentence
+
+
+_LIST_ITEM = re.compile(r"[ \t]{0,3}(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+
+
+def _block_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the paragraphs of `text` as `paragraphs` finds them, plus one block per
+    Markdown list item (a bullet in a press release is a statement of its own)."""
+    blocks: list[tuple[int, int]] = []
+    current: tuple[int, int] | None = None
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        line_start, offset = offset, offset + len(line)
+        heading = _HEADING.match(body)
+        item = _LIST_ITEM.match(body)
+        if not body.strip() or heading or item:
+            if current is not None:
+                blocks.append(current)
+                current = None
+            marker = heading if heading is not None else item
+            if marker is not None:
+                skip = marker.end()
+                content = body[skip:]
+                lead = len(content) - len(content.lstrip())
+                if content.strip():
+                    start = line_start + skip + lead
+                    current = (start, line_start + len(body.rstrip()))
+                if heading:
+                    if current is not None:
+                        blocks.append(current)
+                    current = None
+            continue
+        lead = len(body) - len(body.lstrip())
+        end = line_start + len(body.rstrip())
+        current = (line_start + lead, end) if current is None else (current[0], end)
+    if current is not None:
+        blocks.append(current)
+    return blocks
+
+
+def _paragraph_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Sentence spans inside one block, by the boundaries `split_paragraph` uses."""
+    block = text[start:end]
+    out: list[tuple[int, int]] = []
+    begin = 0
+    for m in _CANDIDATE.finditer(block):
+        if block[m.start()] == "." and _is_abbreviation(block[begin:m.start()]):
+            continue
+        piece = block[begin:m.end()]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            out.append((start + begin + lead, start + begin + len(piece.rstrip())))
+        begin = m.end()
+    tail = block[begin:]
+    if tail.strip():
+        lead = len(tail) - len(tail.lstrip())
+        out.append((start + begin + lead, start + begin + len(tail.rstrip())))
+    return out
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) character offsets of the sentences of `text`, into `text` exactly as given.
+
+    The boundaries are those of `split_sentences` (`text[start:end]` with its whitespace collapsed
+    is the sentence), except that a Markdown list item also starts a sentence; a heading's `#`
+    marks and a list item's bullet are outside the span."""
+    spans: list[tuple[int, int]] = []
+    for start, end in _block_spans(text):
+        spans.extend(_paragraph_spans(text, start, end))
+    return spans
