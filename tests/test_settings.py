@@ -158,7 +158,12 @@ def test_every_claimscope_variable_the_project_names_is_known():
     named = {(m, f.name) for f in files if f.resolve() not in skip
              for m in re.findall(r"CLAIMSCOPE_[A-Z0-9_]*[A-Z0-9]\b", f.read_text(encoding="utf-8"))}
     assert {m for m, _ in named} >= {"CLAIMSCOPE_EVAL_WORK", "CLAIMSCOPE_MCP_TOKEN", "CLAIMSCOPE_DATA_DIR"}
-    assert sorted((m, f) for m, f in named if m not in known) == []
+    # docs/configuration.md shows a misspelt name being refused; it must stay refused.
+    examples = {"CLAIMSCOPE_DATA_DI"}
+    for name in examples:
+        with pytest.raises(ConfigError, match=f"environment variable {name} is not a claimscope setting"):
+            settings_mod.check_environment({name: "x"})
+    assert sorted((m, f) for m, f in named if m not in known | examples) == []
 
 
 def test_the_cli_refuses_a_misspelt_data_dir_variable(tmp_path, monkeypatch, capsys):
