@@ -181,7 +181,7 @@ def test_review_forms_build_the_same_decisions_as_the_cli():
         {"op": "add", "parent_id": "1", "name": "age", "description": ""}]}
     assert decision_from_form("verdict", {"action": "edit", "verdict": "accept"}, {}) == "accept"
     assert decision_from_form("sources", {"action": "accept", "exclude": ["d1"]}, {}) == "accept"
-    with pytest.raises(Exception, match="a decision is 'accept' or a JSON object"):
+    with pytest.raises(Exception, match="the decision is 'accept' or a JSON object, e.g. {\"exclude\""):
         decision_from_form("sources", {"action": "edit", "decision_json": "{nope"}, {})
 
 

@@ -14,6 +14,7 @@ import html
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,7 @@ def test_a_run_with_nothing_to_search_is_refused_by_the_cli_the_api_and_mcp(monk
 
 HOLD_STORE = """
 import sys
+import time
 from pathlib import Path
 from claimscope.tools.ingest import read_path
 from claimscope.tools.store import EvidenceStore
@@ -153,3 +155,209 @@ def test_a_store_held_by_another_server_is_said_in_one_line_not_a_server_error(t
     finally:
         holder.communicate("", timeout=30)
         res.close_stores()
+
+
+# ------------------------------------------------------------------ no developer text on a page
+
+DEVELOPER_TEXT = re.compile(r"Traceback|\blitellm\b|\b\w+(Error|Exception|Timeout)\b")
+COMMAND_LINE = re.compile(r"--corpus|(?<![\w-])--[a-z][a-z-]+|`[^`]+`|\bclaimscope (?:chat|corpus|ingest|investigate|"
+                          r"llm|mcp|retractions|search|serve|sessions)\b|\bsessions resume\b")
+
+
+def visible(page: str) -> str:
+    """What a person can read on a page: its text and its tooltips, without scripts or styles."""
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    tips = " ".join(re.findall(r'title="([^"]*)"', page))
+    return html.unescape(re.sub(r"<[^>]+>", " ", page) + " " + tips)
+
+
+def assert_plain(page: str, where: str) -> None:
+    text = visible(page)
+    for pattern in (DEVELOPER_TEXT, COMMAND_LINE):
+        found = pattern.search(text)
+        assert found is None, f"{where}: {found.group(0)!r} in ...{text[max(0, found.start() - 200):found.end() + 100]}"
+
+
+def _wait_for(predicate: Any, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def test_no_page_shows_developer_text_in_any_session_state(monkeypatch, tmp_path):
+    from claimscope.agent.graph import steps
+    from claimscope.agent.llm.fake import timeout as llm_timeout
+    from tests.investigation_fixtures import CLAIM
+
+    pages: dict[str, str] = {}
+    # complete and no evidence: whole investigations with the scripted model
+    manager = RunManager(Investigator(make_services(tmp_path / "real")), max_workers=1)
+    try:
+        with TestClient(create_app(manager), base_url=LOCAL) as client:
+            _, done, _ = start(client, CLAIM)
+            _, empty, _ = start(client, "Volcanic ash raises the price of Icelandic wool sweaters")
+            assert manager.wait(done.rsplit("/", 1)[1], 120).status == "complete"
+            assert manager.wait(empty.rsplit("/", 1)[1], 120).status == "no_evidence"
+            pages["complete"], pages["no evidence"] = client.get(done).text, client.get(empty).text
+            pages["list of finished sessions"] = client.get("/").text
+    finally:
+        manager.shutdown(cancel=True, wait=True)
+    # running, paused, cancelled, failed: the real graph with trivial steps, one failing as a
+    # model library fails
+    stub_steps.install(monkeypatch, delay=2.0)
+
+    analyse = steps.NODES["analyse"]
+
+    def times_out(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+        if state["claim"] == "Garlic prevents colds":
+            raise llm_timeout()
+        return analyse(state, runtime)
+
+    monkeypatch.setitem(steps.NODES, "analyse", times_out)
+    manager = RunManager(Investigator(make_services(tmp_path / "stub")), max_workers=4)
+    try:
+        with TestClient(create_app(manager), base_url=LOCAL) as client:
+            _, running, _ = start(client, "Green tea prevents colds")
+            _, paused, _ = start(client, "Coffee causes cancer", guided="1")
+            _, cancelled, _ = start(client, "Zinc shortens colds")
+            sid = lambda url: url.rsplit("/", 1)[1]  # noqa: E731
+            _wait_for(lambda: manager.events(sid(cancelled)))
+            client.post(f"{cancelled}/cancel", data={"csrf": _csrf(client.get("/new").text)})
+            assert manager.wait(sid(paused), 60).status == "paused"
+            assert manager.wait(sid(cancelled), 60).status == "cancelled"
+            pages["running"] = client.get(running).text
+            assert manager.status(sid(running)).active
+            pages["paused"], pages["cancelled"] = client.get(paused).text, client.get(cancelled).text
+            _, failed, _ = start(client, "Garlic prevents colds")
+            assert manager.wait(sid(failed), 60).status == "failed"
+            assert "Timeout" in (manager.status(sid(failed)).error or "")  # what the run recorded
+            pages["failed"] = client.get(failed).text
+            pages["list"] = client.get("/").text
+            pages["missing session"] = client.get("/sessions/nope").text
+            pages["missing page"] = client.get("/nowhere").text
+            form = client.get("/new").text
+            pages["new"], pages["corpora"] = form, client.get("/corpora").text
+            for name, fields in {"bad depth": {"depth": "9"}, "bad source": {"sources": "gopher"},
+                                 "nothing to search": {"corpora": ""},
+                                 "unknown corpus": {"corpora": "nope"}, "empty claim": {"claim": "   "},
+                                 "French claim": {"claim": "Le thé vert prévient les rhumes chez les adultes"}}.items():
+                data = {"csrf": _csrf(form), "claim": "Green tea prevents colds", "sources": "local",
+                        "corpora": "fixture", "depth": "1", **fields}
+                r = client.post("/new", data=data)
+                assert r.status_code == 400, name
+                pages[f"form: {name}"] = r.text
+            manager.cancel(sid(running))
+    finally:
+        manager.shutdown(cancel=True, wait=True)
+    assert "The run stopped: the language model did not answer in time" in html.unescape(pages["failed"])
+    assert "Depth of the aspect tree must be between 1 and 3" in pages["form: bad depth"]
+    assert "Page not found" in pages["missing page"] and 'href="/"' in pages["missing session"]
+    for where, page in pages.items():
+        assert 'class="error"' in page or not where.startswith("form"), where
+        assert_plain(page, where)
+
+
+# ------------------------------------------------------------------------------ progress and cancel
+
+def _step_classes(page: str) -> dict[str, str]:
+    return dict(re.findall(r'<li data-step="([a-z_]+)" class="([a-z]+)"', page))
+
+
+def test_a_no_evidence_session_shows_its_skipped_steps_and_why(tmp_path):
+    manager = RunManager(Investigator(make_services(tmp_path)), max_workers=1)
+    try:
+        with TestClient(create_app(manager), base_url=LOCAL) as client:
+            _, location, _ = start(client, "Volcanic ash raises the price of Icelandic wool sweaters")
+            assert manager.wait(location.rsplit("/", 1)[1], 120).status == "no_evidence"
+            page = client.get(location).text
+    finally:
+        manager.shutdown(cancel=True, wait=True)
+    classes = _step_classes(page)
+    assert classes["analyse"] == classes["gather"] == classes["report"] == "done"
+    assert {classes[s] for s in ("grow_hierarchy", "assess", "weigh", "aggregate", "explain")} == {"skipped"}
+    assert "not built yet" not in page and "not built: no evidence was found" in page
+    assert page.count("skipped: no evidence was found") == 5
+
+
+def test_cancel_returns_at_once_and_the_page_says_cancelling_then_cancelled(stub):
+    client, manager = stub
+    stub_steps.Knobs.delay = 12.0  # a slow step: progress every 3 s, where the run can stop
+    _, location, _ = start(client, "Green tea prevents colds")
+    sid = location.rsplit("/", 1)[1]
+    _wait_for(lambda: any(e.kind == "counts" for e in manager.events(sid)))
+    page = client.get(location).text
+    assert re.search(r'<li data-step="analyse" class="running" data-elapsed="\d+">', page)  # the timer's start
+    began = time.monotonic()
+    r = client.post(f"{location}/cancel", data={"csrf": _csrf(page)}, follow_redirects=False)
+    assert r.status_code == 303 and time.monotonic() - began < 1.5
+    page = client.get(location).text
+    assert manager.status(sid).active and 'class="status st-cancelling">cancelling…<' in page
+    assert "Cancelling…</button>" in page and "cancelling…" in client.get("/").text
+    assert manager.wait(sid, 30).status == "cancelled"
+    page = client.get(location).text
+    assert 'class="status st-cancelled">cancelled<' in page
+    classes = _step_classes(page)
+    assert "running" not in classes.values() and classes["analyse"] == "stopped"
+    assert "stopped: cancelled" in page
+
+
+# ------------------------------------------------------------------------------ a disputed verdict
+
+def test_a_disputed_verdict_is_flagged_beside_it_and_in_the_list(stub):
+    client, manager = stub
+    _, location, _ = start(client, "Coffee causes cancer", guided="1")
+    sid = location.rsplit("/", 1)[1]
+    csrf = _csrf(client.get("/new").text)
+    for point in ("claim", "sources", "hierarchy"):
+        assert manager.wait(sid, 30).pending["point"] == point
+        client.post(f"{location}/answer", data={"csrf": csrf, "point": point, "action": "accept"})
+    assert manager.wait(sid, 30).pending["point"] == "verdict"
+    client.post(f"{location}/answer", data={"csrf": csrf, "point": "verdict", "action": "edit",
+                                            "verdict": "dispute", "note": "two trials only"})
+    _, other, _ = start(client, "Green tea prevents colds")
+    manager.wait(sid, 30), manager.wait(other.rsplit("/", 1)[1], 30)
+    page = client.get(location).text
+    assert re.search(r'<strong id="verdict">[^<]+</strong> <span class="flag disputed"[^>]*>⚑ '
+                     r'disputed by the reviewer</span>', page), page[:3000]
+    assert "disputed" not in visible(client.get(other).text).replace("why is an aspect disputed", "")
+    rows = client.get("/").text.split('<tr data-session="')[1:]
+    flagged = {row.split('"', 1)[0]: "⚑ disputed by the reviewer" in row for row in rows}
+    assert flagged == {sid: True, other.rsplit("/", 1)[1]: False}
+
+
+def test_judges_disagreeing_on_documents_flag_the_verdict():
+    from claimscope.agent.web.routes import _verdict
+
+    report = {"verdict": {"weighted": {"label": "controversial"}},
+              "documents": [{"id": "1", "disagreement": "one judge read it as supporting"}, {"id": "2"},
+                            {"id": "3", "sign_conflict": True}]}
+    assert _verdict(report) == {"verdict": "controversial", "verdict_flags": ["judges disagree on 2 documents"]}
+    assert _verdict({"verdict": {"weighted": {"label": "controversial"}}})["verdict_flags"] == []
+
+
+# ------------------------------------------------------------------------------ review forms
+
+def test_emptied_claim_fields_mean_none_and_each_review_shows_its_own_json_example(stub):
+    from claimscope.agent.web.decisions import EXAMPLES, decision_from_form
+
+    claim = {"point": "claim", "summary": {"anti_claim": "not x", "sub_claims": ["x1", "x2"]}}
+    assert decision_from_form("claim", {"action": "edit", "anti_claim": "", "sub_claims": ""}, claim) == {
+        "anti_claim": "", "sub_claims": []}
+    client, manager = stub
+    _, location, _ = start(client, "Coffee causes cancer", guided="1")
+    sid = location.rsplit("/", 1)[1]
+    assert manager.wait(sid, 30).pending["point"] == "claim"
+    page = client.get(location).text
+    assert EXAMPLES["claim"] in html.unescape(page) and EXAMPLES["sources"] not in html.unescape(page)
+    bad = client.post(f"{location}/answer", data={"csrf": _csrf(page), "point": "claim", "action": "edit",
+                                                  "decision_json": "{nope"})
+    message = html.unescape(re.search(r'<p class="error" role="alert">(.*?)</p>', bad.text, re.S).group(1))
+    assert bad.status_code == 400 and EXAMPLES["claim"] in message and "exclude" not in message
+    client.post(f"{location}/answer", data={"csrf": _csrf(page), "point": "claim", "action": "edit",
+                                            "anti_claim": "", "sub_claims": ""})
+    assert manager.wait(sid, 30).pending["point"] == "sources"
+    analysis = manager.investigator.state(sid)["analysis"]
+    assert analysis["anti_claim"] == "" and analysis["sub_claims"] == ["Coffee causes cancer"]
+    applied = manager.investigator.state(sid)["decisions"][0]["applied"]
+    assert "anti-claim removed" in applied and "sub-claims replaced" in applied

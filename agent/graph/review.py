@@ -212,6 +212,10 @@ def _apply(point: str, d: BaseModel, state: InvestigationState, services: Servic
             a["anti_claim"] = d.anti_claim
             a["anti_claim_source"] = "person"
             applied.append("anti-claim replaced")
+        elif d.anti_claim == "" and a.get("anti_claim"):  # emptied: no anti-claim is searched
+            a["anti_claim"] = ""
+            a["anti_claim_source"] = "person"
+            applied.append("anti-claim removed")
         if d.sub_claims is not None:
             a["sub_claims"] = [s for s in d.sub_claims if s.strip()] or [state["claim"]]
             applied.append("sub-claims replaced")

@@ -69,6 +69,8 @@ class WebContext:
         self._locks_guard = threading.Lock()
         self.ingest_lock = threading.Lock()
         self.jobs: dict[str, IngestJob] = {}
+        # Sessions asked to stop that were still running then (the page says "cancelling…").
+        self.cancelling: set[str] = set()
 
     def chat_lock(self, session_id: str) -> threading.Lock:
         with self._locks_guard:

@@ -34,21 +34,35 @@ def _all(form: FormData | Mapping[str, Any], name: str) -> list[str]:
     return [str(v).strip() for v in items if v and str(v).strip()]
 
 
+# What a decision typed as JSON looks like, per review point (shown with its form and its errors).
+EXAMPLES = {
+    "claim": '{"anti_claim": "Vitamin D does not prevent colds", "extra_queries": ["vitamin D colds trial"]}',
+    "sources": '{"exclude": ["12"], "add": ["10.1000/xyz123"]}',
+    "hierarchy": '{"edits": [{"op": "rename", "node_id": "1", "name": "dosage"}]}',
+    "verdict": '{"accept": false, "note": "only two small trials"}',
+}
+
+
 def decision_from_form(point: str, form: FormData | Mapping[str, Any], pending: dict[str, Any]) -> Any:
-    """The decision a submitted review form stands for ('accept' when nothing was changed)."""
+    """The decision a submitted review form stands for ('accept' when nothing was changed). A field
+    the person emptied means "none" (no anti-claim, no sub-claims), not "unchanged"."""
     if _text(form, "action") == "accept":
         return "accept"
     raw = _text(form, "decision_json")
     if raw:
-        return decision_from_text(raw)
+        try:
+            return decision_from_text(raw)
+        except InputError as exc:
+            example = EXAMPLES.get(point, "{}")
+            raise InputError(f"the decision is 'accept' or a JSON object, e.g. {example}; got {raw!r}.") from exc
     summary = pending.get("summary") or {}
     decision: dict[str, Any] = {}
     if point == "claim":
         anti = _text(form, "anti_claim")
-        if anti and anti != (summary.get("anti_claim") or ""):
+        if "anti_claim" in form and anti != (summary.get("anti_claim") or ""):
             decision["anti_claim"] = anti
         subs = _lines(_text(form, "sub_claims"))
-        if subs and subs != list(summary.get("sub_claims") or []):
+        if "sub_claims" in form and subs != list(summary.get("sub_claims") or []):
             decision["sub_claims"] = subs
         queries = _lines(_text(form, "extra_queries"))
         if queries:
@@ -86,7 +100,7 @@ def _hierarchy_edits(form: FormData | Mapping[str, Any], summary: dict[str, Any]
         if into:
             edits.append({"op": "merge", "node_id": nid, "into": into})
             continue
-        name = _text(form, f"name-{nid}")
+        name = " ".join(_text(form, f"name-{nid}").split())  # a textarea: a wrapped name is one line
         if name and name != node.get("name"):
             edits.append({"op": "rename", "node_id": nid, "name": name})
     new_name = _text(form, "add_name")

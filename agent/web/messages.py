@@ -65,6 +65,22 @@ def plain(text: str) -> str:
     return text
 
 
+# The report's own advice (written for the command line) as the app words it, in rendered HTML.
+REPORT_ADVICE = (
+    (re.compile(r"To go further, add a corpus that covers the question \(<code>[^<]*</code>\) or search scholarly "
+                r"sources \(<code>[^<]*</code>\)\."),
+     'To go further, upload a corpus that covers the question on the <a href="/corpora">Corpora</a> page, or '
+     '<a href="/new">start a new investigation</a> with a scholarly source.'),
+)
+
+
+def report_for_web(body: str) -> str:
+    """A rendered HTML report with its command-line advice worded for the app."""
+    for pattern, words in REPORT_ADVICE:
+        body = pattern.sub(words, body)
+    return body
+
+
 def run_error(text: str) -> str:
     """The sentence a session page shows for a run that stopped on `text`."""
     if DEVELOPER_TEXT.search(text):

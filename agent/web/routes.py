@@ -11,6 +11,7 @@ import json
 import re
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -32,7 +33,7 @@ from starlette.routing import Route
 
 from claimscope.agent.runs import RunEvent, SessionInfo
 from claimscope.agent.web.app import IngestJob, WebContext
-from claimscope.agent.web.messages import log, options_error, plain
+from claimscope.agent.web.messages import log, options_error, plain, report_for_web
 from claimscope.agent.web.security import checked_form
 from claimscope.tools.errors import InputError
 
@@ -67,10 +68,11 @@ def routes(ctx: WebContext) -> list[Route]:
         def rows() -> list[dict[str, Any]]:
             out = []
             for info in reversed(manager.list()):
-                out.append({"info": info, "verdict": manager.verdict_label(info)})
+                report = manager.result(info.session_id).report if info.has_report else None
+                out.append({"info": info, **_verdict(report or {})})
             return out
 
-        return page("sessions.html", sessions=await _blocking(rows))
+        return page("sessions.html", sessions=await _blocking(rows), cancelling=ctx.cancelling)
 
     # ------------------------------------------------------------------------------ new investigation
     def form_choices() -> dict[str, Any]:
@@ -136,8 +138,14 @@ def routes(ctx: WebContext) -> list[Route]:
 
         def gather() -> dict[str, Any]:
             events = manager.events(info.session_id)
+            cancelling = info.active and info.session_id in ctx.cancelling
             values: dict[str, Any] = {"info": info, "events": events[-200:], "error": error,
-                                      "progress": _progress(events), "steps": STEPS}
+                                      "progress": _progress(events, info, cancelling), "steps": STEPS,
+                                      "cancelling": cancelling, "now": time.time()}
+            if info.pending:
+                from claimscope.agent.web.decisions import EXAMPLES
+
+                values["json_example"] = EXAMPLES.get(str(info.pending.get("point")), "{}")
             if info.pending and info.pending.get("point") == "sources":
                 values["titles"] = _titles(manager, (info.pending.get("summary") or {}).get("documents") or [])
             if info.has_report:
@@ -145,7 +153,7 @@ def routes(ctx: WebContext) -> list[Route]:
 
                 report = manager.result(info.session_id).report or {}
                 values["report_style"], values["report_body"] = _report_parts(render(report, "html"))
-                values["verdict"] = manager.verdict_label(info)
+                values.update(_verdict(report))
                 values["chat"] = _chat_messages(ctx, info.session_id)
             return values
 
@@ -208,6 +216,7 @@ def routes(ctx: WebContext) -> list[Route]:
                                       409)
         try:
             decision = decision_from_form(point, form, pending)
+            ctx.cancelling.discard(info.session_id)
             await _blocking(lambda: manager.answer(info.session_id, decision))
         except InputError as exc:
             return await session_page(request, str(exc), 400)
@@ -218,12 +227,16 @@ def routes(ctx: WebContext) -> list[Route]:
         info = await info_or_404(sid)
         await checked_form(request, ctx.csrf)
         try:
+            if action != "cancel":
+                ctx.cancelling.discard(info.session_id)
             if action == "resume":
                 if not await _blocking(lambda: manager.resume(info.session_id)):
                     raise InputError(f"session {info.session_id!r} has nothing to resume (status {info.status}).")
             elif action == "cancel":
-                await _blocking(lambda: manager.cancel(info.session_id))
-                await _blocking(lambda: manager.wait(info.session_id, 30.0))
+                # The run stops at its next progress event; the page says "cancelling…" until then
+                # and follows it to "cancelled" (a request never waits for a step to end).
+                if await _blocking(lambda: manager.cancel(info.session_id)):
+                    ctx.cancelling.add(info.session_id)
             elif action == "delete":
                 await _blocking(lambda: _delete_session(manager, info.session_id))
                 return RedirectResponse("/", status_code=303)
@@ -345,24 +358,53 @@ def _int(value: str | None) -> int:
         return 0
 
 
-def _progress(events: list[RunEvent]) -> dict[str, Any]:
-    """Where a run stands, from its events: each step's state and latest message, the latest
-    aspect tree, the warnings."""
-    steps: dict[str, dict[str, str]] = {}
+# Why a finished session's steps that never ran were left out, by its status.
+SKIPPED_BECAUSE = {"no_evidence": "skipped: no evidence was found", "complete": "skipped",
+                   "budget_exhausted": "skipped: the step budget ran out"}
+# A step a run stopped in, by the session's status.
+STOPPED = {"cancelled": "stopped: cancelled", "failed": "stopped: failed", "interrupted": "stopped"}
+
+
+def _progress(events: list[RunEvent], info: SessionInfo, cancelling: bool = False) -> dict[str, Any]:
+    """Where a run stands, from its events and the session's status: each step's state (waiting,
+    running, done, skipped or stopped), its latest message and when the running one started, the
+    latest aspect tree (as lines with their indent), the warnings."""
+    steps: dict[str, dict[str, Any]] = {}
     tree = ""
     warnings: list[str] = []
     for ev in events:
         if ev.kind == "step_started":
-            steps[ev.step] = {"state": "running", "message": ev.message}
+            steps[ev.step] = {"state": "running", "message": ev.message, "started": ev.time}
         elif ev.kind == "step_finished":
             steps[ev.step] = {"state": "done", "message": ev.message}
         elif ev.kind == "counts" and ev.step:
-            steps.setdefault(ev.step, {"state": "running", "message": ""})["message"] = ev.message
+            steps.setdefault(ev.step, {"state": "running", "message": "", "started": ev.time})["message"] = ev.message
         elif ev.kind == "tree" and "\n" in ev.message:
             tree = ev.message
         elif ev.kind == "warning":
             warnings.append(ev.message)
-    return {"steps": steps, "tree": tree, "warnings": warnings}
+    tree_note = "not built yet"
+    if not info.active:
+        for st in steps.values():
+            if st["state"] == "running":
+                # A step still "running" in a finished session stopped there (cancelled, failed,
+                # or the process ended) or is a review the session waits for.
+                st["state"] = "paused" if info.status == "paused" else "stopped"
+                st["message"] = "waiting for your review" if info.status == "paused" else \
+                    STOPPED.get(info.status, "stopped")
+        reason = SKIPPED_BECAUSE.get(info.status)
+        if reason is not None:
+            for name in STEPS:
+                steps.setdefault(name, {"state": "skipped", "message": reason})
+            tree_note = "not built: no evidence was found" if info.status == "no_evidence" else "not built"
+        elif info.status in STOPPED:
+            tree_note = "not built: the run stopped first"
+    elif cancelling:
+        for st in steps.values():
+            if st["state"] == "running":
+                st["message"] = "cancelling…"
+    lines = [(len(line) - len(line.lstrip(" ")), line.lstrip(" ")) for line in tree.splitlines()]
+    return {"steps": steps, "tree": tree, "tree_lines": lines, "tree_note": tree_note, "warnings": warnings}
 
 
 def _last_corpora(manager: Any, names: list[str]) -> list[str]:
@@ -372,6 +414,21 @@ def _last_corpora(manager: Any, names: list[str]) -> list[str]:
         if chosen:
             return [c for c in chosen if c in names]
     return []
+
+
+def _verdict(report: dict[str, Any]) -> dict[str, Any]:
+    """A report's weighted verdict label and what disputes it: the reviewer (a guided session's
+    verdict review), and the documents two judges read differently or whose label contradicts the
+    stance it cites."""
+    label = str(((report.get("verdict") or {}).get("weighted") or {}).get("label") or "")
+    flags = []
+    if any(d.get("step") == "verdict" and "disputed" in str(d.get("choice") or "")
+           for d in report.get("decisions") or []):
+        flags.append("disputed by the reviewer")
+    split = [d for d in report.get("documents") or [] if d.get("disagreement") or d.get("sign_conflict")]
+    if split:
+        flags.append(f"judges disagree on {len(split)} document{'s' if len(split) > 1 else ''}")
+    return {"verdict": label, "verdict_flags": flags}
 
 
 def _titles(manager: Any, documents: list[dict[str, Any]]) -> dict[str, str]:
@@ -395,7 +452,7 @@ def _report_parts(page_html: str) -> tuple[Markup, Markup]:
     every text it puts in (agent/report/html.py), so its output is trusted markup here."""
     style = page_html.partition("<style>")[2].partition("</style>")[0]
     body = page_html.partition("<body>")[2].rpartition("</body>")[0]
-    return Markup(style), Markup(body)
+    return Markup(style), Markup(report_for_web(body))
 
 
 def _chat_id(session_id: str) -> str:

@@ -21,7 +21,7 @@
       seen = ev.seq;
       section.dataset.since = String(seen);
       counter.textContent = seen + " events";
-      if (status.textContent !== "running") {
+      if (status.textContent !== "running" && status.textContent !== "cancelling…") {
         status.textContent = "running";
         status.className = "status st-running";
       }
@@ -40,11 +40,18 @@
       log.appendChild(item);
       var row = ev.step ? steps.querySelector('li[data-step="' + CSS.escape(ev.step) + '"]') : null;
       if (row) {
-        if (ev.kind === "step_started") { row.className = "running"; }
-        if (ev.kind === "step_finished") { row.className = "done"; }
+        if (ev.kind === "step_started") {
+          row.className = "running";
+          row.dataset.since = String(Date.now());
+        }
+        if (ev.kind === "step_finished") {
+          row.className = "done";
+          delete row.dataset.since;
+          row.querySelector(".elapsed").textContent = "";
+        }
         if (ev.message && ev.kind !== "tree") { row.querySelector(".msg").textContent = ev.message; }
       }
-      if (ev.kind === "tree" && ev.message.indexOf("\n") >= 0) { tree.textContent = ev.message; }
+      if (ev.kind === "tree" && ev.message.indexOf("\n") >= 0) { showTree(tree, ev.message); }
       if (ev.kind === "warning") {
         var w = document.createElement("li");
         w.textContent = ev.message;
@@ -58,6 +65,67 @@
       status.className = "status st-" + end.status;
       // The page shows what comes next: the review form, the report, or how to resume.
       window.location.reload();
+    });
+  }
+
+  // The aspect tree as one block per line, indented by its leading spaces, so that a wrapped
+  // line stays under its own indent (as the server renders it).
+  function showTree(box, text) {
+    box.textContent = "";
+    text.split("\n").forEach(function (line) {
+      var body = line.replace(/^ +/, "");
+      var div = document.createElement("div");
+      div.className = "tline";
+      div.style.paddingLeft = (line.length - body.length) + "ch";
+      div.textContent = body;
+      box.appendChild(div);
+    });
+  }
+
+  // The running step's elapsed time, counted here from when the page learnt it started.
+  function stepTimers() {
+    var steps = document.getElementById("steps");
+    if (!steps) { return; }
+    var loaded = Date.now();
+    steps.querySelectorAll("li[data-elapsed]").forEach(function (li) {
+      li.dataset.since = String(loaded - 1000 * parseFloat(li.dataset.elapsed || "0"));
+    });
+    function tick() {
+      steps.querySelectorAll("li").forEach(function (li) {
+        var out = li.querySelector(".elapsed");
+        if (!out) { return; }
+        if (li.className !== "running" || !li.dataset.since) { out.textContent = ""; return; }
+        var s = Math.max(0, Math.floor((Date.now() - parseFloat(li.dataset.since)) / 1000));
+        out.textContent = Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+      });
+    }
+    tick();
+    window.setInterval(tick, 1000);
+  }
+
+  // A follow-up takes a while: the form says so and cannot be sent twice.
+  function askBusy() {
+    var form = document.getElementById("ask-form");
+    if (!form) { return; }
+    form.addEventListener("submit", function () {
+      var button = form.querySelector("button");
+      // disabled after the submission has taken the form's values
+      window.setTimeout(function () {
+        button.disabled = true;
+        button.textContent = "Asking…";
+        form.querySelector('input[name="question"]').readOnly = true;
+        form.setAttribute("aria-busy", "true");
+        document.getElementById("ask-busy").hidden = false;
+      }, 0);
+    });
+  }
+
+  // Cancelling returns at once; the page says so until the run has stopped.
+  function cancelling() {
+    var form = document.getElementById("cancel-form");
+    if (!form) { return; }
+    form.addEventListener("submit", function () {
+      window.setTimeout(function () { form.querySelector("button").disabled = true; }, 0);
     });
   }
 
@@ -141,5 +209,8 @@
     citationPreviews();
     collapsibleTree();
     confirmations();
+    stepTimers();
+    askBusy();
+    cancelling();
   });
 })();
