@@ -292,6 +292,31 @@ def _pdf_text(path: Path) -> tuple[str, str]:
     return title, "\n\n".join(pages)
 
 
+def read_text_file(path: Path) -> str:
+    """The whole text of one file to check: a .pdf through its PDF reader, anything else as UTF-8
+    text; control characters removed. InputError (one line) when it is missing, binary or unreadable."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise InputError(f"{path} is not a file; give a .txt, .md or .pdf file, or '-' to read standard input.")
+    if path.suffix.lower() == ".pdf":
+        try:
+            return strip_control(_pdf_text(path)[1], keep_newlines=True)
+        except ValueError as exc:
+            raise InputError(f"{path.name}: {exc}.") from exc
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path} ({exc.strerror or exc}).") from exc
+    if b"\x00" in raw[:8192]:
+        raise InputError(f"{path.name} is a binary file, not text: give a .txt, .md or .pdf file.")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path.name} is not UTF-8 text (byte {exc.start}): save it as UTF-8 text, or give the "
+                         "PDF itself.") from exc
+    return strip_control(text, keep_newlines=True)
+
+
 def read_file_document(path: Path, root: Path) -> Document:
     """One .txt / .md / .pdf file as a document; ValueError if it has no usable text."""
     rel = path.relative_to(root).as_posix()
