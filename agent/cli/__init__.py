@@ -16,6 +16,7 @@ app = typer.Typer(
 
 # Sub-modules register their commands on import; keep this list the only wiring.
 from claimscope.agent.cli import chat as _chat  # noqa: E402,F401
+from claimscope.agent.cli import check as _check  # noqa: E402,F401
 from claimscope.agent.cli import corpus as _corpus  # noqa: E402,F401
 from claimscope.agent.cli import investigate as _investigate  # noqa: E402,F401
 from claimscope.agent.cli import llm as _llm  # noqa: E402,F401

@@ -1,0 +1,187 @@
+"""`claimscope check`: check a whole text (a file, or '-' for standard input) claim by claim and
+write the report on the text.
+
+Choosing the claims first: `--claims-only` writes the extracted claims as JSON; a person sets
+`check_worthy` or rewords `text` there, and `--claims FILE` checks the text with those choices.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from claimscope.agent.bounds import (
+    ASPECTS_MAX,
+    ASPECTS_MIN,
+    DEPTH_MAX,
+    DEPTH_MIN,
+    SOURCE_NAMES,
+    TOP_DOCUMENTS_MAX,
+    TOP_DOCUMENTS_MIN,
+    YEAR_MAX,
+    YEAR_MIN,
+    parse_sources,
+)
+from claimscope.agent.check import CheckProgress
+from claimscope.agent.cli import app
+from claimscope.tools.errors import InputError
+
+console = Console(stderr=True, soft_wrap=True)
+
+CLAIMS_HOW_TO = ("Set check_worthy to false to drop a claim or true to check one the rules left out, and reword "
+                 "text where it does not read alone; then run `claimscope check FILE --claims THIS_FILE`.")
+_SHOWN = ("claim_started", "step_started", "claim_finished", "warning")
+
+
+def _print_progress(ev: CheckProgress) -> None:
+    if ev.kind in _SHOWN:
+        style = "bold cyan" if ev.kind == "claim_started" else ("yellow" if ev.kind == "warning" else "")
+        line = ev.line().replace("[", r"\[")
+        console.print(f"[{style}]{line}[/]" if style else line, highlight=False)
+
+
+def _read_text(source: str) -> tuple[str, str]:
+    """(text, name) of FILE, or of standard input for '-'."""
+    from claimscope.tools.ingest import read_text_file
+    from claimscope.tools.text_guard import strip_control
+
+    if source == "-":
+        data = sys.stdin.buffer.read()
+        if b"\x00" in data[:8192]:
+            raise InputError("standard input is binary, not text: pipe in plain text or Markdown, or give a PDF file.")
+        try:
+            return strip_control(data.decode("utf-8-sig"), keep_newlines=True), ""
+        except UnicodeDecodeError as exc:
+            raise InputError(f"standard input is not UTF-8 text (byte {exc.start}).") from exc
+    path = Path(source)
+    return read_text_file(path), path.name
+
+
+def _claim_edits(path: Path, extracted: list[Any]) -> list[dict[str, Any]]:
+    """The person's choices from a claims file written by --claims-only, checked against the text."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"cannot read the claims file {path} ({exc}); write it with --claims-only.") from exc
+    rows = data.get("claims") if isinstance(data, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and "id" in r for r in rows):
+        raise InputError(f"{path} is not a claims file: it needs a \"claims\" list of objects with an \"id\"; "
+                         "write one with --claims-only.")
+    quotes = {c.id: c.quote for c in extracted}
+    for row in rows:
+        if "quote" in row and quotes.get(row["id"]) != row["quote"]:
+            raise InputError(f"claim {row['id']} of {path} quotes words this text does not have there: the claims "
+                             "file was written for another text (run --claims-only on this one).")
+    return [{k: row[k] for k in ("id", "text", "check_worthy") if k in row} for row in rows]
+
+
+def _write(text: str, out: Path | None, what: str) -> None:
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"could not write {what} to {out} ({exc.strerror or exc}); choose another --out.") from exc
+    console.print(f"{what} written to {out}", highlight=False)
+
+
+@app.command()
+def check(
+    source: Annotated[str | None, typer.Argument(help="The text to check: a .txt, .md or .pdf file, or - for "
+                                                      "standard input.")] = None,
+    corpus: Annotated[list[str] | None, typer.Option("--corpus", "-c", help="Local corpus to search (repeatable).")] = None,
+    sources: Annotated[str | None, typer.Option(help=f"Comma-separated: {','.join(SOURCE_NAMES)}.")] = None,
+    depth: Annotated[int | None, typer.Option(min=DEPTH_MIN, max=DEPTH_MAX, help="Aspect hierarchy depth.")] = None,
+    aspects: Annotated[int | None, typer.Option(min=ASPECTS_MIN, max=ASPECTS_MAX, help="Aspects per node.")] = None,
+    top_docs: Annotated[int | None, typer.Option(min=TOP_DOCUMENTS_MIN, max=TOP_DOCUMENTS_MAX,
+                                                 help="Documents given a takeaway and label.")] = None,
+    year_min: Annotated[int | None, typer.Option(min=YEAR_MIN, max=YEAR_MAX, help="Earliest publication year.")] = None,
+    year_max: Annotated[int | None, typer.Option(min=YEAR_MIN, max=YEAR_MAX, help="Latest publication year.")] = None,
+    no_perspectives: Annotated[bool, typer.Option("--no-perspectives", help="Skip per-aspect stance summaries.")] = False,
+    claims_only: Annotated[bool, typer.Option("--claims-only", help="Only extract the claims and write them as "
+                                              "JSON to edit, for --claims.")] = False,
+    claims: Annotated[Path | None, typer.Option("--claims", help="A claims file written by --claims-only (and "
+                                                "edited): check only the claims it keeps, as worded there.")] = None,
+    resume: Annotated[str | None, typer.Option("--resume", help="Continue an interrupted check by its id.")] = None,
+    list_checks: Annotated[bool, typer.Option("--list", help="List saved checks and exit.")] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Report format: md, json or html.")] = "md",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (else print it).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+) -> None:
+    """Check every check-worthy claim of a text (press release, abstract, draft answer) against the
+    literature and write a report on the text: each claim's span marked by its verdict."""
+    from claimscope.agent.check import CheckStore, TextChecker, prepare_check
+    from claimscope.agent.cli.interrupt import stoppable
+    from claimscope.agent.datadir import open_store
+    from claimscope.agent.investigation import Investigator, check_corpora, default_options
+    from claimscope.agent.report import report_format
+    from claimscope.agent.report.text_render import render_text_report
+    from claimscope.tools.claim_extraction import extract_claims
+
+    report_format(fmt)
+    if list_checks:
+        from claimscope.agent.services import Services
+
+        for rec in CheckStore(Services().settings).list():
+            done = sum(o.status != "cancelled" for o in rec.outcomes.values())
+            typer.echo(f"{rec.id}  {rec.status:<11}  {done}/{len(rec.to_check())} claims  {rec.source or '-'}  "
+                       f"{rec.created_at}")
+        return
+    if resume is None and source is None:
+        raise InputError("give the text to check (a .txt, .md or .pdf file, or - for standard input), or "
+                         "--resume ID to continue a check.")
+    if resume is not None and (source is not None or claims is not None or claims_only):
+        raise InputError("--resume continues a saved check with its own text and claims: give no FILE, --claims "
+                         "or --claims-only with it.")
+    if year_min is not None and year_max is not None and year_min > year_max:
+        raise InputError(f"--year-min {year_min} is after --year-max {year_max}: no document could match.")
+
+    if claims_only:
+        text, name = _read_text(source or "-")
+        from claimscope.agent.services import Services
+
+        extraction = extract_claims(text, llm=Services().llm)
+        for w in extraction.warnings:
+            console.print(f"[yellow]! {w}[/]", highlight=False)
+        payload = {"source": name, "how_to": CLAIMS_HOW_TO,
+                   "claims": [c.model_dump(mode="json") for c in extraction.claims]}
+        _write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", out, "the claims")
+        return
+
+    inv = Investigator()
+    open_store(inv.services)
+    checker = TextChecker(inv)
+    if resume is not None:
+        record = checker.store.load(resume)
+    else:
+        text, name = _read_text(source or "-")
+        opts = default_options(
+            inv.services.settings, corpora=list(corpus or []), sources=parse_sources(sources) if sources else None,
+            depth=depth, top_k_aspects=aspects, top_documents=top_docs, year_min=year_min, year_max=year_max,
+            perspectives=False if no_perspectives else None,
+        )
+        check_corpora(inv.services, list(opts.corpora), opts.sources)
+        edits = _claim_edits(claims, extract_claims(text).claims) if claims is not None else None
+        record = prepare_check(text, inv.services, opts, source=name, edits=edits)
+        for w in record.warnings:
+            console.print(f"[yellow]! {w}[/]", highlight=False)
+        n = len(record.to_check())
+        console.print(f"check {record.id}: {n} check-worthy claim{'s' if n != 1 else ''}, "
+                      f"{len(record.claims) - n} parts not check-worthy", highlight=False)
+    try:
+        with stoppable():
+            report = checker.run(record, on_event=None if quiet else _print_progress)
+    except KeyboardInterrupt:
+        done = len(record.outcomes)
+        console.print(f"interrupted: check {record.id} keeps its {done} finished claim{'s' if done != 1 else ''}; "
+                      f"continue it with `claimscope check --resume {record.id}`.", markup=False, highlight=False)
+        raise typer.Exit(130) from None
+    console.print(f"check {record.id}: {report.status}", highlight=False)
+    _write(render_text_report(report, fmt), out, "the report")
