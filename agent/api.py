@@ -1,11 +1,13 @@
 """claimscope's public Python API, and the tool definitions other assistants use.
 
-    from claimscope.agent.api import investigate, search_evidence, tool_schemas, langchain_tools
+    from claimscope.agent.api import investigate, check_text, search_evidence, tool_schemas, langchain_tools
 
     report = investigate("Vitamin D supplementation prevents colds", corpora=["scifact"])
     print(report.verdict.weighted.label)
+    checked = check_text(open("press_release.md").read(), corpora=["scifact"])
+    print(checked.counts())
 
-The argument models below (`InvestigateArgs`, `ToolOptions`, `SearchArgs`) are the single source of
+The argument models below (`InvestigateArgs`, `ToolOptions`, `SearchArgs`, `CheckTextArgs`) are the single source of
 the tools' parameters: the OpenAI function schemas (`tool_schemas()`), the LangChain tools
 (`langchain_tools()`) and the MCP server's tools (agent/mcp_server.py) are all generated from them,
 so the three cannot drift apart.
@@ -27,6 +29,7 @@ from claimscope.agent.bounds import (
     TopDocuments,
     Year,
 )
+from claimscope.agent.check import CheckHandler, EditedClaim
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.state import InvestigationOptions
 from claimscope.agent.investigation import (
@@ -37,9 +40,11 @@ from claimscope.agent.investigation import (
     investigate,
 )
 from claimscope.agent.report import Report, render
+from claimscope.agent.report.text_model import TextReport
 from claimscope.agent.runs import RunEvent, RunManager, SessionInfo
 from claimscope.agent.services import Services
 from claimscope.agent.settings import Settings, get_settings, load_settings
+from claimscope.tools.claim_extraction import MAX_TEXT_CHARS
 from claimscope.tools.errors import ClaimscopeError, InputError
 
 if TYPE_CHECKING:
@@ -48,7 +53,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EvidenceHit", "InvestigateArgs", "InvestigationOptions", "Investigator", "ProgressEvent", "Report",
     "RunEvent", "RunManager", "RunResult", "SearchArgs", "Services", "SessionInfo", "Settings", "ToolOptions",
-    "ainvestigate", "default_options", "get_settings", "investigate", "langchain_tools", "load_settings",
+    "CheckTextArgs", "TextReport", "check_text", "ainvestigate", "default_options", "get_settings", "investigate", "langchain_tools", "load_settings",
     "search_evidence", "tool_schemas", "validate_args",
 ]
 
@@ -63,6 +68,14 @@ SEARCH_NAME = "search_evidence"
 SEARCH_DESCRIPTION = (
     "Search a local evidence corpus (already ingested with `claimscope ingest`) for documents about a query; "
     "returns the best documents with their best-matching sentences and scores. Fast."
+)
+
+CHECK_NAME = "check_text"
+CHECK_DESCRIPTION = (
+    "Check a whole text (a press release, an abstract, a draft answer) claim by claim: split it into atomic, "
+    "self-contained claims tied to their spans, keep the check-worthy ones (factual statements evidence could "
+    "settle, not opinions, plans or definitions), investigate each against the literature, and return the text "
+    "with each claim marked supported / refuted / mixed / insufficient evidence. Takes minutes per claim."
 )
 
 CorpusName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
@@ -137,6 +150,23 @@ class SearchArgs(BaseModel):
     k: TopKParam = 10
 
 
+TextParam = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS),
+                      Field(description="The text to check, as plain text or Markdown.")]
+ClaimEditsParam = Annotated[list[EditedClaim] | None, Field(
+    None, max_length=200, description="Optional edits of the extracted claims, by id ('c1', ...): "
+    "check_worthy false drops a claim, true checks one the rules left out; text rewords it.")]
+
+
+class CheckTextArgs(BaseModel):
+    """Arguments of the check_text tool."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: TextParam
+    options: ToolOptions | None = Field(None, description="Optional choices for every claim; omit for the defaults.")
+    claims: ClaimEditsParam = None
+
+
 class EvidenceHit(BaseModel):
     """A document found by search_evidence."""
 
@@ -193,11 +223,33 @@ def search_evidence(query: str, corpus: str, k: int = 10, *, services: Services 
     ]
 
 
+def check_text(
+    text: str,
+    *,
+    services: Services | None = None,
+    claims: list[EditedClaim] | list[dict[str, Any]] | None = None,
+    on_event: CheckHandler | None = None,
+    cancel: Any = None,
+    **options: Any,
+) -> TextReport:
+    """Check every check-worthy claim of `text` and return the report on the text (`TextReport`;
+    `agent.report.text_render.render_text_report` renders it). `options` are ToolOptions' fields,
+    the same as `investigate`'s; `claims` edits the extracted claims; `cancel` a threading.Event."""
+    from claimscope.agent.check import check_text as run_check
+
+    opts = validate_args(ToolOptions, options)
+    svc = services or Services(get_settings())
+    opts.to_options(svc.settings)
+    return run_check(text, services=svc, claims=claims, on_event=on_event, cancel=cancel,
+                     **opts.model_dump(exclude_none=True))
+
+
 # ------------------------------------------------------------------------------------ tool schemas
 
 _TOOLS: dict[str, tuple[type[BaseModel], str]] = {
     INVESTIGATE_NAME: (InvestigateArgs, INVESTIGATE_DESCRIPTION),
     SEARCH_NAME: (SearchArgs, SEARCH_DESCRIPTION),
+    CHECK_NAME: (CheckTextArgs, CHECK_DESCRIPTION),
 }
 
 
@@ -208,8 +260,8 @@ def _schema_model(name: str) -> type[BaseModel]:
 
 
 def tool_schemas() -> list[dict[str, Any]]:
-    """OpenAI tool definitions ({"type": "function", "function": {...}}) for investigate_claim and
-    search_evidence, generated from InvestigateArgs and SearchArgs (references inlined)."""
+    """OpenAI tool definitions ({"type": "function", "function": {...}}) for investigate_claim,
+    search_evidence and check_text, generated from their argument models (references inlined)."""
     from langchain_core.utils.function_calling import convert_to_openai_tool
 
     return [convert_to_openai_tool(_schema_model(name)) for name in _TOOLS]
@@ -232,9 +284,9 @@ def _tool_error(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def langchain_tools(services: Services | None = None) -> list[StructuredTool]:
-    """LangChain tools for investigate_claim and search_evidence (same argument models as
-    tool_schemas()). investigate_claim returns the Markdown report as content and the report
-    dict as artifact; search_evidence returns the hits as JSON text."""
+    """LangChain tools for investigate_claim, search_evidence and check_text (same argument models as
+    tool_schemas()). investigate_claim and check_text return the Markdown report as content and the
+    report dict as artifact; search_evidence returns the hits as JSON text."""
     import json
 
     from langchain_core.tools import StructuredTool
@@ -250,6 +302,16 @@ def langchain_tools(services: Services | None = None) -> list[StructuredTool]:
         hits = search_evidence(query, corpus, k, services=services)
         return json.dumps([h.model_dump(mode="json") for h in hits], ensure_ascii=False)
 
+    def run_check(text: str, options: ToolOptions | dict[str, Any] | None = None,
+                  claims: list[EditedClaim] | list[dict[str, Any]] | None = None) -> tuple[str, dict]:
+        from claimscope.agent.report.text_render import render_text_report
+
+        opts = validate_args(ToolOptions, options.model_dump() if isinstance(options, BaseModel) else options)
+        edits = [c.model_dump(exclude_none=True) if isinstance(c, BaseModel) else c for c in claims or []]
+        report = check_text(text, services=services, claims=edits or None, **opts.model_dump(exclude_none=True))
+        data = report.model_dump(mode="json")
+        return render_text_report(report, "md"), data
+
     return [
         StructuredTool.from_function(
             func=_tool_error(run_investigation), name=INVESTIGATE_NAME, description=INVESTIGATE_DESCRIPTION,
@@ -260,6 +322,11 @@ def langchain_tools(services: Services | None = None) -> list[StructuredTool]:
             func=_tool_error(run_search), name=SEARCH_NAME, description=SEARCH_DESCRIPTION,
             args_schema=SearchArgs, handle_tool_error=True,
             handle_validation_error=lambda exc: describe_validation_error(exc, f"{SEARCH_NAME} arguments"),
+        ),
+        StructuredTool.from_function(
+            func=_tool_error(run_check), name=CHECK_NAME, description=CHECK_DESCRIPTION,
+            args_schema=CheckTextArgs, response_format="content_and_artifact", handle_tool_error=True,
+            handle_validation_error=lambda exc: describe_validation_error(exc, f"{CHECK_NAME} arguments"),
         ),
     ]
 

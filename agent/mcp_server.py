@@ -7,6 +7,7 @@ Tools:
   get_report(session_id, format)                     -> the report as md, json or html
   search_evidence(query, corpus, k)                  -> documents of a local corpus with their best sentences
   cancel_investigation(session_id)                   -> stop a running session (resumable later)
+  check_text(text, options, claims, format)          -> check a whole text claim by claim; the report on the text
 
 Runs belong to the server's RunManager, not to the request that started them: a client that
 disconnects (or a wait that is cancelled) does not stop the investigation, and another client can
@@ -28,11 +29,15 @@ from pydantic import Field, ValidationError
 
 from claimscope.agent.access import TOKEN_ENV, BearerAuth, is_loopback
 from claimscope.agent.api import (
+    CHECK_DESCRIPTION,
     SEARCH_DESCRIPTION,
+    ClaimEditsParam,
     ClaimParam,
     CorpusParam,
     QueryParam,
     SessionOptions,
+    TextParam,
+    ToolOptions,
     TopKParam,
     describe_validation_error,
     search_evidence,
@@ -212,6 +217,45 @@ def build_server(manager: RunManager | None = None, *, name: str = "claimscope")
         was_active = await _call(runs.cancel, session_id)
         info = await _call(runs.wait, session_id, 30.0)
         return {"cancelled": was_active, **info.model_dump(mode="json")}
+
+    @server.tool(name="check_text", description=CHECK_DESCRIPTION + " Waits until every claim is checked, "
+                 "sending a progress notification per step ('claim 3 of 7: gather'); a cancelled call stops the "
+                 "check at its next step (`claimscope check --resume ID` continues it).")
+    async def check_text_tool(
+        text: TextParam,
+        ctx: Context,
+        options: Annotated[ToolOptions | None, Field(description="Optional choices for every claim; omit for "
+                                                                 "the defaults.")] = None,
+        claims: ClaimEditsParam = None,
+        format: Annotated[Literal["md", "json", "html"], Field(description="Report format.")] = "md",
+    ) -> str:
+        import itertools
+        import threading
+
+        from claimscope.agent.check import CheckProgress, check_text
+        from claimscope.agent.report.text_render import render_text_report
+
+        cancel = threading.Event()
+        numbers = itertools.count(1)
+
+        def progress(ev: CheckProgress) -> None:
+            if not cancel.is_set():
+                anyio.from_thread.run(ctx.report_progress, next(numbers), None, ev.line())
+
+        def run() -> str:
+            opts = options or ToolOptions()
+            opts.to_options(runs.investigator.services.settings)
+            report = check_text(text, investigator=runs.investigator, claims=claims, on_event=progress,
+                                cancel=cancel, **opts.model_dump(exclude_none=True))
+            return render_text_report(report, format)
+
+        try:
+            # Abandoned on cancel: the worker then stops at its next step, as `cancel` is set below.
+            return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+        except ClaimscopeError as exc:
+            raise ToolError(str(exc)) from exc
+        finally:
+            cancel.set()
 
     return server
 

@@ -28,7 +28,7 @@ def _by_name(schemas):
 
 def test_openai_schemas_come_from_the_argument_models():
     fns = _by_name(tool_schemas())
-    assert set(fns) == {"investigate_claim", "search_evidence"}
+    assert set(fns) == {"investigate_claim", "search_evidence", "check_text"}
     inv = fns["investigate_claim"]
     assert inv["description"] == api.INVESTIGATE_DESCRIPTION
     params = inv["parameters"]
@@ -53,7 +53,7 @@ def test_langchain_and_mcp_tools_share_the_definitions():
     from claimscope.agent.runs import RunManager
 
     lc = {t.name: t for t in api.langchain_tools()}
-    assert set(lc) == {"investigate_claim", "search_evidence"}
+    assert set(lc) == {"investigate_claim", "search_evidence", "check_text"}
     assert lc["investigate_claim"].args_schema is InvestigateArgs
     assert lc["search_evidence"].args_schema is SearchArgs
     lc_options = lc["investigate_claim"].tool_call_schema.model_json_schema()["$defs"]["ToolOptions"]

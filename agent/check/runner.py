@@ -210,6 +210,7 @@ def check_text(
     text: str,
     *,
     services: Services | None = None,
+    investigator: Investigator | None = None,
     claims: list[EditedClaim] | list[dict[str, Any]] | None = None,
     source: str = "",
     on_event: CheckHandler | None = None,
@@ -218,10 +219,10 @@ def check_text(
 ) -> TextReport:
     """Check every check-worthy claim of `text` and return the report on the text. `claims`: edits
     of the extracted claims (see `apply_edits`); `options`: as for `investigate` (corpora, sources,
-    depth, ...)."""
+    depth, ...); `investigator`: one already running other investigations (the MCP server's)."""
     from claimscope.agent.investigation import default_options
 
-    checker = TextChecker(Investigator(services))
+    checker = TextChecker(investigator or Investigator(services))
     opts = default_options(checker.investigator.services.settings, **options)
     check_corpora(checker.investigator.services, list(opts.corpora), opts.sources)
     record = prepare_check(text, checker.investigator.services, opts, source=source, edits=claims)
