@@ -1,0 +1,276 @@
+"""Checking whole texts, measured: claims found against readers' marks, their spans, verdicts on
+paragraphs built from labelled claims, and the extraction's seconds per claim.
+
+    python -m evals.check_text build            # the texts set -> evals/work/check_text/texts.jsonl
+    python -m evals.check_text packets          # blind packets for readers (the texts only)
+    python -m evals.check_text run              # check every text (real models) -> outputs/
+    python -m evals.check_text judge-packets    # the tool's claims, for readers to judge
+    python -m evals.check_text score            # -> evals/results/check_text.json
+
+The texts (none tuned on): PubMedQA abstracts with their conclusion, read as press releases;
+FRoSC-style paragraphs written from SciFact TRAIN claims, mixing supported, refuted and uncovered
+statements (their spans and verdicts known by construction); and opinion-heavy paragraphs.
+Readers mark a text's check-worthy claims first, seeing only the text
+(`evals/labels/check_text_claims.jsonl`), and judge the tool's claims afterwards
+(`evals/labels/check_text_judgements.jsonl`); docs/methods/check-text-readers.md is their guide.
+
+Measures: `claim_recall` (reader claims a tool claim covers), `claim_precision` (tool claims a
+reader accepts as atomic, self-contained and check-worthy), `span_correct` (tool claims whose span
+a reader accepts), `verdict_macro_f1` (FRoSC-style paragraphs), `seconds_per_claim` (extraction
+time per extracted claim, models loaded) and `n_texts`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from claimscope.agent.services import Services
+from evals._harness import REPO, RESULTS, SHARED, WORK, code_version, write_json
+from evals._metrics import macro_f1
+
+OUT_DIR = WORK / "check_text"
+TEXTS = OUT_DIR / "texts.jsonl"
+LABELS = REPO / "evals" / "labels"
+READER_CLAIMS = LABELS / "check_text_claims.jsonl"
+JUDGEMENTS = LABELS / "check_text_judgements.jsonl"
+RESULT = RESULTS / "check_text.json"
+VERDICTS = ("supported", "refuted", "insufficient evidence")
+_SCIFACT_VERDICT = {"SUPPORT": "supported", "CONTRADICT": "refuted"}
+# Reader claim covered by a tool claim: this share of the reader's characters inside the tool's span.
+MIN_COVER = 0.5
+
+OPINION_PARAGRAPHS = (
+    "The new cycling lanes are the best thing the council has done in years. Everyone should use them. "
+    "The council plans to add twelve more kilometres next spring. Cycling to work lowers the risk of "
+    "cardiovascular disease.",
+    "Is a four-day week the future of work? We believe it is. Productivity is defined as output per hour "
+    "worked. Shorter working weeks reduce employee burnout.",
+    "This remarkable vaccine is a game changer. The ministry will offer it to every adult over 50 this "
+    "autumn. Vaccination against shingles reduces the incidence of postherpetic neuralgia.",
+)
+
+
+class GoldClaim(BaseModel):
+    start: int
+    end: int
+    verdict: str
+
+
+class EvalText(BaseModel):
+    id: str
+    kind: Literal["press_release", "frosc", "opinion"]
+    text: str
+    gold: list[GoldClaim] = Field(default_factory=list, description="Built paragraphs: each labelled claim's span.")
+
+
+# ------------------------------------------------------------------------------------------- build
+
+def _join(sentences: list[tuple[str, str | None]]) -> tuple[str, list[GoldClaim]]:
+    """A paragraph of `sentences` with the spans of those that carry a verdict."""
+    text, gold = "", []
+    for sentence, verdict in sentences:
+        start = len(text) + (1 if text else 0)
+        text = f"{text} {sentence}" if text else sentence
+        if verdict is not None:
+            gold.append(GoldClaim(start=start, end=start + len(sentence), verdict=verdict))
+    return text, gold
+
+
+def build_texts(*, n_press: int = 10, n_frosc: int = 10, seed: int = 0, shared: Path = SHARED) -> list[EvalText]:
+    """The texts set: PubMedQA abstracts, paragraphs from SciFact TRAIN claims, opinion paragraphs."""
+    rng = random.Random(seed)
+    texts: list[EvalText] = []
+    pubmedqa = json.loads((shared / "pubmedqa" / "ori_pqal.json").read_text(encoding="utf-8"))
+    for pmid in rng.sample(sorted(pubmedqa), n_press):
+        row = pubmedqa[pmid]
+        text = "\n\n".join([*row["CONTEXTS"], row["LONG_ANSWER"]])
+        texts.append(EvalText(id=f"pubmedqa-{pmid}", kind="press_release", text=text))
+    by_verdict: dict[str, list[str]] = {"supported": [], "refuted": [], "insufficient evidence": []}
+    for line in (shared / "scifact" / "claims_train.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        labels = {e["label"] for ev in row.get("evidence", {}).values() for e in ev}
+        verdict = "insufficient evidence" if not labels else (_SCIFACT_VERDICT[labels.pop()] if len(labels) == 1
+                                                              else None)
+        claim = " ".join(row["claim"].split())
+        if verdict is not None and claim.endswith("."):
+            by_verdict[verdict].append(claim)
+    for i in range(n_frosc):
+        picked = [(rng.choice(by_verdict[v]), v) for v in VERDICTS]
+        rng.shuffle(picked)
+        opinion = rng.choice(("We think this deserves far more attention.", "Further studies will follow.",
+                              "Why has nobody asked this before?"))
+        text, gold = _join([*picked[:2], (opinion, None), *picked[2:]])
+        texts.append(EvalText(id=f"frosc-{i + 1:02d}", kind="frosc", text=text, gold=gold))
+    texts += [EvalText(id=f"opinion-{i + 1}", kind="opinion", text=t) for i, t in enumerate(OPINION_PARAGRAPHS)]
+    return texts
+
+
+def write_jsonl(path: Path, rows: Iterable[BaseModel]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8")
+    print(f"wrote {path}")
+
+
+def read_texts(path: Path = TEXTS) -> list[EvalText]:
+    return [EvalText.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+# --------------------------------------------------------------------------------------------- run
+
+def run_texts(texts: list[EvalText], services: Services, out_dir: Path, options: dict[str, Any]) -> None:
+    """Check each text (one after another, services shared) and write its report and the seconds
+    its claim extraction took to `out_dir/<id>.json`; texts already there are skipped (resume)."""
+    from claimscope.agent.check import TextChecker, prepare_check
+    from claimscope.agent.investigation import Investigator, default_options
+
+    checker = TextChecker(Investigator(services))
+    opts = default_options(services.settings, **options)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for t in texts:
+        path = out_dir / f"{t.id}.json"
+        if path.exists():
+            continue
+        start = time.monotonic()
+        record = prepare_check(t.text, services, opts, source=t.id)
+        extraction_s = time.monotonic() - start
+        report = checker.run(record)
+        path.write_text(json.dumps({"id": t.id, "extraction_seconds": extraction_s, "n_extracted": len(record.claims),
+                                    "report": report.model_dump(mode="json")}) + "\n", encoding="utf-8")
+        print(f"{t.id}: {len(report.claims)} claims checked", flush=True)
+
+
+# ----------------------------------------------------------------------------------------- readers
+
+class ReaderClaim(BaseModel):
+    """A claim a reader marked in a text, seeing only the text."""
+
+    text_id: str
+    reader: str
+    start: int
+    end: int
+    claim: str = ""
+
+
+class Judgement(BaseModel):
+    """A reader's judgement of one of the tool's claims."""
+
+    text_id: str
+    claim_id: str
+    reader: str
+    accept: bool = Field(description="Atomic, self-contained and check-worthy.")
+    span_correct: bool = Field(description="The span holds the words the claim came from, and no more than its sentence.")
+
+
+def _read(path: Path, model: type[BaseModel]) -> list[Any]:
+    if not path.exists():
+        return []
+    return [model.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def write_packets(texts: list[EvalText], folder: Path) -> None:
+    """One Markdown file per text with only the text, for readers to mark its claims."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for t in texts:
+        (folder / f"{t.id}.md").write_text(f"# {t.id}\n\n{t.text}\n", encoding="utf-8")
+    print(f"wrote {len(texts)} packets to {folder}")
+
+
+def write_judge_packets(outputs: dict[str, dict[str, Any]], folder: Path) -> None:
+    """One Markdown file per text listing the tool's claims with their quotes, for readers to judge."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for text_id, out in outputs.items():
+        rep = out["report"]
+        lines = [f"# {text_id}", "", rep["text"], "", "## Claims to judge", ""]
+        lines += [f"- {c['id']}: {c['text']}  \n  from: “{c['quote']}”" for c in rep["claims"]]
+        (folder / f"{text_id}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {len(outputs)} judging packets to {folder}")
+
+
+# ------------------------------------------------------------------------------------------- score
+
+def _covered(reader: ReaderClaim, spans: list[tuple[int, int]]) -> bool:
+    size = max(1, reader.end - reader.start)
+    return any((min(reader.end, e) - max(reader.start, s)) / size >= MIN_COVER for s, e in spans)
+
+
+def score(texts: list[EvalText], outputs: dict[str, dict[str, Any]], reader_claims: list[ReaderClaim],
+          judgements: list[Judgement]) -> dict[str, Any]:
+    """The measures over the texts that have an output; a measure without labels is None."""
+    done = [t for t in texts if t.id in outputs]
+    spans = {t.id: [(c["start"], c["end"]) for c in outputs[t.id]["report"]["claims"]] for t in done}
+    marked = [r for r in reader_claims if r.text_id in spans]
+    found = [_covered(r, spans[r.text_id]) for r in marked]
+    judged = [j for j in judgements if j.text_id in spans]
+    gold, pred = [], []
+    for t in done:
+        claims = outputs[t.id]["report"]["claims"]
+        for g in t.gold:
+            hit = next((c for c in claims if c["start"] < g.end and g.start < c["end"]), None)
+            gold.append(g.verdict)
+            pred.append(hit["verdict"] if hit else "not checked")
+    n_extracted = sum(outputs[t.id]["n_extracted"] for t in done)
+    checked = [c for t in done for c in outputs[t.id]["report"]["claims"] if c["status"] != "pending"]
+
+    def share(xs: list[bool]) -> float | None:
+        return round(sum(xs) / len(xs), 4) if xs else None
+
+    return {
+        "n_texts": len(done),
+        "n_texts_by_kind": {k: sum(t.kind == k for t in done) for k in ("press_release", "frosc", "opinion")},
+        "n_reader_claims": len(marked),
+        "n_tool_claims": sum(len(s) for s in spans.values()),
+        "claim_recall": share(found),
+        "claim_precision": share([j.accept for j in judged]),
+        "span_correct": share([j.span_correct for j in judged]),
+        "verdict_macro_f1": round(macro_f1(gold, pred, VERDICTS), 4) if gold else None,
+        "n_verdict_claims": len(gold),
+        "seconds_per_claim": round(sum(outputs[t.id]["extraction_seconds"] for t in done) / n_extracted, 4)
+        if n_extracted else None,
+        "investigation_seconds_per_claim": round(sum(c["seconds"] for c in checked) / len(checked), 2)
+        if checked else None,
+        "targets": {"claim_recall": 0.85, "claim_precision": 0.85, "span_correct": 0.95, "seconds_per_claim": 1.0},
+    }
+
+
+def read_outputs(folder: Path) -> dict[str, dict[str, Any]]:
+    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))}
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("command", choices=("build", "packets", "run", "judge-packets", "score"))
+    ap.add_argument("--texts", type=Path, default=TEXTS)
+    ap.add_argument("--outputs", type=Path, default=OUT_DIR / "outputs")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--depth", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=RESULT)
+    args = ap.parse_args(argv)
+    if args.command == "build":
+        write_jsonl(args.texts, build_texts(seed=args.seed))
+    elif args.command == "packets":
+        write_packets(read_texts(args.texts), OUT_DIR / "packets")
+    elif args.command == "run":
+        from evals._harness import ensure_corpus, services_for
+
+        services = services_for()
+        ensure_corpus(services, SHARED / "scifact" / "corpus.jsonl", "scifact")
+        run_texts(read_texts(args.texts), services, args.outputs,
+                  {"corpora": ["scifact"], "sources": ["local"], "depth": args.depth})
+    elif args.command == "judge-packets":
+        write_judge_packets(read_outputs(args.outputs), OUT_DIR / "judge_packets")
+    else:
+        result = score(read_texts(args.texts), read_outputs(args.outputs), _read(READER_CLAIMS, ReaderClaim),
+                       _read(JUDGEMENTS, Judgement))
+        write_json(args.out, {"code_version": code_version(), **result})
+
+
+if __name__ == "__main__":
+    main()

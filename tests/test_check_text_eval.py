@@ -1,0 +1,71 @@
+"""evals.check_text on a tiny text with the scripted model: the texts builder, the run's outputs and
+the measures' arithmetic against readers' marks."""
+
+from __future__ import annotations
+
+import json
+
+from evals.check_text import (
+    EvalText,
+    GoldClaim,
+    Judgement,
+    ReaderClaim,
+    build_texts,
+    read_outputs,
+    run_texts,
+    score,
+)
+from tests.investigation_fixtures import make_services
+
+TEXT = ("Vitamin D supplementation prevents respiratory infections. We believe it is wonderful. "
+        "Monthly high-dose vitamin D does not reduce infections in adults.")
+
+
+def test_the_builder_writes_abstracts_labelled_paragraphs_and_opinions(tmp_path):
+    (tmp_path / "pubmedqa").mkdir()
+    (tmp_path / "scifact").mkdir()
+    (tmp_path / "pubmedqa" / "ori_pqal.json").write_text(json.dumps({
+        str(i): {"CONTEXTS": [f"Background {i} is here.", "Results were clear."], "LONG_ANSWER": "It works."}
+        for i in range(3)}))
+    rows = [{"id": 1, "claim": "A reduces B.", "evidence": {"9": [{"label": "SUPPORT"}]}},
+            {"id": 2, "claim": "C raises D.", "evidence": {"8": [{"label": "CONTRADICT"}]}},
+            {"id": 3, "claim": "E causes F.", "evidence": {}},
+            {"id": 4, "claim": "G mixed H.", "evidence": {"7": [{"label": "SUPPORT"}, {"label": "CONTRADICT"}]}}]
+    (tmp_path / "scifact" / "claims_train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    texts = build_texts(n_press=2, n_frosc=2, shared=tmp_path)
+    assert [t.kind for t in texts].count("press_release") == 2 and [t.kind for t in texts].count("opinion") == 3
+    for t in (t for t in texts if t.kind == "frosc"):
+        assert sorted(g.verdict for g in t.gold) == ["insufficient evidence", "refuted", "supported"]
+        assert {t.text[g.start:g.end] for g in t.gold} <= {"A reduces B.", "C raises D.", "E causes F."}
+        assert "G mixed H." not in t.text
+
+
+def test_run_and_score_on_a_tiny_text(tmp_path):
+    text = EvalText(id="frosc-01", kind="frosc", text=TEXT, gold=[
+        GoldClaim(start=0, end=58, verdict="supported"),
+        GoldClaim(start=TEXT.index("Monthly"), end=len(TEXT), verdict="refuted")])
+    out = tmp_path / "outputs"
+    services = make_services(tmp_path)
+    run_texts([text], services, out, {"corpora": ["fixture"], "sources": ["local"], "depth": 1})
+    outputs = read_outputs(out)
+    claims = outputs["frosc-01"]["report"]["claims"]
+    assert [c["id"] for c in claims] == ["c1", "c3"] and outputs["frosc-01"]["n_extracted"] == 3
+    # A second run skips the text already checked.
+    run_texts([text], services, out, {"corpora": ["fixture"], "sources": ["local"], "depth": 1})
+    assert services.llm.scripted.calls.count("anti_claim") == 2
+
+    readers = [ReaderClaim(text_id="frosc-01", reader="A", start=0, end=58),
+               ReaderClaim(text_id="frosc-01", reader="A", start=59, end=86),  # the opinion: not found
+               ReaderClaim(text_id="frosc-01", reader="A", start=TEXT.index("Monthly"), end=len(TEXT))]
+    judged = [Judgement(text_id="frosc-01", claim_id="c1", reader="A", accept=True, span_correct=True),
+              Judgement(text_id="frosc-01", claim_id="c3", reader="A", accept=False, span_correct=True)]
+    result = score([text], outputs, readers, judged)
+    assert result["n_texts"] == 1 and result["claim_recall"] == round(2 / 3, 4)
+    assert result["claim_precision"] == 0.5 and result["span_correct"] == 1.0
+    verdicts = [c["verdict"] for c in claims]
+    hits = [v == g for v, g in zip(verdicts, ("supported", "refuted"), strict=True)]
+    assert result["n_verdict_claims"] == 2 and (result["verdict_macro_f1"] == 1.0) == all(hits)
+    assert result["seconds_per_claim"] is not None and result["seconds_per_claim"] >= 0
+    # Without labels the reader measures are None, not zero.
+    bare = score([text], outputs, [], [])
+    assert bare["claim_recall"] is None and bare["claim_precision"] is None
