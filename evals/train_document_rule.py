@@ -7,7 +7,12 @@ Rows are (TRAIN claim, abstract) pairs labelled SUPPORT / CONTRADICT / NEI:
 - the claim's gold evidence abstracts, with their label;
 - the abstracts it cites that are not evidence (NEI);
 - hard negatives from the product's own retrieval: the claim's top `--negatives` abstracts in the
-  evidence store that are not gold evidence (NEI) -- on-subject abstracts that do not settle the claim.
+  evidence store that are not gold evidence (NEI) -- on-subject abstracts that do not settle the claim;
+- for the held-out claims, the rest of the `--uncovered` best-ranked abstracts that are neither gold nor
+  cited ("uncovered" rows, not fitted on): what the screen would read if the corpus held none of the
+  claim's evidence. The share of those claims whose every such abstract is decided NEI is the
+  abstention the decision gives on a corpus that does not cover a claim (`uncovered_abstention`); the
+  model is chosen by macro-F1 among the settings that reach `--min-abstention` there.
 
 The packaged stance model was trained on 85% of the TRAIN claims (evals.train_stance.split_of), so
 its scores on those are over-confident. The model is chosen by claim-grouped cross-validation on the
@@ -39,18 +44,20 @@ from evals._metrics import macro_f1
 from evals.train_stance import split_of
 
 ROWS = WORK / "document_rows.jsonl"
+# Abstracts the screen reads (agent.graph.screen: SCREEN_FACTOR x the default five documents).
+UNCOVERED = 15
 CONFIG = Path(__file__).resolve().parent.parent / "tools" / "stance_model" / "stance_config.json"
 FLOORS = (0.0, 0.2, 0.25, 0.34, 0.4, 0.5)
 CS = (0.03, 0.1, 0.3, 1.0, 3.0)
 # Least probability an evidence label needs (0 = the most probable label wins).
-MIN_PROBABILITIES = (0.0, 0.5, 0.6, 0.7)
+MIN_PROBABILITIES = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def build_rows(negatives: int) -> list[dict]:
+def build_rows(negatives: int, uncovered: int = UNCOVERED) -> list[dict]:
     """Features of every (TRAIN claim, abstract) row, cached in evals/work (resumable by claim)."""
     from claimscope.tools.document_model import document_evidence
     from claimscope.tools.store import SearchFilter
@@ -73,10 +80,15 @@ def build_rows(negatives: int) -> list[dict]:
                 labels[str(did)] = (sets[0]["label"], "gold")
             for did in c["cited_doc_ids"]:
                 labels.setdefault(str(did), ("NEI", "cited"))
-            for hit in services.store.search(c["claim"], k=negatives + len(labels), flt=flt, sentences_per_doc=1):
-                if len([d for d, (_, src) in labels.items() if src == "retrieved"]) >= negatives:
+            held = split_of("scifact:" + str(c["id"])) != "train"
+            want = max(negatives, uncovered) if held else negatives
+            taken = 0
+            for hit in services.store.search(c["claim"], k=want + len(labels), flt=flt, sentences_per_doc=1):
+                if taken >= want:
                     break
-                labels.setdefault(hit.document.id, ("NEI", "retrieved"))
+                if hit.document.id not in labels:
+                    labels[hit.document.id] = ("NEI", "retrieved" if taken < negatives else "uncovered")
+                    taken += 1
             for did, (label, source) in labels.items():
                 doc = corpus.get(did)
                 if doc is None or not doc["abstract"]:
@@ -89,6 +101,17 @@ def build_rows(negatives: int) -> list[dict]:
             if n % 50 == 0:
                 print(f"{n}/{len(claims)} claims ({time.perf_counter() - t0:.0f}s)", flush=True)
     return _jsonl(ROWS)
+
+
+def uncovered_abstention(scored: list[tuple[dict, str]]) -> float:
+    """Share of claims whose retrieved and uncovered abstracts (the best-ranked ones that are neither
+    gold nor cited) are all decided NEI: the decision's abstention on a corpus without the claim's
+    evidence."""
+    by_claim: dict[str, bool] = {}
+    for row, label in scored:
+        if row["source"] in ("retrieved", "uncovered"):
+            by_claim[row["claim_id"]] = by_claim.get(row["claim_id"], True) and label == "NEI"
+    return sum(by_claim.values()) / max(1, len(by_claim))
 
 
 def _matrix(rows: list[dict]) -> tuple[np.ndarray, list[str]]:
@@ -149,6 +172,10 @@ def threshold_rule_f1(rows: list[dict], rule: dict) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--negatives", type=int, default=4, help="Retrieved non-evidence abstracts per claim.")
+    ap.add_argument("--uncovered", type=int, default=UNCOVERED,
+                    help="Best-ranked abstracts, neither gold nor cited, read per held-out claim to measure abstention.")
+    ap.add_argument("--min-abstention", type=float, default=0.95,
+                    help="Least uncovered_abstention (held-out TRAIN claims) a setting needs to be chosen.")
     ap.add_argument("--no-write", action="store_true", help="Report only; leave stance_config.json alone.")
     ap.add_argument("--min-coverage", type=float, default=None,
                     help="Fix the coverage floor instead of choosing it: 0.5 = an abstract must cover at least half "
@@ -160,7 +187,9 @@ def main() -> None:
 
     from claimscope.tools.document_model import FEATURES, LABELS
 
-    rows = build_rows(args.negatives)
+    all_rows = build_rows(args.negatives, args.uncovered)
+    rows = [r for r in all_rows if r["source"] != "uncovered"]
+    held_all = [r for r in all_rows if r["split"] != "train"]
     held = [r for r in rows if r["split"] != "train"]
     everything = rows
     held_claims = {r["claim_id"] for r in held}
@@ -174,16 +203,24 @@ def main() -> None:
     grid = []
     for source, fit_rows_of in (("held_out", from_held), ("all_train", from_all)):
         for c in CS:
-            scored = _cv(held, fit_rows_of, c)
-            y = [r["label"] for r, _ in scored]
+            scored = _cv(held_all, fit_rows_of, c)
+            fitted = [(r, probs) for r, probs in scored if r["source"] != "uncovered"]
+            y = [r["label"] for r, _ in fitted]
             for floor in ([args.min_coverage] if args.min_coverage is not None else FLOORS):
                 for least in MIN_PROBABILITIES:
-                    p = [_label(r, probs, floor, least) for r, probs in scored]
+                    p = [_label(r, probs, floor, least) for r, probs in fitted]
+                    decided = [(r, _label(r, probs, floor, least)) for r, probs in scored]
                     grid.append({"fit_on": source, "C": c, "min_coverage": floor, "min_probability": least,
-                                 "cv_macro_f1": round(macro_f1(y, p, LABELS), 4)})
+                                 "cv_macro_f1": round(macro_f1(y, p, LABELS), 4),
+                                 "uncovered_abstention": round(uncovered_abstention(decided), 4)})
             print(max((g for g in grid if g["fit_on"] == source and g["C"] == c),
                       key=lambda g: g["cv_macro_f1"]), flush=True)
-    best = max(grid, key=lambda g: g["cv_macro_f1"])
+    eligible = [g for g in grid if g["uncovered_abstention"] >= args.min_abstention - 1e-9]
+    if not eligible:
+        print(f"no setting reaches uncovered abstention {args.min_abstention}; taking the most abstaining one")
+        top = max(g["uncovered_abstention"] for g in grid)
+        eligible = [g for g in grid if g["uncovered_abstention"] >= top - 1e-9]
+    best = max(eligible, key=lambda g: g["cv_macro_f1"])
     fit_rows = held if best["fit_on"] == "held_out" else everything
     scaler, clf = _fit(fit_rows, best["C"])
     order = [list(clf.classes_).index(lab) for lab in LABELS]
@@ -203,8 +240,12 @@ def main() -> None:
         "code_version": code_version(),
         "rows": len(rows), "held_out_rows": len(held), "held_out_claims": len(held_claims),
         "rows_by_label": {lab: sum(1 for r in rows if r["label"] == lab) for lab in LABELS},
-        "rows_by_source": {s: sum(1 for r in rows if r["source"] == s) for s in ("gold", "cited", "retrieved")},
+        "rows_by_source": {s: sum(1 for r in all_rows if r["source"] == s)
+                           for s in ("gold", "cited", "retrieved", "uncovered")},
         "negatives_per_claim": args.negatives,
+        "uncovered_per_held_out_claim": args.uncovered,
+        "uncovered_rows": len(all_rows) - len(rows),
+        "min_abstention": args.min_abstention,
         "chosen": best,
         "threshold_rule": rule,
         "threshold_rule_held_out_macro_f1": round(threshold_rule_f1(held, rule), 4),
