@@ -138,6 +138,7 @@ def test_accepted_rewrite_checks_terms_against_claim_and_context():
     ("Does coffee cause cancer?", "question"),
     ("The aim of this study was to assess sleep quality.", "method"),
     ("Introduction", "fragment"),
+    ("I hope this helps!", "opinion"),
 ])
 def test_judge(text, category):
     assert judge(text)[0] == category

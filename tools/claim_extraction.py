@@ -147,8 +147,7 @@ def judge(text: str) -> tuple[Category, str]:
     stripped = text.strip().strip("\"'“”‘’")
     if stripped.endswith("?"):
         return "question", REASONS["question"]
-    no_verb = not claim_components(text).relation
-    if len(words) < MIN_CLAIM_WORDS or (no_verb and (len(words) < 8 or not stripped.endswith((".", "!")))):
+    if len(words) < MIN_CLAIM_WORDS:
         return "fragment", REASONS["fragment"]
     if _DEFINITION.search(text):
         return "definition", REASONS["definition"]
@@ -156,6 +155,8 @@ def judge(text: str) -> tuple[Category, str]:
         return "plan", REASONS["plan"]
     if _OPINION.search(text):
         return "opinion", REASONS["opinion"]
+    if not claim_components(text).relation and (len(words) < 8 or not stripped.endswith((".", "!"))):
+        return "fragment", REASONS["fragment"]
     if _AIM.search(stripped) or (_METHOD.search(stripped) and not _RESULT.search(stripped)):
         return "method", REASONS["method"]
     return "factual", REASONS["factual"]
