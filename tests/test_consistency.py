@@ -6,7 +6,14 @@ from __future__ import annotations
 from claimscope.tools.hierarchy import AspectDraft, AspectTree
 from claimscope.tools.hierarchy.consistency import inconsistencies, verdict_evidence
 from claimscope.tools.models import Stance
-from claimscope.tools.verdict import Consensus, GlobalLabel, LocalItem, LocalLabel, aspect_consensus, global_verdict
+from claimscope.tools.verdict import (
+    Consensus,
+    GlobalLabel,
+    LocalItem,
+    LocalLabel,
+    aspect_consensus,
+    global_verdict,
+)
 from tests.investigation_fixtures import CLAIM, make_services
 
 
