@@ -128,7 +128,7 @@ def test_guided_session_report_citation_and_follow_up_in_the_browser(browser, tm
             page.locator('input[name="exclude"]').last.check()
             page.click('#review-form button[value="edit"]')
             page.wait_for_selector('#review-form input[name="point"][value="hierarchy"]', state="attached")
-            page.fill('input[name="name-1"]', "dose and regimen")
+            page.fill('textarea[name="name-1"]', "dose and regimen")
             page.click('#review-form button[value="edit"]')
             page.wait_for_selector('#review-form input[name="point"][value="verdict"]', state="attached")
             page.check('input[name="verdict"][value="dispute"]')

@@ -107,16 +107,27 @@
   function askBusy() {
     var form = document.getElementById("ask-form");
     if (!form) { return; }
-    form.addEventListener("submit", function () {
+    form.addEventListener("submit", function (e) {
+      // Sent in the background, so the page stays live (busy, and cannot be sent twice) until the
+      // answer is there; a refusal is then shown by sending the form the ordinary way.
+      e.preventDefault();
       var button = form.querySelector("button");
-      // disabled after the submission has taken the form's values
-      window.setTimeout(function () {
-        button.disabled = true;
-        button.textContent = "Asking…";
-        form.querySelector('input[name="question"]').readOnly = true;
-        form.setAttribute("aria-busy", "true");
-        document.getElementById("ask-busy").hidden = false;
-      }, 0);
+      var body = new FormData(form);
+      button.disabled = true;
+      button.textContent = "Asking…";
+      form.querySelector('input[name="question"]').readOnly = true;
+      form.setAttribute("aria-busy", "true");
+      document.getElementById("ask-busy").hidden = false;
+      fetch(form.action, {method: "POST", body: body, credentials: "same-origin"})
+        .then(function (r) {
+          if (r.ok && r.redirected) {
+            window.location.hash = "chat";
+            window.location.reload();
+          } else {
+            form.submit();
+          }
+        })
+        .catch(function () { form.submit(); });
     });
   }
 
