@@ -91,21 +91,25 @@ def run(tag: str, depth: int | None, resume: bool) -> None:
                                            WORK / "vaccine_corpus.jsonl"), "vaccine-papers")
     reports = _folder(tag) / "reports"
     reports.mkdir(parents=True, exist_ok=True)
-    manifest: dict[str, Any] = {"code_version": code_version(), "depth": depth, "claims": {}}
+    manifest_path = _folder(tag) / "manifest.json"
+    manifest: dict[str, Any] = (json.loads(manifest_path.read_text(encoding="utf-8")) if resume and manifest_path.exists()
+                                else {"code_version": code_version(), "depth": depth, "claims": {}})
     for name, claims, corpora in claim_sets():
         extra = {"depth": depth} if depth is not None else {}
         opts = InvestigationOptions(corpora=corpora, sources=["local"], **extra)
         log = WORK / f"expert_read_{tag}_{name}.jsonl"
         done = start_log(log, resume)
-        run_claims(services, claims, opts, log=log, skip=done)
-        for r in load_runs(log):
-            report = r.state.get("report")
-            manifest["claims"][r.claim_id] = {"set": name, "claim": r.claim, "seconds": round(r.seconds, 1),
-                                              "status": r.state.get("status"), "error": r.error}
-            if report:
-                (reports / f"{r.claim_id}.md").write_text(render(report, "md"), encoding="utf-8")
-                (reports / f"{r.claim_id}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-    (_folder(tag) / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        for claim in claims:
+            # One claim at a time, its report kept as it ends: a stopped run loses only the claim it was on.
+            run_claims(services, [claim], opts, log=log, skip=done)
+            for r in load_runs(log):
+                report = r.state.get("report")
+                manifest["claims"][r.claim_id] = {"set": name, "claim": r.claim, "seconds": round(r.seconds, 1),
+                                                  "status": r.state.get("status"), "error": r.error}
+                if report and not (reports / f"{r.claim_id}.json").exists():
+                    (reports / f"{r.claim_id}.md").write_text(render(report, "md"), encoding="utf-8")
+                    (reports / f"{r.claim_id}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+            manifest_path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
 
 
 def _abstracts() -> dict[str, dict[str, Any]]:
@@ -275,8 +279,14 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=None, help="Aspect depth (default: the configured one).")
     ap.add_argument("--resume", action="store_true", help="Keep the claims already run under this tag.")
     ap.add_argument("--out", type=Path, default=RESULTS / "expert_read.json")
+    ap.add_argument("--labels", type=Path, default=None,
+                    help="Where the reports, packets and judgments live (default evals/labels/expert_read); lets a "
+                         "checkout of an earlier commit write its reports into this one.")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.labels is not None:
+        global LABELS
+        LABELS = args.labels
     if args.command == "run":
         run(args.tag, args.depth, args.resume)
     elif args.command == "packets":
