@@ -13,18 +13,18 @@ import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel, Field, ValidationError
 
+from claimscope.agent.datadir import disk_full, ensure_data_dir
 from claimscope.agent.graph.build import build_graph
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.state import InvestigationOptions
 from claimscope.agent.services import Services
+from claimscope.agent.sessions.checkpoint import Checkpoints
 from claimscope.agent.settings import Settings, get_settings
 from claimscope.tools.errors import InputError
 
@@ -40,22 +40,6 @@ class RunResult(BaseModel):
     pending: dict[str, Any] | None = Field(
         None, description="In a guided session paused at a review point: what is shown and what may be done."
     )
-
-
-def sqlite_checkpointer(path: Path) -> BaseCheckpointSaver:
-    """A SQLite checkpointer usable from the thread that runs the graph."""
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
-    from claimscope.agent.sessions_repair import database_guard
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with database_guard(path):
-        conn = sqlite3.connect(str(path), check_same_thread=False)
-        saver = SqliteSaver(conn)
-        saver.setup()
-        # setup() only reads the schema: touch the data too, so damage is reported here, in one line.
-        conn.execute("SELECT count(*) FROM checkpoints").fetchone()
-    return saver
 
 
 TRANSLATE_ENV = "CLAIMSCOPE_TRANSLATE_CLAIMS"
@@ -177,25 +161,11 @@ class Investigator:
     ) -> None:
         self.services = services or Services(get_settings())
         if checkpointer is None and persistent:
-            from claimscope.agent.datadir import ensure_data_dir
-
             ensure_data_dir(self.services.settings)
-        # The sessions file, when this investigator keeps sessions in it (named in damage reports),
-        # or the PostgreSQL database that holds them instead (sessions.url).
-        self._db_path: Path | None = None
-        self._db_url: str | None = None
-        if checkpointer is None:
-            if persistent and self.services.settings.sessions.url:
-                from claimscope.agent.sessions_db import postgres_checkpointer
-
-                self._db_url = self.services.settings.sessions.url
-                checkpointer = postgres_checkpointer(self._db_url)
-            elif persistent:
-                self._db_path = self.services.settings.resolve(self.services.settings.sessions.path)
-                checkpointer = sqlite_checkpointer(self._db_path)
-            else:
-                checkpointer = InMemorySaver()
-        self.checkpointer = checkpointer
+        # Where sessions are kept, named when its database fails (none for an injected checkpointer).
+        self.sessions = (Checkpoints(checkpointer) if checkpointer is not None
+                         else Checkpoints.open(self.services.settings, persistent=persistent))
+        self.checkpointer = checkpointer = self.sessions.saver
         self.graph = build_graph(checkpointer)
 
     def _config(self, thread_id: str) -> RunnableConfig:
@@ -204,34 +174,21 @@ class Investigator:
         return RunnableConfig(configurable={"thread_id": thread_id}, recursion_limit=limit)
 
     def _drive(self, payload: Any, thread_id: str, on_event: EventHandler | None) -> RunResult:
-        from claimscope.agent.datadir import disk_full
         from claimscope.agent.llm.usage import usage_scope
 
         config = self._config(thread_id)
+        doing = (f"running investigation {thread_id} (its finished steps are kept: continue it with "
+                 f"`claimscope sessions resume {thread_id}` once the database is back)")
         try:
-            with usage_scope():
+            with self.sessions.guard(doing), usage_scope():
                 self._stream(payload, config, on_event)
         except (OSError, sqlite3.DatabaseError) as exc:
-            if isinstance(exc, sqlite3.DatabaseError) and not disk_full(exc) and self._db_path is not None:
-                from claimscope.agent.sessions_repair import SessionsDatabaseError
-
-                raise SessionsDatabaseError(self._db_path, exc) from exc
             if not disk_full(exc):
                 raise
             raise InputError(
                 f"the disk is full ({exc}): investigation {thread_id} stopped; its finished steps are kept. "
                 f"Free some space, then continue it with `claimscope sessions resume {thread_id}`."
             ) from exc
-        except Exception as exc:
-            if self._db_url is None:
-                raise
-            from claimscope.agent import sessions_db
-
-            if not sessions_db.is_unavailable(exc):
-                raise
-            raise sessions_db.unavailable(
-                self._db_url, exc, f"running investigation {thread_id} (its finished steps are kept: continue "
-                f"it with `claimscope sessions resume {thread_id}` once the database is back)") from None
         return self.result(thread_id)
 
     def _stream(self, payload: Any, config: RunnableConfig, on_event: EventHandler | None) -> None:

@@ -31,6 +31,7 @@ from claimscope.agent.bounds import (
     Sources,
     TopDocuments,
 )
+from claimscope.agent.sessions.url import url_problem
 from claimscope.tools.errors import InputError
 from claimscope.tools.store import ClusterParams
 from claimscope.tools.study_design import DESIGN_SCORES
@@ -308,13 +309,12 @@ class SessionSettings(_Section):
     def _postgres_url(cls, value: str | None) -> str | None:
         if value is None or not value.strip():
             return None
-        from claimscope.agent.sessions_db import check_url
-
-        try:
-            return check_url(value)
-        except ConfigError as exc:
-            # pydantic would echo the value (password included) next to the message.
-            raise ValueError(str(exc).removeprefix("sessions.url ")) from None
+        problem = url_problem(value)
+        if problem is not None:
+            # Said without the field name, which pydantic adds, and without echoing the value
+            # (password included) as pydantic would.
+            raise ValueError(problem)
+        return value.strip()
 
 
 class _YamlSource(PydanticBaseSettingsSource):

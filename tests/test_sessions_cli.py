@@ -199,7 +199,7 @@ def test_repair_keeps_a_backup_recovers_what_is_readable_and_starts_fresh(sessio
     backups = list(path.parent.glob(path.name + ".damaged-*"))
     assert len(backups) == 1 and backups[0].read_bytes() == damaged
     # The fresh file is a healthy database holding only rows read from the damaged one.
-    from claimscope.agent.sessions_repair import is_healthy
+    from claimscope.agent.sessions.repair import is_healthy
 
     assert is_healthy(path) and path.read_bytes() != original
     listed = run("sessions", "list", "--json")
@@ -247,7 +247,7 @@ def test_an_unwritable_data_directory_is_one_line(args, monkeypatch, capsys):
 
 
 def _leases():
-    from claimscope.agent.runs import index_path_for, leases_for
+    from claimscope.agent.sessions.sqlite import index_path_for, leases_for
 
     settings = get_settings()
     return leases_for(index_path_for(settings.resolve(settings.sessions.path)))
@@ -292,7 +292,7 @@ def test_a_live_cli_run_shows_running_refuses_resume_and_its_lease_dies_with_it(
     import time
     from pathlib import Path
 
-    from claimscope.agent.runs import checkpoint_threads
+    from claimscope.agent.sessions.checkpoint import checkpoint_threads
 
     repo = Path(__file__).resolve().parent.parent
     live = subprocess.Popen(

@@ -45,7 +45,7 @@ def postgres_server():
 @pytest.fixture
 def pg_url(postgres_server):
     """A fresh empty database of the shared server, per test."""
-    from claimscope.agent.sessions_db import close_pools
+    from claimscope.agent.sessions.postgres import close_pools
 
     yield postgres_server.create_database("t_" + uuid.uuid4().hex[:12])
     close_pools()
@@ -196,7 +196,7 @@ def test_concurrent_schema_setup_does_not_deadlock(pg_url):
     """Several processes starting at once on an empty database each set up the schema (the
     checkpointer's CREATE INDEX CONCURRENTLY included); each uses connections of its own, as
     separate processes would."""
-    from claimscope.agent.sessions_db import postgres_checkpointer
+    from claimscope.agent.sessions.postgres import postgres_checkpointer
 
     n = 6
     barrier = threading.Barrier(n)
@@ -253,7 +253,7 @@ def test_repair_says_it_is_for_sqlite_only(monkeypatch, capsys):
 
 
 def test_mask_url_hides_only_the_password():
-    from claimscope.agent.sessions_db import mask_url
+    from claimscope.agent.sessions.url import mask_url
 
     assert mask_url("postgresql://ana:p%40ss@db:5432/c?sslmode=require") == \
         "postgresql://ana:***@db:5432/c?sslmode=require"

@@ -28,8 +28,8 @@ from claimscope.agent.cli.progress import Heartbeat
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.state import InvestigationOptions
 from claimscope.agent.investigation import Investigator, RunResult
-from claimscope.agent.runs import shared_session_lease
-from claimscope.agent.sessions_repair import SessionsDatabaseError
+from claimscope.agent.sessions.index import shared_session_lease
+from claimscope.agent.sessions.sqlite import SessionsDatabaseError
 from claimscope.tools.errors import InputError
 
 console = Console(stderr=True, soft_wrap=True)  # a log file keeps each event on one line

@@ -51,7 +51,7 @@ def _guarded(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from claimscope.agent.sessions_repair import database_guard
+        from claimscope.agent.sessions.sqlite import database_guard
 
         with database_guard(_sessions_path()):
             return fn(*args, **kwargs)
@@ -261,7 +261,7 @@ def delete(
 @sessions_app.command()
 def repair() -> None:
     """Repair a damaged sessions database: keep a backup, recover what is readable, start a fresh file."""
-    from claimscope.agent.sessions_repair import refuse_postgres, repair_sessions
+    from claimscope.agent.sessions.repair import refuse_postgres, repair_sessions
     from claimscope.agent.settings import get_settings
 
     refuse_postgres(get_settings())

@@ -1,7 +1,8 @@
 """Sessions in PostgreSQL (settings `sessions.url`): the connection pool that the checkpointer and
-the session index share, schema setup that several processes may start at once, and the one-line
-errors for a bad URL, an unreachable server or a missing extra. Without `sessions.url` nothing
-here is used and sessions stay in the SQLite files under data_dir.
+the session index share, schema setup that several processes may start at once, the checkpointer,
+the index, leases as advisory locks, and the one-line errors for a bad URL, an unreachable server
+or a missing extra. Without `sessions.url` nothing here is used and sessions stay in the SQLite
+files under data_dir (`sqlite.py`).
 
 Passwords never leave this module in a message: every URL shown goes through `mask_url`.
 """
@@ -9,7 +10,6 @@ Passwords never leave this module in a message: every URL shown goes through `ma
 from __future__ import annotations
 
 import hashlib
-import re
 import threading
 import time
 import zlib
@@ -18,15 +18,16 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
+from claimscope.agent.sessions.common import Release, Rows, create_index_tables
+from claimscope.agent.sessions.url import mask_url, url_problem
 from claimscope.agent.settings import ConfigError
 from claimscope.tools.errors import InputError
 
-POSTGRES_SCHEMES = ("postgresql", "postgres")
 # The advisory lock every process takes while it creates or migrates the sessions schema.
 SETUP_LOCK = zlib.crc32(b"claimscope.sessions.setup")
 # Connections per process for the checkpointer and the index; the checkpointer serialises its own
 # statements, index statements are short, so a few are plenty. A running session holds one more
-# connection of its own (its lease, see `session_lease`).
+# connection of its own (its lease, see `PostgresIndex.lease`).
 POOL_SIZE = 8
 CONNECT_TIMEOUT_S = 10
 _FIX = "start the server or fix sessions.url (CLAIMSCOPE_SESSIONS__URL)"
@@ -36,31 +37,11 @@ class SessionsUnavailableError(InputError):
     """The sessions database cannot be reached or used; the message names it (password masked)."""
 
 
-def mask_url(url: str) -> str:
-    """`url` with its password replaced by ***, for messages and logs."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return re.sub(r"//([^:/@]*):[^@]*@", r"//\1:***@", url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = netloc[0].split(":", 1)[0]
-    return parts._replace(netloc=f"{user}:***@{netloc[1]}").geturl()
-
-
 def check_url(url: str) -> str:
     """A `sessions.url` as written in the settings; refuses what cannot be a PostgreSQL URL."""
-    try:
-        parts = urlsplit(url.strip())
-        _ = parts.port  # a non-numeric port raises here
-    except ValueError as exc:
-        raise ConfigError(f"sessions.url {mask_url(url)!r} is not a valid URL ({exc}); write it as "
-                          "postgresql://USER:PASSWORD@HOST:5432/DATABASE.") from None
-    if parts.scheme not in POSTGRES_SCHEMES:
-        raise ConfigError(f"sessions.url {mask_url(url)!r} must be a PostgreSQL URL "
-                          "(postgresql://USER:PASSWORD@HOST:5432/DATABASE); leave it unset to keep "
-                          "sessions in SQLite under data_dir.")
+    problem = url_problem(url)
+    if problem is not None:
+        raise ConfigError(f"sessions.url {problem}")
     return url.strip()
 
 
@@ -198,3 +179,66 @@ def unavailable(url: str, exc: BaseException, doing: str) -> SessionsUnavailable
 def lease_key(session_id: str) -> int:
     """The advisory-lock key (a signed 64-bit integer) a session's lease is held under."""
     return int.from_bytes(hashlib.blake2b(session_id.encode(), digest_size=8).digest(), "big", signed=True)
+
+
+class PostgresIndex:
+    """The index in the PostgreSQL database of the checkpointer, shared by every process using it.
+
+    A process running a session holds a PostgreSQL advisory lock keyed by the session id on a
+    connection of its own (its lease): the others then see the session as running and refuse to
+    run it too, and the lock goes away with the connection if the process dies."""
+
+    shared = True
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        setup_schema(url, lambda conn: create_index_tables(conn, real="DOUBLE PRECISION"))
+        self._pool = pool(url)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Rows]:
+        from psycopg.rows import tuple_row
+
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                cur = conn.cursor(row_factory=tuple_row)
+                yield Rows(lambda sql, args: cur.execute(sql.replace("?", "%s"), args))
+        except Exception as exc:
+            if is_unavailable(exc):
+                raise unavailable(self.url, exc, "using the session index") from None
+            raise
+
+    def lease(self, session_id: str) -> Release | None:
+        key = lease_key(session_id)
+        conn = connect(self.url)
+        if not conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (key,)).fetchone()["ok"]:
+            conn.close()
+            return None
+
+        def release() -> None:
+            # Unlocked explicitly: the server ends a closed connection's session (and its locks)
+            # a moment after the close, when whoever waited on the run may already look.
+            try:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+            except Exception:  # the connection is gone, and the lock with it
+                pass
+            conn.close()
+
+        return release
+
+    def running_elsewhere(self, session_id: str) -> bool:
+        key = lease_key(session_id)
+        with self.transaction() as db:
+            row = db.execute(
+                "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+                "AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 1)",
+                ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF),
+            ).fetchone()
+        return bool(row[0])
+
+    def forget(self, session_id: str) -> None:
+        """An advisory lock leaves nothing behind."""
+
+    def close(self) -> None:
+        """The pool is the process's, shared with the checkpointer: it stays open."""

@@ -1,10 +1,6 @@
-"""A damaged SQLite sessions database (the checkpointer file and its session index): recognise it, say
-what to do in one line, and repair it by keeping a backup, copying every row that can still be
-read into a fresh file, and putting the fresh file in place.
-
-SQLite reports damage as `sqlite3.DatabaseError` ("database disk image is malformed", "file is not
-a database") at whatever statement first touches a bad page, so the callers turn it into
-`SessionsDatabaseError` where they open or read the files.
+"""Repairing a damaged SQLite sessions database (the checkpointer file and its session index):
+keep a backup, copy every row that can still be read into a fresh file, and put the fresh file in
+place. Damage is recognised and reported by `sqlite.database_guard`.
 """
 
 from __future__ import annotations
@@ -14,40 +10,19 @@ import shutil
 import sqlite3
 import struct
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from claimscope.agent.sessions.common import create_index_tables
+from claimscope.agent.sessions.sqlite import checkpoint_schema, index_path_for
+from claimscope.agent.sessions.url import mask_url
 from claimscope.agent.settings import Settings
 from claimscope.tools.errors import InputError
 
 # Rowids tried after an unreadable stretch of a table: a damaged page hides a run of rows, and the
 # rows after it are often still readable.
 _SKIPS = (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)
-
-
-class SessionsDatabaseError(InputError):
-    """The sessions database cannot be read; the message names the file and the way out."""
-
-    def __init__(self, path: Path, exc: BaseException) -> None:
-        self.path = path
-        super().__init__(
-            f"the sessions database {path} is damaged ({exc}). Run `claimscope sessions repair` "
-            "(it keeps a backup, recovers what is readable and starts a fresh file); meanwhile "
-            "`claimscope investigate` without --session still works."
-        )
-
-
-@contextmanager
-def database_guard(path: Path) -> Iterator[None]:
-    """Turn SQLite damage reported inside the block into a SessionsDatabaseError naming `path`."""
-    try:
-        yield
-    except sqlite3.DatabaseError as exc:
-        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-            raise
-        raise SessionsDatabaseError(path, exc) from exc
 
 
 class TableRecovery(BaseModel):
@@ -184,24 +159,9 @@ def repair_file(path: Path, create_schema: Callable[[sqlite3.Connection], None])
     return result
 
 
-def checkpoint_schema(conn: sqlite3.Connection) -> None:
-    """The checkpointer's tables, created by LangGraph's own saver so they always match it."""
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
-    SqliteSaver(conn).setup()
-
-
-def index_schema(conn: sqlite3.Connection) -> None:
-    from claimscope.agent.runs import create_index_tables
-
-    create_index_tables(conn)
-
-
 def refuse_postgres(settings: Settings) -> None:
     """Repair works on the SQLite files; sessions kept in PostgreSQL are the server's to recover."""
     if settings.sessions.url:
-        from claimscope.agent.sessions_db import mask_url
-
         raise InputError(
             f"`claimscope sessions repair` repairs the SQLite session files only; these sessions are in "
             f"PostgreSQL ({mask_url(settings.sessions.url)}, sessions.url), whose own tools recover them "
@@ -211,7 +171,5 @@ def refuse_postgres(settings: Settings) -> None:
 
 def repair_sessions(checkpoint_path: Path) -> list[FileRepair]:
     """Repair the checkpointer file and the session index beside it."""
-    from claimscope.agent.runs import index_path_for
-
     return [repair_file(checkpoint_path, checkpoint_schema),
-            repair_file(index_path_for(checkpoint_path), index_schema)]
+            repair_file(index_path_for(checkpoint_path), create_index_tables)]
