@@ -286,7 +286,7 @@ class Investigator:
         Used by follow-ups such as "ignore source D and recompute" (changes={"documents": {D: None}},
         step="assess") or "go deeper on aspect X" (step="grow_hierarchy" with the node re-opened).
         """
-        from claimscope.agent.graph.planner import STEP_NAMES
+        from claimscope.agent.graph.steps import STEP_NAMES
 
         if step not in STEP_NAMES:
             raise InputError(f"unknown step {step!r}; steps are {', '.join(STEP_NAMES)}.")

@@ -5,7 +5,7 @@ sentences merged (tools.explain.merge_repeated_sentences) and verdict.unsupporte
 
 Reads run logs under evals/work/ (written by evals.verdict_scifact / evals.verdict_open, whose
 explanations may predate these steps) and applies the product's steps to each stored explanation
-(the merge, then agent.graph.steps.handle_claim_echoes with the real stance model). A merged repeat
+(the merge, then agent.graph.explanation.handle_claim_echoes with the real stance model). A merged repeat
 with the same citations keeps its stored status; one that adds citations is counted apart (its
 status would need a new check). Prints per log: the attribution pass rate as stored, after the
 steps (dropped sentences count as failures), over the sentences a reader sees, and how many
@@ -21,8 +21,8 @@ from evals._harness import WORK, load_runs, services_for
 
 
 def main(argv: list[str] | None = None) -> None:
+    from claimscope.agent.graph.explanation import handle_claim_echoes
     from claimscope.agent.graph.readers import local_assessments, sentence_lookup
-    from claimscope.agent.graph.steps import handle_claim_echoes
     from claimscope.tools.explain import Explanation, merge_repeated_sentences
 
     names = argv if argv is not None else sys.argv[1:]

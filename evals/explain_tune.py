@@ -34,7 +34,7 @@ OUT = RESULTS / "explain_tune.json"
 
 def explain_and_check(claim: str, local: list[Any], get: Any, services: Any, llm: Any) -> dict[str, Any]:
     """The graph's explain step on these local labels, as a record for the results file."""
-    from claimscope.agent.graph.steps import explain_claim
+    from claimscope.agent.graph.explanation import explain_claim
 
     expl = explain_claim(claim, local, get, services, llm)
     return {"mode": expl.mode, "removed": [w for w in expl.warnings if w.startswith("Removed a sentence")],

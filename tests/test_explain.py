@@ -656,7 +656,7 @@ def test_attribution_rejects_bad_settings():
 
 
 def test_explain_end_to_end_with_keyword_stance():
-    from claimscope.agent.graph.steps import explain_claim
+    from claimscope.agent.graph.explanation import explain_claim
 
     llm = CannedLLM({"explanation": [{"sentences": [
         {"text": "Vitamin supplementation did not lower fracture risk in elderly adults.", "citations": [1]},
@@ -789,7 +789,7 @@ def _explain_services(**verdict):
 
 
 def test_an_explanation_that_only_restates_the_claim_falls_back_to_quotes():
-    from claimscope.agent.graph.steps import explain_claim
+    from claimscope.agent.graph.explanation import explain_claim
 
     claim = "Vitamin supplementation prevents hip fractures in nursing home residents."
     echo = {"explanation": [{"sentences": [{"text": claim, "citations": [1]}]}]}

@@ -10,7 +10,7 @@ steps whose inputs are present) and sends the run to the report when the step bu
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -32,10 +32,7 @@ PLANNER_SYSTEM = (
     "nothing useful is left."
 )
 
-StepName = Literal["review", "analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report"]
-
-
-def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepName]:
+def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[str]:
     """Choose the next step; refuse an LLM choice whose inputs are missing."""
     services = runtime.context
     count = state.get("step_count", 0)
@@ -43,7 +40,7 @@ def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepN
     if count >= budget:
         msg = f"step budget of {budget} reached; reporting what was found so far"
         emit("warning", "plan", msg)
-        return Command(goto=planner.FINISH, update={"status": "budget_exhausted", "warnings": [msg]})
+        return Command(goto=steps.FINISH, update={"status": "budget_exhausted", "warnings": [msg]})
 
     point = due_review(state)
     if point is not None:
@@ -54,10 +51,10 @@ def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepN
     warnings: list[str] = []
     mode = options_of(state).planner
     stopping = options_of(state).stop_after == "hierarchy" and state.get("hierarchy_complete")
-    if mode == "llm" and choice != planner.FINISH and not stopping:
+    if mode == "llm" and choice != steps.FINISH and not stopping:
         allowed = [*planner.eligible(state)]
-        if planner.FINISH not in allowed:
-            allowed.append(planner.FINISH)
+        if steps.FINISH not in allowed:
+            allowed.append(steps.FINISH)
         try:
             from claimscope.tools.llm import ToolSpec
 
@@ -66,7 +63,7 @@ def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepN
                 [ToolSpec(**spec) for spec in planner.tool_specs(allowed)],
             )
             why = planner.refusal(state, action.tool)
-            if why is None and not (action.tool == planner.FINISH and choice != planner.FINISH
+            if why is None and not (action.tool == steps.FINISH and choice != steps.FINISH
                                     and not state.get("done")):
                 log.update(mode="llm", chosen=action.tool, reason=action.reason)
                 choice = action.tool
@@ -77,7 +74,7 @@ def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[StepN
             log.update(mode="fallback", error=str(exc))
             warnings.append(f"planner LLM failed ({exc}); fixed policy used")
     emit("plan", "plan", f"next: {choice}", decision=log)
-    return Command(goto=cast(StepName, choice), update={"step_count": count + 1, "plan_log": [log], "warnings": warnings})
+    return Command(goto=choice, update={"step_count": count + 1, "plan_log": [log], "warnings": warnings})
 
 
 def build_graph(checkpointer: BaseCheckpointSaver | None = None
@@ -86,14 +83,16 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None
         InvestigationState, context_schema=Services,
         input_schema=InvestigationInput, output_schema=InvestigationOutput,
     )
-    g.add_node("plan", plan)
+    # Where the planner may send the run: a review point or any step of the table (LangGraph draws
+    # these edges from `destinations`, the plan node's Command naming its target at run time).
+    g.add_node("plan", plan, destinations=("review", *steps.NODES))
     g.add_node("review", review)
     g.add_edge("review", "plan")
     for name, fn in steps.NODES.items():
         g.add_node(name, fn)
     g.add_edge(START, "plan")
     for name in steps.NODES:
-        if name != planner.FINISH:
+        if name != steps.FINISH:
             g.add_edge(name, "plan")
-    g.add_edge(planner.FINISH, END)
+    g.add_edge(steps.FINISH, END)
     return g.compile(checkpointer=checkpointer)

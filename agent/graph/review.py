@@ -19,14 +19,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from claimscope.agent.graph.events import emit
 from claimscope.agent.graph.state import InvestigationState
+from claimscope.agent.graph.steps import TABLE
 from claimscope.agent.services import Services
 from claimscope.tools.errors import InputError
 from claimscope.tools.text_guard import strip_control
 
 ReviewPoint = Literal["claim", "sources", "hierarchy", "verdict"]
-# point -> the step after which it is due
-REVIEW_AFTER: dict[str, str] = {"claim": "analyse", "sources": "gather", "hierarchy": "grow_hierarchy",
-                                "verdict": "aggregate"}
+# point -> the step after which it is due (the table's `review` column), in the order of the steps
+REVIEW_AFTER: dict[str, str] = {s.review: s.name for s in TABLE if s.review is not None}
 
 
 class ClaimDecision(BaseModel):

@@ -10,12 +10,14 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from claimscope.agent.graph.events import emit
+from claimscope.agent.graph.explanation import explain_claim
 from claimscope.agent.graph.readers import (
     claim_reading,
     counted_stances,
@@ -49,11 +51,7 @@ from claimscope.tools.models import (
     SourceKind,
     Stance,
     StanceResult,
-    StanceScorer,
 )
-
-if TYPE_CHECKING:
-    pass
 
 NodeUpdate = dict[str, Any]
 
@@ -490,75 +488,6 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
     return {"verdict": verdict.model_dump(mode="json"), "node_consensus": per_node}
 
 
-def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None], services: Services,
-                  llm: Any = None, anti_claim: str | None = None,
-                  titles: Callable[[str], str] | None = None, arguments: StanceScorer | None = None) -> Any:
-    """Global explanation (LLM, extractive fallback inside), the attribution check of every
-    sentence against the sentences it cites, the revision of failing ones when configured, and the
-    removal of failing restatements of the claim or `anti_claim` (verdict.unsupported_claim_echoes):
-    the explain step on these local labels (`llm` defaults to the services' model; the explanation
-    benchmark passes a memo of it). With `arguments` (the argument model of a debate claim) the
-    strongest arguments are quoted instead."""
-    from claimscope.tools.explain import (
-        check_attribution,
-        citable_evidence,
-        findings_explanation,
-        global_explanation,
-        revise_unsupported,
-    )
-
-    llm = llm if llm is not None else services.llm
-    v = services.settings.verdict
-    if arguments is not None:
-        # A debate claim's evidence is arguments, each one sentence a reader weighs as written:
-        # restating it ("The study found that ...") would only misname it, so they are quoted.
-        from claimscope.tools.explain import extractive_explanation, sided_quotes
-
-        expl = sided_quotes(extractive_explanation(claim, local, get, arguments), local)
-        return check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
-                                 mode=v.unsupported_sentences, min_overlap=v.attribution_overlap)
-    if v.explanation_style == "findings":
-        expl = findings_explanation(claim, local, llm, get_sentence=get, scorer=services.stance, titles=titles,
-                                    threshold=v.attribution_threshold, min_overlap=v.attribution_overlap)
-    else:
-        expl = global_explanation(claim, local, llm, get_sentence=get, scorer=services.stance)
-    expl = check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
-                             mode=v.unsupported_sentences, min_overlap=v.attribution_overlap,
-                             recite_from=citable_evidence(local, get),
-                             recite_within_documents=v.recite_within_documents)
-    if v.revise_unsupported and any(s.status != "supported" for s in expl.sentences):
-        expl = revise_unsupported(claim, expl, get, llm, services.stance,
-                                  threshold=v.attribution_threshold, min_overlap=v.attribution_overlap)
-    return handle_claim_echoes(expl, claim, anti_claim, local, get, services)
-
-
-def handle_claim_echoes(expl: Any, claim: str, anti_claim: str | None, local: list[Any],
-                        get: Callable[[str], str | None], services: Services) -> Any:
-    """verdict.unsupported_claim_echoes on a checked explanation: "drop" drops the sentences that
-    only restate the claim (or `anti_claim`) without support; when nothing is left to read, the
-    extractive explanation of `local` is shown instead. "flag" leaves them as interpretation."""
-    from claimscope.tools.explain import (
-        check_attribution,
-        drop_unsupported_echoes,
-        extractive_explanation,
-    )
-
-    v = services.settings.verdict
-    if v.unsupported_claim_echoes != "drop":
-        return expl
-    kept = drop_unsupported_echoes(expl, [claim, *([anti_claim] if anti_claim else [])])
-    if expl.visible and not kept.visible:
-        # All the LLM said was the claim itself, unsupported: treated as a failed LLM explanation.
-        fallback = check_attribution(extractive_explanation(claim, local, get, services.stance), get,
-                                     services.stance, threshold=v.attribution_threshold,
-                                     mode=v.unsupported_sentences, min_overlap=v.attribution_overlap)
-        fallback.warnings[:0] = [*kept.warnings, "The LLM explanation only restated the claim; an extractive "
-                                 "explanation is shown."]
-        # the dropped wording stays in the record (and in the attribution rate, as failures)
-        return fallback.model_copy(update={"sentences": [*kept.sentences, *fallback.sentences]})
-    return kept
-
-
 def _explain(state: InvestigationState, services: Services) -> NodeUpdate:
     """The explain step: explain_claim on the investigation's local labels."""
     anti = (state.get("analysis") or {}).get("anti_claim")
@@ -589,16 +518,73 @@ def _report(state: InvestigationState, services: Services) -> NodeUpdate:
     return {"report": report.model_dump(mode="json"), "status": status}
 
 
-analyse = _timed("analyse", _analyse)
-gather = _timed("gather", _gather)
-grow_hierarchy = _timed("grow_hierarchy", _grow_hierarchy)
-assess = _timed("assess", _assess)
-weigh = _timed("weigh", _weigh)
-aggregate = _timed("aggregate", _aggregate)
-explain = _timed("explain", _explain)
-report = _timed("report", _report)
+# ----------------------------------------------------------------------------------------- the table
 
-NODES: dict[str, Callable[..., NodeUpdate]] = {
-    "analyse": analyse, "gather": gather, "grow_hierarchy": grow_hierarchy, "assess": assess,
-    "weigh": weigh, "aggregate": aggregate, "explain": explain, "report": report,
-}
+
+def finished(state: InvestigationState, name: str) -> bool:
+    """The step `name` has run (and was not forgotten since)."""
+    return name in state.get("done", [])
+
+
+def has_evidence(state: InvestigationState) -> bool:
+    """Documents were gathered, and the screen (when it ran) found evidence among them."""
+    screen = state.get("screen")
+    return bool(state.get("documents")) and (screen is None or bool(screen.get("evidence")))
+
+
+def _tree_ready(state: InvestigationState) -> bool:
+    return finished(state, "gather") and has_evidence(state) and bool(state.get("hierarchy_complete", False))
+
+
+def _frontier_open(state: InvestigationState) -> bool:
+    return finished(state, "gather") and has_evidence(state) and not state.get("hierarchy_complete", False)
+
+
+def _after(name: str) -> Callable[[InvestigationState], bool]:
+    def ready(state: InvestigationState) -> bool:
+        return finished(state, name)
+
+    return ready
+
+
+def _always(state: InvestigationState) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the investigation, declared once: the graph, the planner, the review points and
+    the progress shown by every front end read it from `TABLE`."""
+
+    name: str
+    run: Callable[[InvestigationState, Services], NodeUpdate] = field(repr=False)
+    ready: Callable[[InvestigationState], bool] = field(repr=False)
+    label: str  # what the step does, in one sentence: the LLM planner's tool description
+    review: str | None = None  # the review point due after it in a guided session
+    repeatable: bool = False  # may run again while its readiness holds (the tree grows a level each time)
+
+
+# In the papers' order, which the fixed policy follows; the last step ends the investigation.
+TABLE: tuple[Step, ...] = (
+    Step("analyse", _analyse, _always,
+         "Classify the claim, split it into sub-claims and write its anti-claim.", review="claim"),
+    Step("gather", _gather, _after("analyse"),
+         "Search local corpora and scholarly sources for the claim and the anti-claim.", review="sources"),
+    Step("grow_hierarchy", _grow_hierarchy, _frontier_open,
+         "Grow the aspect hierarchy by one level (aspects, keywords, ranked segments).",
+         review="hierarchy", repeatable=True),
+    Step("assess", _assess, _tree_ready,
+         "Filter segments for relevance, classify them to aspects and score their stance."),
+    Step("weigh", _weigh, _after("assess"),
+         "Takeaways and local labels per document, reputation, and trust propagation."),
+    Step("aggregate", _aggregate, _after("weigh"), "Consensus per aspect and the global verdict.",
+         review="verdict"),
+    Step("explain", _explain, _after("aggregate"),
+         "Write the global explanation and check every sentence's citations."),
+    Step("report", _report, _always, "Assemble the report (always possible; ends the investigation)."),
+)
+STEP_NAMES: tuple[str, ...] = tuple(s.name for s in TABLE)
+FINISH: Final = TABLE[-1].name
+
+# The graph's nodes, by name (tests swap a node here before a graph is built).
+NODES: dict[str, Callable[..., NodeUpdate]] = {s.name: _timed(s.name, s.run) for s in TABLE}

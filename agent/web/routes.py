@@ -31,6 +31,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
+from claimscope.agent.graph.steps import STEP_NAMES
 from claimscope.agent.runs import RunEvent, SessionInfo
 from claimscope.agent.web.app import IngestJob, WebContext
 from claimscope.agent.web.messages import log, options_error, plain, report_for_web
@@ -39,7 +40,8 @@ from claimscope.tools.errors import InputError
 
 T = TypeVar("T")
 EXPORTS = {"md": "text/markdown; charset=utf-8", "json": "application/json", "html": "text/html; charset=utf-8"}
-STEPS = ("analyse", "gather", "grow_hierarchy", "assess", "weigh", "aggregate", "explain", "report")
+# The progress list shows the steps of the table, in its order.
+STEPS = STEP_NAMES
 CORPUS_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 UPLOAD_SUFFIXES = (".jsonl", ".csv", ".pdf", ".txt", ".md")
 MAX_QUESTION = 500
