@@ -44,6 +44,7 @@ from claimscope.agent.report.text_model import TextReport
 from claimscope.agent.runs import RunEvent, RunManager, SessionInfo
 from claimscope.agent.services import Services
 from claimscope.agent.settings import Settings, get_settings, load_settings
+from claimscope.tools.claim_analysis import MAX_CLAIM_CHARS, MIN_CLAIM_CHARS
 from claimscope.tools.claim_extraction import MAX_TEXT_CHARS
 from claimscope.tools.errors import ClaimscopeError, InputError
 
@@ -119,7 +120,9 @@ class SessionOptions(ToolOptions):
     )
 
 
-Claim = Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=1000)]
+# A claim's content is checked once, at intake (investigation.accept_claim), with the same message
+# for every entry point; the schema only shows a calling model the bounds intake applies.
+Claim = Annotated[str, Field(json_schema_extra={"minLength": MIN_CLAIM_CHARS, "maxLength": MAX_CLAIM_CHARS})]
 
 
 # Each tool parameter is one annotated type, used by the argument models below and by the MCP

@@ -50,13 +50,23 @@ def translation_wanted(flag: bool = False) -> bool:
     return flag or os.environ.get(TRANSLATE_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
-def accept_claim(claim: str, services: Services, *, translate: bool = False) -> tuple[str, list[str]]:
-    """The claim to investigate and the warnings to record with it. A claim in another language is
-    refused (see prepare_claim) unless `translate`: then the configured model translates it, and the
-    English text is investigated only if it reads as English and passes the claim checks; the
-    report's warnings name the original."""
+class AcceptedClaim(BaseModel):
+    """A claim through intake: the text to investigate and the warnings to record with it. An
+    investigation is given one, so the claim is checked once, however the run was started."""
+
+    text: str
+    warnings: list[str] = Field(default_factory=list)
+
+
+def accept_claim(claim: str | AcceptedClaim, services: Services, *, translate: bool = False) -> AcceptedClaim:
+    """Claim intake, the one rule every entry point applies (an AcceptedClaim passes unchanged). A
+    claim in another language is refused (see prepare_claim) unless `translate`: then the configured
+    model translates it, and the English text is investigated only if it reads as English and passes
+    the claim checks; the report's warnings name the original."""
+    if isinstance(claim, AcceptedClaim):
+        return claim
     try:
-        return prepare_claim(claim), []
+        return AcceptedClaim(text=prepare_claim(claim))
     except UnreadableLanguageError as exc:
         if not translate:
             raise
@@ -77,8 +87,9 @@ def accept_claim(claim: str, services: Services, *, translate: bool = False) -> 
         raise InputError(f"the claim looks like {language} and the model's translation {english!r} is not "
                          "English either: state the claim in English.")
     english = validate_claim(english)
-    return english, [f"the claim was written in {language} ({original!r}); the model translated it to "
-                     f"{english!r}, which is what was investigated — check the translation."]
+    note = (f"the claim was written in {language} ({original!r}); the model translated it to {english!r}, "
+            "which is what was investigated — check the translation.")
+    return AcceptedClaim(text=english, warnings=[note])
 
 
 class UnreadableLanguageError(InputError):
@@ -218,19 +229,18 @@ class Investigator:
 
     def run(
         self,
-        claim: str,
+        claim: str | AcceptedClaim,
         options: InvestigationOptions | None = None,
         *,
         thread_id: str | None = None,
         on_event: EventHandler | None = None,
         translate: bool = False,
-        notes: list[str] | None = None,
     ) -> RunResult:
-        """Investigate `claim` from the start. `translate`: a claim in another language is translated
-        by the model instead of refused; `notes`: warnings recorded with the claim (e.g. a translation
-        made by the caller)."""
-        claim, warnings = accept_claim(claim, self.services, translate=translation_wanted(translate))
-        warnings = [*(notes or []), *warnings]
+        """Investigate `claim` from the start: text goes through intake (`accept_claim`) here, a claim
+        already accepted by the caller does not. `translate`: a claim in another language is
+        translated by the model instead of refused."""
+        accepted = accept_claim(claim, self.services, translate=translation_wanted(translate))
+        claim, warnings = accepted.text, accepted.warnings
         opts = options or default_options(self.services.settings)
         thread_id = thread_id or uuid.uuid4().hex[:12]
         payload: dict[str, Any] = {"claim": claim, "options": opts.model_dump(mode="json")}

@@ -138,19 +138,18 @@ class RunManager:
         session_id: str | None = None,
     ) -> str:
         """Start an investigation in the background and return its session id at once."""
-        # Everything that can refuse the run does so here, before a session is recorded; a claim
-        # translated here is investigated as its English text (run() then has nothing to refuse).
-        claim, notes = accept_claim(claim, self.investigator.services, translate=translation_wanted())
+        # Everything that can refuse the run does so here, before a session is recorded; the worker's
+        # run() is given the accepted claim (a translation included) and checks nothing again.
+        accepted = accept_claim(claim, self.investigator.services, translate=translation_wanted())
         sid = check_session_id(session_id) if session_id else uuid.uuid4().hex[:12]
         if self._known(sid):
             raise InputError(f"session {sid!r} already exists; resume it or choose another id.")
         opts = options or self._default_options()
         check_corpora(self.investigator.services, list(opts.corpora), opts.sources)
-        if not self.index.create(sid, claim=claim, options=opts.model_dump(mode="json")):
+        if not self.index.create(sid, claim=accepted.text, options=opts.model_dump(mode="json")):
             # Another process sharing the index took the id between the check above and now.
             raise InputError(f"session {sid!r} already exists; resume it or choose another id.")
-        self._submit(sid, lambda on_event: self.investigator.run(claim, opts, thread_id=sid, on_event=on_event,
-                                                                 notes=notes))
+        self._submit(sid, lambda on_event: self.investigator.run(accepted, opts, thread_id=sid, on_event=on_event))
         return sid
 
     def answer(self, session_id: str, decision: Any) -> None:

@@ -33,7 +33,11 @@ def test_openai_schemas_come_from_the_argument_models():
     assert inv["description"] == api.INVESTIGATE_DESCRIPTION
     params = inv["parameters"]
     assert params["required"] == ["claim"]
-    assert params["properties"]["claim"]["minLength"] == 3 and params["properties"]["claim"]["maxLength"] == 1000
+    from claimscope.tools.claim_analysis import MAX_CLAIM_CHARS, MIN_CLAIM_CHARS
+
+    # The bounds claim intake applies, shown to the calling model.
+    assert params["properties"]["claim"]["minLength"] == MIN_CLAIM_CHARS
+    assert params["properties"]["claim"]["maxLength"] == MAX_CLAIM_CHARS
     # References are inlined so that every function-calling client can read the schema.
     assert "$ref" not in json.dumps(inv) and "$defs" not in params
     options = next(s for s in params["properties"]["options"]["anyOf"] if s.get("type") == "object")
@@ -78,7 +82,6 @@ def test_langchain_and_mcp_tools_share_the_definitions():
 
 
 @pytest.mark.parametrize(("args", "expected"), [
-    ({"claim": "xy"}, "claim: String should have at least 3 characters"),
     ({"claim": "Tea is good", "options": {"depth": 9}}, "options.depth"),
     ({"claim": "Tea is good", "options": {"colour": "red"}}, "options.colour: Extra inputs are not permitted"),
     ({}, "claim: Field required"),

@@ -145,7 +145,7 @@ def _run(inv: Investigator, claim: str, opts: InvestigationOptions, session: str
 
     previous = inv.state(session) if session else {}
     if session and previous:
-        given, _ = accept_claim(claim, inv.services, translate=translation_wanted(translate))
+        given = accept_claim(claim, inv.services, translate=translation_wanted(translate)).text
         if previous.get("claim") and previous["claim"] != given:
             raise InputError(
                 f"session {session} investigates {previous['claim']!r}, not {given!r}: resume it with "
