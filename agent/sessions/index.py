@@ -18,7 +18,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from claimscope.agent.sessions.checkpoint import in_memory
 from claimscope.agent.sessions.common import Release, RunEvent, running_elsewhere_error
 from claimscope.agent.sessions.postgres import PostgresIndex
-from claimscope.agent.sessions.sqlite import SqliteIndex, index_path_for, leases_for
+from claimscope.agent.sessions.sqlite import FileLeases, SqliteIndex, index_path_for, leases_for
 from claimscope.agent.settings import Settings
 
 
@@ -122,10 +122,10 @@ class SessionIndex:
 
 
 @contextmanager
-def session_lease(index: SessionIndex, session_id: str) -> Iterator[None]:
+def session_lease(holder: SessionIndex | FileLeases, session_id: str) -> Iterator[None]:
     """Hold the session's lease while the block runs it in this thread (the command line);
     InputError if another process sharing the index runs it."""
-    release = index.lease(session_id)
+    release = holder.lease(session_id)
     if release is None:
         raise running_elsewhere_error(session_id)
     try:
@@ -142,14 +142,7 @@ def shared_session_lease(settings: Settings, session_id: str | None) -> Iterator
     if not session_id:
         yield
         return
-    if settings.sessions.url:
-        with session_lease(SessionIndex(url=settings.sessions.url), session_id):
-            yield
-        return
-    release = leases_for(index_path_for(settings.resolve(settings.sessions.path))).lease(session_id)
-    if release is None:
-        raise running_elsewhere_error(session_id)
-    try:
+    holder = SessionIndex(url=settings.sessions.url) if settings.sessions.url else \
+        leases_for(index_path_for(settings.resolve(settings.sessions.path)))
+    with session_lease(holder, session_id):
         yield
-    finally:
-        release()
