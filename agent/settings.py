@@ -245,6 +245,11 @@ class VerdictSettings(_Section):
         "(stance + claim-component coverage, tools.document_model; thresholds when the model has none) or the "
         "support / refute thresholds alone.",
     )
+    evidence_min_probability: float | None = Field(
+        None, ge=0, le=1, description="Least probability the learned decision needs to call an abstract evidence; "
+        "None = the one shipped with the stance model. Lower finds more of the evidence that is there and abstains "
+        "less often on claims the corpus does not cover.",
+    )
     screen_gathered: bool = Field(
         True, description="Right after gathering, decide which gathered abstracts are evidence; when none is, "
         "end with 'insufficient evidence' and say what was searched, without building aspects over off-claim text.",

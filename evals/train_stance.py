@@ -925,6 +925,12 @@ def _document_model_card(cfg: dict) -> list[str]:
         f"CV macro-F1 {chosen.get('cv_macro_f1')} (the threshold rule on the same rows: "
         f"{rule.get('threshold_rule_held_out_macro_f1')}).",
     ]
+    if "uncovered_abstention" in chosen:
+        lines.append(
+            f"- Chosen among the settings under which at least {rule.get('min_abstention')} of the held-out claims "
+            f"abstain when the corpus lacks their evidence (their {rule.get('uncovered_per_held_out_claim')} best-"
+            "ranked abstracts that are neither gold nor cited, all decided not evidence): "
+            f"{chosen['uncovered_abstention']} there. `verdict.evidence_min_probability` moves the bar.")
     if direction:
         v = direction.get("validation", {})
         lines.append(f"- Direction reader on Evidence Inference 2.0 validation findings (MIT): accuracy "

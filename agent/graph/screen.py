@@ -35,6 +35,8 @@ def document_decision(claim: str, doc: Document, results: list[StanceResult], se
         return decide_document(results, document_rule(scorer))
     v = services.settings.verdict
     model = document_model_of(services.stance) if v.document_decision == "learned" else None
+    if model is not None and v.evidence_min_probability is not None:
+        model = model.model_copy(update={"min_probability": v.evidence_min_probability})
     rule = {**document_rule(services.stance),
             **{k: x for k, x in (("support_threshold", v.support_threshold),
                                  ("refute_threshold", v.refute_threshold)) if x is not None}}
