@@ -13,7 +13,7 @@ evals/labels/expert_read/<tag>/reports/ with the commit that produced it.
 A packet (evals/labels/expert_read/<tag>/packets/<id>.json) holds the rendered report and the items a
 reader judges, each numbered: every aspect (is it a facet a scientist examining this claim would look
 at?), every pair of sibling aspects (distinct?), every quote shown under an aspect (does it belong
-there?), every evidence-table cell (population, n, intervention or exposure, comparator, outcome,
+there?), every evidence-table cell of the first TABLE_ROWS rows (population, n, intervention or exposure, comparator, outcome,
 direction; a "-" is right only when the abstract does not state it: the abstract is in the packet),
 every perspective sentence and every explanation sentence with the sentences they cite (supported?
 faithful? a finding on the claim in the verdict's direction?), and the report as a whole (do its
@@ -47,6 +47,9 @@ from evals._harness import (
 )
 
 LABELS = Path(__file__).resolve().parent / "labels" / "expert_read"
+# Evidence-table rows judged per report: the first ones, as the report orders them (a report that
+# abstains tabulates every document it read, up to 20).
+TABLE_ROWS = 5
 TABLE_COLUMNS: tuple[str, ...] = ("population", "n", "intervention", "comparator", "outcome", "direction")
 TARGETS: dict[str, float] = {
     "aspect_on_claim": 0.90, "aspect_distinct": 0.95, "quote_fits_aspect": 0.80,
@@ -151,10 +154,12 @@ def packet(report: dict[str, Any], markdown: str, abstracts: dict[str, dict[str,
             for sentence in split_sentences(p.summary):
                 perspective.append({"i": len(perspective), "aspect": node.name, "stance": str(p.stance),
                                     "sentence": sentence, "cited": cited})
-    table = []
+    table: list[dict[str, Any]] = []
     for d in r.documents:
         if d.local_label is None and not d.design and not d.finding:
             continue
+        if len(table) >= TABLE_ROWS:
+            break
         source = abstracts.get(d.id, {})
         table.append({"i": len(table), "doc_id": d.id, "title": d.title,
                       "abstract": source.get("sentences", []),
