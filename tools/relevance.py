@@ -48,6 +48,7 @@ from claimscope.tools.claim_analysis import ClaimKind
 from claimscope.tools.coverage import ComponentTerms, addresses, component_terms, coverage
 from claimscope.tools.errors import InputError
 from claimscope.tools.hierarchy import ROOT_ID, AspectNode, AspectTree, cached, node_queries
+from claimscope.tools.hierarchy.facets import is_finding, mentions
 from claimscope.tools.models import Embedder, Segment, StanceScorer
 
 log = logging.getLogger(__name__)
@@ -307,7 +308,8 @@ def classify_segments(
 
     With `use_rankings`, a segment that the discriminative ranking put in the kept list of one or more
     children goes to the child where its score is highest (that ranking already weighed the siblings);
-    other segments follow the similarity rule."""
+    other segments follow the similarity rule. A child with defining terms (a facet) takes only
+    findings that use them (tools.hierarchy.facets)."""
     unique = list({s.key: s for s in segments}.values())
     if not unique:
         return {}
@@ -320,6 +322,11 @@ def classify_segments(
         current = ROOT_ID
         while True:
             children = tree.node(current).children
+            if not children:
+                break
+            # A facet takes only findings that use its terms: an aims or methods sentence stays above it.
+            children = [c for c in children if not tree.nodes[c].terms
+                        or (mentions(seg.text, tree.nodes[c].terms) and is_finding(seg.text))]
             if not children:
                 break
             by_rank = [(ranked[c][seg.key], c) for c in children if seg.key in ranked.get(c, {})]

@@ -211,6 +211,13 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
         propose_aspects,
         rank_segments,
     )
+    from claimscope.tools.hierarchy.facets import (
+        facet_drafts,
+        find_facets,
+        is_finding,
+        mentions,
+        sub_facets,
+    )
     from claimscope.tools.relevance import node_relevance
 
     h = services.settings.hierarchy
@@ -222,36 +229,48 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     frontier = tree.frontier(opts.depth)
     warnings: list[str] = []
     new_nodes = []
+    on_claim_found: dict[str, Segment] = {}
     for parent in frontier:
+        drafts = None
         if parent.id == "root":
             found = evidence_segments(state, services, state["claim"], k=h.segments_per_node * 2)
             on_claim = test.addresses([s.text for s in found])
-            context = [s.text for s, ok in zip(found, on_claim, strict=True) if ok][: h.segments_per_node]
+            on_claim_found = {s.key: s for s, ok in zip(found, on_claim, strict=True) if ok}
+            context = [s.text for s in on_claim_found.values()][: h.segments_per_node]
+            # Facets of the claim's structure that the on-claim findings speak to; the model only words them.
+            facets = find_facets(state["claim"], [s.text for s in on_claim_found.values() if is_finding(s.text)],
+                                 k=opts.top_k_aspects)
+            drafts = facet_drafts(state["claim"], facets, services.llm) if facets else None
         else:
             # The parent's kept segments already passed the relevance test for it.
             context = [seg.text for seg in lookup_segments(services, parent.segment_keys[: h.segments_per_node])]
-            if len(context) < h.min_node_segments:
+            if parent.terms:
+                drafts = sub_facets(parent.terms, context, k=opts.top_k_aspects)
+            if len(context) < h.min_node_segments or (parent.terms and not drafts):
                 tree.mark_expanded(parent.id)
                 emit("tree", "grow_hierarchy", f"{parent.name!r} not split: {len(context)} relevant segment(s)",
                      parent=parent.id)
                 continue
-        # propose_aspects never raises: on LLM failure it returns keyword-cluster drafts with a note.
-        drafts = propose_aspects(
-            state["claim"], services.llm, k=opts.top_k_aspects,
-            parent=None if parent.id == "root" else parent,
-            ancestors=tree.ancestors(parent.id), segments=context,
-        )
-        warnings += list(dict.fromkeys(d.note for d in drafts if d.note))
-        drafts = merge_siblings(drafts, embedder, threshold=h.merge_threshold) if drafts else []
+        if drafts is None:
+            # propose_aspects never raises: on LLM failure it returns keyword-cluster drafts with a note.
+            drafts = propose_aspects(
+                state["claim"], services.llm, k=opts.top_k_aspects,
+                parent=None if parent.id == "root" else parent,
+                ancestors=tree.ancestors(parent.id), segments=context,
+            )
+            warnings += list(dict.fromkeys(d.note for d in drafts if d.note))
+            drafts = merge_siblings(drafts, embedder, threshold=h.merge_threshold) if drafts else []
         children = tree.add_children(parent.id, drafts)
         tree.mark_expanded(parent.id)
         new_nodes += children
 
     for node in new_nodes:
         candidates = segments_for_node(state, services, tree, node, k=h.segments_per_node * 3)
+        if node.terms:
+            candidates.update({k: s for k, s in on_claim_found.items() if mentions(s.text, node.terms)})
         # Enrichment steers the retrieval that seeds sub-aspects; leaves keep the proposed keywords
-        # unless configured otherwise (it is one LLM call per node).
-        enrich = h.enrich_leaves or node.depth < opts.depth
+        # unless configured otherwise (it is one LLM call per node). A facet is defined by its terms.
+        enrich = not node.terms and (h.enrich_leaves or node.depth < opts.depth)
         if candidates and enrich:
             try:
                 node.keywords = enrich_keywords(
@@ -265,19 +284,26 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
             node, tree.siblings(node.id), tree.ancestors(node.id), list(candidates.values()),
             embedder, beta=h.beta, gamma=h.gamma, keep=len(candidates) or 1,
         )
-        relevant = set(node_relevance(test, node, tree.ancestors(node.id), list(candidates.values()), embedder,
-                                      min_similarity=h.aspect_min_similarity).relevant)
+        if node.terms:
+            # A facet's segments address the claim, use its terms and state a finding.
+            on = test.addresses([s.text for s in candidates.values()])
+            relevant = {k for (k, s), ok in zip(candidates.items(), on, strict=True)
+                        if ok and mentions(s.text, node.terms) and is_finding(s.text)}
+        else:
+            relevant = set(node_relevance(test, node, tree.ancestors(node.id), list(candidates.values()), embedder,
+                                          min_similarity=h.aspect_min_similarity).relevant)
         kept = [(k, sc) for k, sc in ranked if k in relevant][: h.segments_per_node]
         node.segment_keys = [k for k, _ in kept]
         node.segment_scores = [float(sc) for _, sc in kept]
 
-    rejected = [n for n in new_nodes if n.depth >= 2 and len(n.segment_keys) < h.min_node_segments]
+    rejected = [n for n in new_nodes if (n.depth >= 2 and len(n.segment_keys) < h.min_node_segments)
+                or (n.terms and not n.segment_keys)]
     # Dropped last-first, so the renumbering of later siblings never touches one still to drop.
     for node in sorted(rejected, key=lambda n: [int(x) for x in n.id.split(".")], reverse=True):
         tree.drop(node.id)
     if rejected:
-        warnings.append(f"{len(rejected)} proposed sub-aspect(s) rejected: fewer than {h.min_node_segments} "
-                        f"segments address both the claim and the aspect ({', '.join(repr(n.name) for n in rejected)})")
+        warnings.append(f"{len(rejected)} proposed aspect(s) rejected: too few segments "
+                        f"address both the claim and the aspect ({', '.join(repr(n.name) for n in rejected)})")
     for parent_id in {n.parent_id for n in new_nodes}:
         emit("tree", "grow_hierarchy", f"{len(tree.children(parent_id or 'root'))} aspect(s) under "
              f"{tree.node(parent_id or 'root').name!r}", parent=parent_id,

@@ -25,6 +25,8 @@ class AspectDraft(BaseModel):
     name: str
     description: str = ""
     keywords: list[str] = Field(default_factory=list)
+    terms: list[str] = Field(default_factory=list, description="Defining terms: a segment belongs to the "
+                             "aspect only when it uses one (tools.hierarchy.facets); [] for a model-proposed one.")
     origin: Literal["llm", "fallback"] = Field("llm", description="'fallback' when the LLM failed.")
     note: str = Field("", description="Why a fallback was used, for the run's warnings.")
 
@@ -36,6 +38,7 @@ class AspectNode(BaseModel):
     name: str
     description: str = ""
     keywords: list[str] = Field(default_factory=list)
+    terms: list[str] = Field(default_factory=list, description="Defining terms (see AspectDraft.terms).")
     depth: int = Field(ge=0, description="0 for the root.")
     parent_id: str | None = None
     children: list[str] = Field(default_factory=list)
@@ -79,6 +82,7 @@ class AspectTree(BaseModel):
                 name=draft.name,
                 description=draft.description,
                 keywords=list(draft.keywords),
+                terms=list(draft.terms),
                 depth=parent.depth + 1,
                 parent_id=parent_id,
                 origin="fallback" if draft.origin == "fallback" else "llm",

@@ -1,0 +1,106 @@
+"""Facets of a claim by rules: drawn from the claim's structure and from what the on-claim evidence
+varies on; the model only words their names."""
+
+from __future__ import annotations
+
+from claimscope.tools.hierarchy import AspectTree
+from claimscope.tools.hierarchy.facets import (
+    claim_parts,
+    facet_drafts,
+    find_facets,
+    is_finding,
+    mentions,
+    sub_facets,
+)
+from claimscope.tools.models import Segment
+from claimscope.tools.relevance import RelationTest, classify_segments
+from tests.fakes import CannedLLM, HashEmbedder
+
+CLAIM = "Women with a lower birth weight are more likely to develop breast cancer later in life."
+SEGMENTS = [
+    "Lower birth weight was associated with a higher risk of breast cancer in premenopausal women.",
+    "Among postmenopausal women, birth weight was not associated with breast cancer risk.",
+    "Birth weight obtained from birth records was inversely associated with breast cancer, whereas "
+    "self-reported birth weight based on maternal recall showed no association.",
+    "High birth weight was associated with increased breast cancer risk after adjustment for gestational age.",
+    "Adjuvant treatment with tamoxifen improved survival of women with breast cancer.",
+    "OBJECTIVE We investigated whether birth weight in premenopausal women is associated with breast cancer.",
+]
+
+
+def _on_claim(texts: list[str]) -> list[str]:
+    return [t for t, ok in zip(texts, RelationTest(CLAIM).addresses(texts), strict=True) if ok]
+
+
+def test_claim_parts_split_population_exposure_and_outcome():
+    parts = claim_parts(CLAIM)
+    assert (parts.population, parts.exposure, parts.outcome) == ("Women", "birth weight", "breast cancer")
+
+
+def test_birth_weight_facets_come_from_the_evidence_not_from_topics():
+    on_claim = _on_claim(SEGMENTS)
+    assert SEGMENTS[4] not in on_claim  # treatment of breast cancer does not address the claim
+    facets = find_facets(CLAIM, [t for t in on_claim if is_finding(t)], k=5)
+    names = [f.name for f in facets]
+    assert "menopausal status" in names
+    assert "how birth weight was measured" in names
+    measured = next(f for f in facets if f.name == "how birth weight was measured")
+    assert {"records", "recall", "self-reported"} <= set(measured.terms)
+    assert not any("treatment" in n for n in names)
+    # Every facet is used by an on-claim segment; none is defined by the claim's own words.
+    for f in facets:
+        assert f.segments and not any(t in CLAIM.lower() for t in f.terms)
+
+
+def test_aims_methods_and_background_are_not_findings():
+    assert not is_finding(SEGMENTS[5])
+    assert not is_finding("Here we examined birth weight and breast cancer in 10000 women.")
+    assert not is_finding("BACKGROUND Birth weight has been linked to several adult diseases.")
+    assert is_finding(SEGMENTS[0])
+    assert is_finding("RESULTS Birth weight was inversely associated with breast cancer in premenopausal women.")
+
+
+def test_mentions_matches_whole_words_and_variants():
+    assert mentions("birth weight from birth records", ["record"])
+    assert mentions("self reported weight", ["self-reported"])
+    assert not mentions("postmenopausal women", ["menopausal"])
+
+
+def test_model_names_kept_only_when_grounded_in_the_facet():
+    facets = find_facets(CLAIM, [t for t in _on_claim(SEGMENTS) if is_finding(t)], k=5)
+    measured = [f.name for f in facets].index("how birth weight was measured")
+    generic = {"name": "genetic predisposition", "description": "Genes that cause breast cancer.", "keywords": ["brca1"]}
+    grounded = {"name": "birth weight from records", "keywords": ["records"],
+                "description": "Whether birth weight came from records, and how that changes the breast cancer link."}
+    llm = CannedLLM({"aspects": [{"aspects": [grounded if i == measured else generic for i in range(len(facets))]}]})
+    drafts = facet_drafts(CLAIM, facets, llm)
+    assert len(llm.calls) == 1  # one call names every facet
+    assert drafts[measured].name == "birth weight from records"
+    assert [d.name for i, d in enumerate(drafts) if i != measured] == [
+        f.name for i, f in enumerate(facets) if i != measured]  # generic topics are not kept
+    assert [d.terms for d in drafts] == [f.terms for f in facets]
+
+
+def test_rule_names_stand_when_the_model_fails():
+    facets = find_facets(CLAIM, [t for t in _on_claim(SEGMENTS) if is_finding(t)], k=3)
+    drafts = facet_drafts(CLAIM, facets, CannedLLM({}))
+    assert [d.name for d in drafts] == [f.name for f in facets]
+
+
+def test_sub_facets_split_a_facet_by_the_values_the_evidence_states():
+    drafts = sub_facets(["premenopausal", "postmenopausal"], SEGMENTS[:4], k=3)
+    assert [d.name for d in drafts] == ["premenopausal", "postmenopausal"]
+    assert sub_facets(["premenopausal", "perimenopausal"], SEGMENTS[:4], k=3) == []
+
+
+def test_an_aims_sentence_is_not_classified_under_a_facet():
+    tree = AspectTree.new(CLAIM)
+    facets = find_facets(CLAIM, [t for t in _on_claim(SEGMENTS) if is_finding(t)], k=3)
+    tree.add_children(tree.ROOT, facet_drafts(CLAIM, facets, None))
+    menopausal = next(n for n in tree.children(tree.ROOT) if n.name == "menopausal status")
+    segs = [Segment(doc_id="d1", start=i, end=i + 1, text=t, embed_text=t) for i, t in enumerate(SEGMENTS)]
+    assigned = classify_segments(tree, segs, HashEmbedder(dim=64), min_similarity=-1.0)
+    assert assigned[segs[0].key] == menopausal.id
+    assert assigned[segs[5].key] != menopausal.id  # "OBJECTIVE We investigated ... premenopausal women"
+    # a segment that does not use a facet's terms is never under it
+    assert all(mentions(s.text, tree.node(assigned[s.key]).terms) for s in segs if assigned[s.key] != tree.ROOT)
