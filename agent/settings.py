@@ -157,6 +157,11 @@ class SearchSettings(_Section):
 
 class HierarchySettings(_Section):
     depth: Depth = Field(2, description="Depth of the aspect tree.")
+    aspects: Literal["proposed", "facets"] = Field(
+        "proposed", description="Where the top-level aspects come from: proposed by the LLM from the claim and its "
+        "segments, or facets of the claim's structure that the on-claim findings speak to (tools.hierarchy.facets; "
+        "the LLM only names them).",
+    )
     top_k: AspectsPerNode = Field(3, description="Aspects per node.")
     keywords: int = Field(8, ge=1, le=30, description="Keywords per aspect after enrichment.")
     beta: float = Field(1.0, gt=0, description="Discriminative score numerator weight.")

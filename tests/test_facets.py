@@ -104,3 +104,27 @@ def test_an_aims_sentence_is_not_classified_under_a_facet():
     assert assigned[segs[5].key] != menopausal.id  # "OBJECTIVE We investigated ... premenopausal women"
     # a segment that does not use a facet's terms is never under it
     assert all(mentions(s.text, tree.node(assigned[s.key]).terms) for s in segs if assigned[s.key] != tree.ROOT)
+
+
+def test_the_aspects_setting_chooses_facets_or_proposed_aspects_in_the_graph(tmp_path):
+    """hierarchy.aspects: 'proposed' keeps the model's aspects; 'facets' builds the top level from the
+    claim's structure, every facet defined by terms and holding at least one segment."""
+    from claimscope.agent.graph.state import InvestigationOptions
+    from claimscope.agent.investigation import Investigator
+    from claimscope.tools.hierarchy import AspectTree
+    from tests.investigation_fixtures import CLAIM as VITD
+    from tests.investigation_fixtures import make_services
+
+    opts = InvestigationOptions(corpora=["fixture"], sources=["local"], depth=1, top_k_aspects=3, top_documents=6)
+    tops = {}
+    for mode in ("proposed", "facets"):
+        services = make_services(tmp_path / mode, hierarchy={"aspects": mode})
+        inv = Investigator(services, persistent=False)
+        result = inv.run(VITD, opts)
+        assert result.status == "complete", result.warnings
+        tree = AspectTree.model_validate(inv.state(result.thread_id)["tree"])
+        tops[mode] = tree.children("root")
+    assert [n.name for n in tops["proposed"]] == ["dosing regimen", "baseline deficiency", "infection type"]
+    assert all(not n.terms for n in tops["proposed"])
+    assert tops["facets"] and all(n.terms and n.segment_keys for n in tops["facets"])
+    assert "population studied" in [n.name for n in tops["facets"]]

@@ -238,8 +238,8 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
             on_claim_found = {s.key: s for s, ok in zip(found, on_claim, strict=True) if ok}
             context = [s.text for s in on_claim_found.values()][: h.segments_per_node]
             # Facets of the claim's structure that the on-claim findings speak to; the model only words them.
-            facets = find_facets(state["claim"], [s.text for s in on_claim_found.values() if is_finding(s.text)],
-                                 k=opts.top_k_aspects)
+            facets = (find_facets(state["claim"], [s.text for s in on_claim_found.values() if is_finding(s.text)],
+                                  k=opts.top_k_aspects) if h.aspects == "facets" else [])
             drafts = facet_drafts(state["claim"], facets, services.llm) if facets else None
         else:
             # The parent's kept segments already passed the relevance test for it.
