@@ -82,13 +82,14 @@ def _folder(tag: str) -> Path:
     return LABELS / tag
 
 
-def run(tag: str, depth: int | None, resume: bool) -> None:
-    """Investigate every claim and keep its report (Markdown for the reader, JSON for the packet)."""
+def run(tag: str, depth: int | None, resume: bool, aspects: str | None = None) -> None:
+    """Investigate every claim and keep its report (Markdown for the reader, JSON for the packet);
+    `aspects` overrides hierarchy.aspects (proposed / facets)."""
     from claimscope.agent.graph.state import InvestigationOptions
     from claimscope.agent.report import render
     from evals.verdict_open import vaccine_corpus
 
-    services = services_for()
+    services = services_for(**({"hierarchy": {"aspects": aspects}} if aspects else {}))
     ensure_corpus(services, SHARED / "scifact" / "corpus.jsonl", "scifact")
     ensure_corpus(services, vaccine_corpus(SHARED / "claimspect" / "vaccine_source_papers.txt",
                                            WORK / "vaccine_corpus.jsonl"), "vaccine-papers")
@@ -96,7 +97,7 @@ def run(tag: str, depth: int | None, resume: bool) -> None:
     reports.mkdir(parents=True, exist_ok=True)
     manifest_path = _folder(tag) / "manifest.json"
     manifest: dict[str, Any] = (json.loads(manifest_path.read_text(encoding="utf-8")) if resume and manifest_path.exists()
-                                else {"code_version": code_version(), "depth": depth, "claims": {}})
+                                else {"code_version": code_version(), "depth": depth, "aspects": aspects, "claims": {}})
     for name, claims, corpora in claim_sets():
         extra = {"depth": depth} if depth is not None else {}
         opts = InvestigationOptions(corpora=corpora, sources=["local"], **extra)
@@ -283,6 +284,8 @@ def main() -> None:
     ap.add_argument("--tag", default="baseline", help="Which set of reports (a folder under evals/labels/expert_read).")
     ap.add_argument("--depth", type=int, default=None, help="Aspect depth (default: the configured one).")
     ap.add_argument("--resume", action="store_true", help="Keep the claims already run under this tag.")
+    ap.add_argument("--aspects", choices=("proposed", "facets"), default=None,
+                    help="run: where the aspects come from (hierarchy.aspects); default the configured one.")
     ap.add_argument("--out", type=Path, default=RESULTS / "expert_read.json")
     ap.add_argument("--labels", type=Path, default=None,
                     help="Where the reports, packets and judgments live (default evals/labels/expert_read); lets a "
@@ -293,7 +296,7 @@ def main() -> None:
         global LABELS
         LABELS = args.labels
     if args.command == "run":
-        run(args.tag, args.depth, args.resume)
+        run(args.tag, args.depth, args.resume, args.aspects)
     elif args.command == "packets":
         packets(args.tag)
     else:
