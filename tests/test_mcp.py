@@ -59,7 +59,7 @@ def test_tools_are_listed_with_validated_schemas(stub_manager):
             "cancel_investigation"} <= set(tools)
     start = tools["start_investigation"].input_schema
     assert start["required"] == ["claim"]
-    assert start["properties"]["claim"]["minLength"] == 3
+    assert start["properties"]["claim"]["minLength"] == 10  # the one claim rule (agent.investigation.accept_claim)
     opts = start["$defs"]["SessionOptions"]
     assert opts["additionalProperties"] is False and "guided" in opts["properties"]
     fmt = tools["get_report"].input_schema["properties"]["format"]
