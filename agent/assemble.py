@@ -219,7 +219,7 @@ def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str |
             p = perspectives.get(f"{nid}:{stance.value}")
             if p and p.get("summary"):
                 views.append(PerspectiveView(
-                    stance=stance, summary=p["summary"],
+                    stance=stance, summary=without_section_label(p["summary"]),
                     citations=[c for k in p.get("citations", []) if (c := _citation(k, text_of))],
                 ))
         nodes.append(HierarchyNode(

@@ -854,3 +854,13 @@ def test_contradiction_reads_directions_and_numbers():
     # one cited sentence that agrees is enough; a sentence without a direction opposes nothing
     assert contradiction("IL-6 rose in untreated patients.", [*src, "IL-6 rose in the control arm."]) is None
     assert contradiction("Tocilizumab was studied in patients.", src) is None
+
+
+def test_perspective_summaries_drop_a_structured_abstracts_heading():
+    segs = [("d9#4", "RESULTS We found that heavier birth weights went with more breast cancer.")]
+    copied = CannedLLM({"perspective": [{"citations": [1], "summary": "RESULTS We found that heavier birth weights "
+                                         "went with more breast cancer."}]})
+    p = perspective_summary(CLAIM, "birth weight", Stance.REFUTE, segs, copied)
+    assert p.summary.startswith("We found") and "RESULTS" not in p.summary
+    quoted = perspective_summary(CLAIM, "birth weight", Stance.REFUTE, segs, CannedLLM({"perspective": [LLMError("x")]}))
+    assert quoted.mode == "extractive" and quoted.summary.startswith("We found")

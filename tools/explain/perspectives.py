@@ -16,6 +16,7 @@ from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import (
     Stance,
 )
+from claimscope.tools.segmenter import without_section_label
 
 
 class Perspective(BaseModel):
@@ -65,7 +66,8 @@ def perspective_summary(
     except LLMError as exc:
         return _extractive_perspective(st, segs, f"perspective summary fell back to a quote: {exc}")
     cited, _ = _map_indices(out.citations, keys)
-    summary = clip(out.summary, perspective_prompt.SUMMARY_CHARS)
+    # A model that copies a structured abstract's first words copies its heading too ("RESULTS We found ...").
+    summary = clip(without_section_label(out.summary.strip()), perspective_prompt.SUMMARY_CHARS)
     if not cited or not summary:
         return _extractive_perspective(st, segs, "perspective summary had no valid citation; quoted instead")
     return Perspective(stance=st, summary=summary, citations=cited, n_segments=len(segs), mode="llm")
@@ -75,7 +77,7 @@ def _extractive_perspective(stance: Stance, segs: Sequence[tuple[str, str]], war
     key, text = segs[0]
     return Perspective(
         stance=stance,
-        summary=clip(text, perspective_prompt.SUMMARY_CHARS),
+        summary=clip(without_section_label(text.strip()), perspective_prompt.SUMMARY_CHARS),
         citations=[key],
         n_segments=len(segs),
         mode="extractive",
