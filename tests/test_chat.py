@@ -37,7 +37,7 @@ def test_claim_then_follow_ups_cite_stored_sentences(tmp_path):
     assert opp.tool == "show_sources" and "102" in opp.text and _keys_resolve(engine, opp.citations)
 
     anti = engine.call(*keyword_route("what does the anti-claim search add?"))
-    assert anti.tool == "anti_claim_contribution" and "anti-claim was" in anti.text
+    assert anti.tool == "anti_claim_contribution" and "search for the opposite claim" in anti.text
 
     free = engine.call(*keyword_route("cathelicidin epithelium"))
     assert free.tool == "ask_evidence" and _keys_resolve(engine, free.citations)

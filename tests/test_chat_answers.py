@@ -203,4 +203,27 @@ def test_a_run_without_evidence_answers_follow_ups(tmp_path) -> None:
         f"None of the {n} sources in the report supports the claim ({n} give no evidence on it).",
         "The investigation found too little evidence on the claim (insufficient evidence)."]
     why = engine.call(*engine.route("why is aspect 1 disputed?"))
-    assert why.text.startswith("this investigation found no evidence on the claim")
+    assert why.text.startswith("This investigation found no evidence on the claim")
+
+
+def test_answers_read_as_sentences_readers_found_slips_in(misrouting, monkeypatch) -> None:
+    """Slips readers found in the templates: a title's own full stop running into the sentence
+    ("... trial. is labelled"), a lower-case refusal, "None of the 1 source", and a doubled full stop
+    after the quoted opposite claim."""
+    from claimscope.agent.chat.wording import sentence_start, title_text
+
+    assert title_text("A randomized trial.") == "A randomized trial" and title_text(None) == "untitled"
+    assert sentence_start("this investigation found no evidence") == "This investigation found no evidence"
+    engine, _ = misrouting
+    report = engine._report()
+    one = {**report, "documents": [{**report["documents"][0], "local_label": "No Evidence",
+                                    "direction": "no evidence", "title": "A trial of vitamin D."}]}
+    monkeypatch.setattr(engine, "_report", lambda: one)
+    head = engine.show_sources("oppose").text.partition("\n")[0]
+    assert head == "The report's one source does not oppose the claim (1 gives no evidence on it)."
+    anti = engine.anti_claim_contribution().text
+    assert anti.startswith('The search for the opposite claim ("') and ".'." not in anti and '.")' not in anti
+    gap = {**one, "hierarchy": {"root": "root", "nodes": []}, "evidence_gap": {"queries": []}}
+    monkeypatch.setattr(engine, "_report", lambda: gap)
+    refusal = engine.handle("why is aspect 1 disputed?").text
+    assert refusal[:1].isupper(), refusal

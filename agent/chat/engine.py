@@ -36,8 +36,10 @@ from claimscope.agent.chat.wording import (
     explanation_keys,
     others,
     review_prompt,
+    sentence_start,
     summary_text,
     tally,
+    title_text,
     verb,
 )
 from claimscope.agent.graph.events import ProgressEvent
@@ -210,7 +212,7 @@ class ChatEngine:
                 return self.verdict()
             return self.ask_evidence(str(args.get("question", "")))
         except InputError as exc:
-            return ChatReply(text=str(exc), tool=tool)
+            return ChatReply(text=sentence_start(str(exc)), tool=tool)
 
     # ------------------------------------------------------------------ helpers
     def _state(self) -> InvestigationState:
@@ -280,7 +282,7 @@ class ChatEngine:
         try:
             run = self.inv.answer(thread, decision, on_event=on_event)
         except InputError as exc:
-            return ChatReply(text=str(exc), tool="review")
+            return ChatReply(text=sentence_start(str(exc)), tool="review")
         return self._finish(run)
 
     def explain_aspect(self, aspect: str) -> ChatReply:
@@ -336,8 +338,12 @@ class ChatEngine:
                 lines.append(f"{len(chosen)} of the {count(len(docs), 'source')} in the report "
                              f"{verb(direction, len(chosen))}:")
             elif direction == "neutral":
-                lines.append(f"Every one of the {count(len(docs), 'source')} in the report takes a side on the "
-                             f"claim ({others(by_dir, direction)}).")
+                every = ("The report's one source" if len(docs) == 1
+                         else f"Every one of the {count(len(docs), 'source')} in the report")
+                lines.append(f"{every} takes a side on the claim ({others(by_dir, direction)}).")
+            elif len(docs) == 1:
+                # the plural form is the bare verb: "does not support the claim"
+                lines.append(f"The report's one source does not {verb(direction, 2)} ({others(by_dir, direction)}).")
             else:
                 lines.append(f"None of the {count(len(docs), 'source')} in the report {verb(direction, 1)} "
                              f"({others(by_dir, direction)}).")
@@ -345,7 +351,7 @@ class ChatEngine:
                 keys = document_keys(state, d)
                 year = f" ({d['year']})" if d.get("year") else ""
                 why = f" {d['label_explanation']}" if d.get("label_explanation") else ""
-                lines.append(f"- {d['id']} {d.get('title') or 'untitled'}{year}: "
+                lines.append(f"- {d['id']} {title_text(d.get('title'))}{year}: "
                              f"{d.get('local_label') or 'not labelled'}.{why}{cite(keys)}")
                 cites += keys
         if want in ("support", "oppose"):
@@ -385,14 +391,14 @@ class ChatEngine:
         views = {d["id"]: d for d in self._report().get("documents", [])}
         match = match_study(study, docs, views)
         if match is None:
-            listing = "; ".join(f"{d.id} {d.title or 'untitled'}" for d in list(docs.values())[:8])
+            listing = "; ".join(f"{d.id} {title_text(d.title)}" for d in list(docs.values())[:8])
             return ChatReply(text=f"No source of this investigation matches {study.strip()!r}. Its sources "
                              f"include: {listing}.", tool="study_findings")
         doc, others = match
         view = views.get(doc.id, {})
         year = f" ({doc.year})" if doc.year else ""
         label = view.get("local_label")
-        head = f"{doc.id} {doc.title or 'untitled'}{year}"
+        head = f"{doc.id} {title_text(doc.title)}{year}"
         if label:
             head += f" is labelled {label}: it {verb(document_direction(view), 1)}."
         else:
@@ -419,7 +425,8 @@ class ChatEngine:
             lines.append(f"- {doc.sentences[i]} [{key}]{note}")
             cites.append(key)
         if others:
-            lines.append("Other sources that match: " + "; ".join(f"{d.id} {d.title or 'untitled'}" for d in others))
+            lines.append(("Another source that matches: " if len(others) == 1 else "Other sources that match: ")
+                         + "; ".join(f"{d.id} {title_text(d.title)}" for d in others))
         return ChatReply(text="\n".join(lines), citations=list(dict.fromkeys(cites)), tool="study_findings")
 
     def _candidate_documents(self, state: InvestigationState) -> dict[str, Document]:
@@ -479,15 +486,22 @@ class ChatEngine:
         only = [d for d, v in docs.items() if v.get("found_by") == ["anti_claim"]]
         anti = (state.get("analysis") or {}).get("anti_claim", "")
         by_id = {d["id"]: d for d in self._report().get("documents", [])}
-        lines = [f"The anti-claim was: {anti!r}. It found {len(only)} of {count(len(docs), 'document')} that "
-                 "the claim query did not."]
+        shown = [d for d in only if d in by_id]
+        search = f'The search for the opposite claim ("{anti.strip().rstrip(".")}")'
+        if not only:
+            lines = [f"{search} found no document that the claim's own search had not found "
+                     f"({count(len(docs), 'document')} gathered)."]
+        else:
+            lines = [f"{search} found {count(len(only), 'document')} that the claim's own search did not, of "
+                     f"{count(len(docs), 'document')} gathered; {len(shown)} of them "
+                     f"{'is' if len(shown) == 1 else 'are'} among the report's sources" + (":" if shown else ".")]
         cites: list[str] = []
         for d in only:
             view = by_id.get(d)
             if view is None:
                 continue
             keys = document_keys(state, view)
-            lines.append(f"- {d} {view.get('title') or 'untitled'}: {view.get('local_label') or 'not labelled'}"
+            lines.append(f"- {d} {title_text(view.get('title'))}: {view.get('local_label') or 'not labelled'}"
                          f"{cite(keys)}")
             cites += keys
         return ChatReply(text="\n".join(lines), citations=list(dict.fromkeys(cites)), tool="anti_claim_contribution")

@@ -17,6 +17,17 @@ STANCE_READ: dict[Direction, str] = {"support": "supports the claim", "oppose": 
 STANCE_HEAD: dict[Direction, str] = {"support": "Supporting", "oppose": "Opposing", "neutral": "Neutral"}
 
 
+def title_text(title: str | None) -> str:
+    """A source's title inside a sentence: without its own closing full stop ("... trial. is labelled")."""
+    return (title or "").strip().rstrip(".").strip() or "untitled"
+
+
+def sentence_start(text: str) -> str:
+    """`text` opening with a capital, as an answer shown on its own (messages are written lower-case to
+    read inside other sentences)."""
+    return text[:1].upper() + text[1:] if text else text
+
+
 def count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
