@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from claimscope.agent.chat import ChatEngine, keyword_route
 from claimscope.agent.investigation import Investigator
 from tests.investigation_fixtures import CLAIM, make_services
@@ -48,7 +50,10 @@ def test_exclude_source_recomputes(tmp_path):
     engine.handle(CLAIM)
     reply = engine.call("exclude_source", {"doc_id": "102"})
     assert reply.tool == "exclude_source"
-    assert "102" not in {d["id"] for d in engine._report()["documents"]}
+    report = engine._report()
+    assert "102" not in {d["id"] for d in report["documents"]}
+    # nor cited anywhere in the recomputed report: the aspects, their quotes, the explanation
+    assert '"doc_id": "102"' not in json.dumps(report) and "102#" not in json.dumps(report)
     assert "not among" in engine.call("exclude_source", {"doc_id": "nope"}).text
 
 

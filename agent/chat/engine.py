@@ -125,6 +125,34 @@ def chats_dir(inv: Investigator) -> Path:
     return path
 
 
+def without_source(state: InvestigationState, doc_id: str) -> dict[str, Any]:
+    """The state changes that drop `doc_id` from an investigation before it is recomputed from the
+    assess step: its record, its sentences under every aspect (the tree is not regrown) and its place
+    in the screen's lists, so the recomputed report neither shows nor cites it."""
+    from claimscope.agent.graph.readers import tree_of
+
+    changes: dict[str, Any] = {"documents": {doc_id: None}}
+
+    def other(key: str) -> bool:
+        parsed = SentenceKey.read(key)
+        return parsed is None or parsed.doc_id != doc_id
+
+    if state.get("tree"):
+        tree = tree_of(state)
+        for node in tree.nodes.values():
+            pairs = list(zip(node.segment_keys, node.segment_scores, strict=False))
+            node.segment_keys = [k for k in node.segment_keys if other(k)]
+            node.segment_scores = [sc for k, sc in pairs if other(k)]
+        changes["tree"] = tree.model_dump(mode="json")
+    screen = state.get("screen")
+    if screen:
+        changes["screen"] = {k: ([d for d in v if d != doc_id] if isinstance(v, list) and k != "subject_terms"
+                                 and k != "object_terms" else
+                                 {d: x for d, x in v.items() if d != doc_id} if isinstance(v, dict) else v)
+                             for k, v in screen.items()}
+    return changes
+
+
 class ChatEngine:
     """One chat session: state, routing, answers. Front ends (terminal, tests) call `handle`."""
 
@@ -474,7 +502,7 @@ class ChatEngine:
         docs = self._state().get("documents") or {}
         if doc_id not in docs:
             raise InputError(f"{doc_id!r} is not among this investigation's sources.")
-        run = self.inv.rerun_from(self._current(), "assess", {"documents": {doc_id: None}}, on_event=on_event)
+        run = self.inv.rerun_from(self._current(), "assess", without_source(self._state(), doc_id), on_event=on_event)
         reply = self._finish(run)
         reply.text = f"Ignoring {doc_id} and recomputing.\n\n" + reply.text
         reply.tool = "exclude_source"
