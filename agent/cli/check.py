@@ -15,20 +15,9 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from claimscope.agent.bounds import (
-    ASPECTS_MAX,
-    ASPECTS_MIN,
-    DEPTH_MAX,
-    DEPTH_MIN,
-    SOURCE_NAMES,
-    TOP_DOCUMENTS_MAX,
-    TOP_DOCUMENTS_MIN,
-    YEAR_MAX,
-    YEAR_MIN,
-    parse_sources,
-)
 from claimscope.agent.check import CheckProgress
 from claimscope.agent.cli import app
+from claimscope.agent.cli import options as opt
 from claimscope.tools.errors import InputError
 
 console = Console(stderr=True, soft_wrap=True)
@@ -96,31 +85,30 @@ def _write(text: str, out: Path | None, what: str) -> None:
 def check(
     source: Annotated[str | None, typer.Argument(help="The text to check: a .txt, .md or .pdf file, or - for "
                                                       "standard input.")] = None,
-    corpus: Annotated[list[str] | None, typer.Option("--corpus", "-c", help="Local corpus to search (repeatable).")] = None,
-    sources: Annotated[str | None, typer.Option(help=f"Comma-separated: {','.join(SOURCE_NAMES)}.")] = None,
-    depth: Annotated[int | None, typer.Option(min=DEPTH_MIN, max=DEPTH_MAX, help="Aspect hierarchy depth.")] = None,
-    aspects: Annotated[int | None, typer.Option(min=ASPECTS_MIN, max=ASPECTS_MAX, help="Aspects per node.")] = None,
-    top_docs: Annotated[int | None, typer.Option(min=TOP_DOCUMENTS_MIN, max=TOP_DOCUMENTS_MAX,
-                                                 help="Documents given a takeaway and label.")] = None,
-    year_min: Annotated[int | None, typer.Option(min=YEAR_MIN, max=YEAR_MAX, help="Earliest publication year.")] = None,
-    year_max: Annotated[int | None, typer.Option(min=YEAR_MIN, max=YEAR_MAX, help="Latest publication year.")] = None,
-    no_perspectives: Annotated[bool, typer.Option("--no-perspectives", help="Skip per-aspect stance summaries.")] = False,
+    corpus: opt.Corpus = None,
+    sources: opt.Sources = None,
+    depth: opt.Depth = None,
+    aspects: opt.Aspects = None,
+    top_docs: opt.TopDocs = None,
+    year_min: opt.YearMin = None,
+    year_max: opt.YearMax = None,
+    no_perspectives: opt.NoPerspectives = False,
     claims_only: Annotated[bool, typer.Option("--claims-only", help="Only extract the claims and write them as "
                                               "JSON to edit, for --claims.")] = False,
     claims: Annotated[Path | None, typer.Option("--claims", help="A claims file written by --claims-only (and "
                                                 "edited): check only the claims it keeps, as worded there.")] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="Continue an interrupted check by its id.")] = None,
     list_checks: Annotated[bool, typer.Option("--list", help="List saved checks and exit.")] = False,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="Report format: md, json or html.")] = "md",
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (else print it).")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    fmt: opt.Format = "md",
+    out: opt.Out = None,
+    quiet: opt.Quiet = False,
 ) -> None:
     """Check every check-worthy claim of a text (press release, abstract, draft answer) against the
     literature and write a report on the text: each claim's span marked by its verdict."""
     from claimscope.agent.check import CheckStore, TextChecker, prepare_check
     from claimscope.agent.cli.interrupt import stoppable
     from claimscope.agent.datadir import open_store
-    from claimscope.agent.investigation import Investigator, check_corpora, default_options
+    from claimscope.agent.investigation import Investigator, check_corpora
     from claimscope.agent.report import report_format
     from claimscope.agent.report.text_render import render_text_report
     from claimscope.tools.claim_extraction import extract_claims
@@ -140,8 +128,7 @@ def check(
     if resume is not None and (source is not None or claims is not None or claims_only):
         raise InputError("--resume continues a saved check with its own text and claims: give no FILE, --claims "
                          "or --claims-only with it.")
-    if year_min is not None and year_max is not None and year_min > year_max:
-        raise InputError(f"--year-min {year_min} is after --year-max {year_max}: no document could match.")
+    opt.check_years(year_min, year_max)
 
     if claims_only:
         text, name = _read_text(source or "-")
@@ -162,11 +149,9 @@ def check(
         record = checker.store.load(resume)
     else:
         text, name = _read_text(source or "-")
-        opts = default_options(
-            inv.services.settings, corpora=list(corpus or []), sources=parse_sources(sources) if sources else None,
-            depth=depth, top_k_aspects=aspects, top_documents=top_docs, year_min=year_min, year_max=year_max,
-            perspectives=False if no_perspectives else None,
-        )
+        opts = opt.run_options(inv.services.settings, corpus=corpus, sources=sources, depth=depth, aspects=aspects,
+                               top_docs=top_docs, year_min=year_min, year_max=year_max,
+                               no_perspectives=no_perspectives)
         check_corpora(inv.services, list(opts.corpora), opts.sources)
         edits = _claim_edits(claims, extract_claims(text).claims) if claims is not None else None
         record = prepare_check(text, inv.services, opts, source=name, edits=edits)

@@ -11,19 +11,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from claimscope.agent.bounds import (
-    ASPECTS_MAX,
-    ASPECTS_MIN,
-    DEPTH_MAX,
-    DEPTH_MIN,
-    SOURCE_NAMES,
-    TOP_DOCUMENTS_MAX,
-    TOP_DOCUMENTS_MIN,
-    YEAR_MAX,
-    YEAR_MIN,
-    parse_sources,
-)
 from claimscope.agent.cli import app
+from claimscope.agent.cli import options as opt
 from claimscope.agent.cli.progress import Heartbeat
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.state import InvestigationOptions
@@ -67,33 +56,32 @@ def _investigator(session: str | None) -> Investigator:
 @app.command()
 def investigate(
     claim: Annotated[str, typer.Argument(help="The claim to investigate, in quotes.")],
-    corpus: Annotated[list[str] | None, typer.Option("--corpus", "-c", help="Local corpus to search (repeatable).")] = None,
+    corpus: opt.Corpus = None,
     ingest: Annotated[Path | None, typer.Option(help="Ingest this file/folder into the first --corpus first (idempotent).")] = None,
-    sources: Annotated[str | None, typer.Option(help=f"Comma-separated: {','.join(SOURCE_NAMES)}.")] = None,
-    depth: Annotated[int | None, typer.Option(min=DEPTH_MIN, max=DEPTH_MAX, help="Aspect hierarchy depth.")] = None,
-    aspects: Annotated[int | None, typer.Option(min=ASPECTS_MIN, max=ASPECTS_MAX, help="Aspects per node.")] = None,
-    top_docs: Annotated[int | None, typer.Option(min=TOP_DOCUMENTS_MIN, max=TOP_DOCUMENTS_MAX,
-                                                 help="Documents given a takeaway and label.")] = None,
-    year_min: Annotated[int | None, typer.Option(min=YEAR_MIN, max=YEAR_MAX, help="Earliest publication year.")] = None,
-    year_max: Annotated[int | None, typer.Option(min=YEAR_MIN, max=YEAR_MAX, help="Latest publication year.")] = None,
+    sources: opt.Sources = None,
+    depth: opt.Depth = None,
+    aspects: opt.Aspects = None,
+    top_docs: opt.TopDocs = None,
+    year_min: opt.YearMin = None,
+    year_max: opt.YearMax = None,
     planner: Annotated[str, typer.Option(help="'fixed' policy or 'llm' chooses the next step.")] = "fixed",
     stop_after: Annotated[str | None, typer.Option(help="'hierarchy': stop once the aspect tree is built.")] = None,
     guided: Annotated[bool, typer.Option("--guided", help="Pause for your review at each review point.")] = False,
-    no_perspectives: Annotated[bool, typer.Option("--no-perspectives", help="Skip per-aspect stance summaries.")] = False,
+    no_perspectives: opt.NoPerspectives = False,
     claim_kind: Annotated[str | None, typer.Option(
         "--claim-kind", help="auto, empirical (findings on the claim's relation) or debate (arguments for / against)."
     )] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="Report format: md, json or html.")] = "md",
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (else print it).")] = None,
+    fmt: opt.Format = "md",
+    out: opt.Out = None,
     session: Annotated[str | None, typer.Option(help="Session id: resume it if it exists, else start it under this id.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    quiet: opt.Quiet = False,
     translate: Annotated[bool, typer.Option(
         "--translate", help="A claim in another language is translated to English by the configured model "
                             "(and the report says so) instead of refused.")] = False,
 ) -> None:
     """Investigate CLAIM against local corpora and scholarly sources and print a graded report."""
     from claimscope.agent.datadir import open_store
-    from claimscope.agent.investigation import check_corpora, default_options
+    from claimscope.agent.investigation import check_corpora
     from claimscope.agent.report import report_format
 
     report_format(fmt)
@@ -101,8 +89,7 @@ def investigate(
         raise InputError(f"--planner must be 'fixed' or 'llm', not {planner!r}.")
     if claim_kind is not None and claim_kind not in ("auto", "empirical", "debate"):
         raise InputError(f"--claim-kind must be auto, empirical or debate, not {claim_kind!r}.")
-    if year_min is not None and year_max is not None and year_min > year_max:
-        raise InputError(f"--year-min {year_min} is after --year-max {year_max}: no document could match.")
+    opt.check_years(year_min, year_max)
     corpora = list(corpus or [])
     inv = _investigator(session)
     open_store(inv.services)
@@ -112,13 +99,9 @@ def investigate(
         from claimscope.agent.cli.corpus import ingest_path
 
         ingest_path(ingest, corpora[0], store=inv.services.store, quiet=quiet)
-    src = parse_sources(sources) if sources else None
-    opts = default_options(
-        inv.services.settings, corpora=corpora, sources=src, depth=depth, top_k_aspects=aspects,
-        top_documents=top_docs, year_min=year_min, year_max=year_max, planner=planner,
-        perspectives=False if no_perspectives else None, stop_after=stop_after, guided=guided or None,
-        claim_kind=claim_kind,
-    )
+    opts = opt.run_options(inv.services.settings, corpus=corpora, sources=sources, depth=depth, aspects=aspects,
+                           top_docs=top_docs, year_min=year_min, year_max=year_max, no_perspectives=no_perspectives,
+                           planner=planner, stop_after=stop_after, guided=guided or None, claim_kind=claim_kind)
     # A session resumed by id keeps the options it was started with.
     check_corpora(inv.services, corpora, None if session and inv.state(session) else opts.sources)
     # The run's id is chosen here, so its lease is held from the first step: another terminal then
