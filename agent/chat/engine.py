@@ -144,12 +144,13 @@ def without_source(state: InvestigationState, doc_id: str) -> dict[str, Any]:
             node.segment_keys = [k for k in node.segment_keys if other(k)]
             node.segment_scores = [sc for k, sc in pairs if other(k)]
         changes["tree"] = tree.model_dump(mode="json")
-    screen = state.get("screen")
+    screen: dict[str, Any] = dict(state.get("screen") or {})
     if screen:
-        changes["screen"] = {k: ([d for d in v if d != doc_id] if isinstance(v, list) and k != "subject_terms"
-                                 and k != "object_terms" else
-                                 {d: x for d, x in v.items() if d != doc_id} if isinstance(v, dict) else v)
-                             for k, v in screen.items()}
+        for key in ("evidence", "on_subject", "without_object"):  # the screen's lists of document ids
+            screen[key] = [d for d in screen.get(key, []) if d != doc_id]
+        for key in ("labels", "confidence"):  # and its per-document readings
+            screen[key] = {d: x for d, x in (screen.get(key) or {}).items() if d != doc_id}
+        changes["screen"] = screen
     return changes
 
 
