@@ -78,11 +78,11 @@ def claim_sets(n_scifact: int = 20, n_frosc: int = 5, n_vaccine: int = 5, seed: 
     ]
 
 
-def _folder(tag: str) -> Path:
-    return LABELS / tag
+def _folder(tag: str, labels: Path | None = None) -> Path:
+    return (labels or LABELS) / tag
 
 
-def run(tag: str, depth: int | None, resume: bool, aspects: str | None = None) -> None:
+def run(tag: str, depth: int | None, resume: bool, aspects: str | None = None, labels: Path | None = None) -> None:
     """Investigate every claim and keep its report (Markdown for the reader, JSON for the packet);
     `aspects` overrides hierarchy.aspects (proposed / facets)."""
     from claimscope.agent.graph.state import InvestigationOptions
@@ -93,9 +93,9 @@ def run(tag: str, depth: int | None, resume: bool, aspects: str | None = None) -
     ensure_corpus(services, SHARED / "scifact" / "corpus.jsonl", "scifact")
     ensure_corpus(services, vaccine_corpus(SHARED / "claimspect" / "vaccine_source_papers.txt",
                                            WORK / "vaccine_corpus.jsonl"), "vaccine-papers")
-    reports = _folder(tag) / "reports"
+    reports = _folder(tag, labels) / "reports"
     reports.mkdir(parents=True, exist_ok=True)
-    manifest_path = _folder(tag) / "manifest.json"
+    manifest_path = _folder(tag, labels) / "manifest.json"
     manifest: dict[str, Any] = (json.loads(manifest_path.read_text(encoding="utf-8")) if resume and manifest_path.exists()
                                 else {"code_version": code_version(), "depth": depth, "aspects": aspects, "claims": {}})
     for name, claims, corpora in claim_sets():
@@ -177,8 +177,8 @@ def packet(report: dict[str, Any], markdown: str, abstracts: dict[str, dict[str,
             "perspective": perspective, "explanation": explanation}
 
 
-def packets(tag: str) -> None:
-    folder = _folder(tag)
+def packets(tag: str, labels: Path | None = None) -> None:
+    folder = _folder(tag, labels)
     out = folder / "packets"
     out.mkdir(parents=True, exist_ok=True)
     abstracts = _abstracts()
@@ -227,8 +227,8 @@ def item_judgments(j: dict[str, Any]) -> dict[str, dict[str, bool]]:
     return out
 
 
-def score(tag: str, out: Path) -> None:
-    folder = _folder(tag)
+def score(tag: str, out: Path, labels: Path | None = None) -> None:
+    folder = _folder(tag, labels)
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     by_report: dict[str, dict[str, dict[str, Any]]] = {}
     for path in sorted((folder / "judgments").glob("*/*.json")):
@@ -292,15 +292,12 @@ def main() -> None:
                          "checkout of an earlier commit write its reports into this one.")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    if args.labels is not None:
-        global LABELS
-        LABELS = args.labels
     if args.command == "run":
-        run(args.tag, args.depth, args.resume, args.aspects)
+        run(args.tag, args.depth, args.resume, args.aspects, args.labels)
     elif args.command == "packets":
-        packets(args.tag)
+        packets(args.tag, args.labels)
     else:
-        score(args.tag, args.out)
+        score(args.tag, args.out, args.labels)
 
 
 if __name__ == "__main__":
