@@ -44,9 +44,9 @@ from claimscope.agent.report.text_model import TextReport
 from claimscope.agent.runs import RunEvent, RunManager, SessionInfo
 from claimscope.agent.services import Services
 from claimscope.agent.settings import Settings, get_settings, load_settings
-from claimscope.tools.claim_analysis import MAX_CLAIM_CHARS, MIN_CLAIM_CHARS
-from claimscope.tools.claim_extraction import MAX_TEXT_CHARS
 from claimscope.tools.errors import ClaimscopeError, InputError
+from claimscope.tools.read.claim_analysis import MAX_CLAIM_CHARS, MIN_CLAIM_CHARS
+from claimscope.tools.read.claim_extraction import MAX_TEXT_CHARS
 
 if TYPE_CHECKING:
     from langchain_core.tools import StructuredTool
@@ -206,7 +206,7 @@ def validate_args(model: type[BaseModel], raw: Any) -> Any:
 
 def search_evidence(query: str, corpus: str, k: int = 10, *, services: Services | None = None) -> list[EvidenceHit]:
     """The best documents of a local corpus for `query`, with their best-matching sentences."""
-    from claimscope.tools.store import SearchFilter
+    from claimscope.tools.find.store import SearchFilter
 
     args = validate_args(SearchArgs, {"query": query, "corpus": corpus, "k": k})
     services = services or Services(get_settings())

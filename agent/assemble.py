@@ -33,14 +33,14 @@ from claimscope.agent.report import (
     TrustSummary,
 )
 from claimscope.agent.services import Services
-from claimscope.tools.ico import names_who_or_where
+from claimscope.tools.appraise.ico import names_who_or_where
+from claimscope.tools.appraise.study_design import design_summary
 from claimscope.tools.models import Document, SentenceKey, Stance
-from claimscope.tools.segmenter import without_section_label
-from claimscope.tools.study_design import design_summary
-from claimscope.tools.verdict import GlobalLabel, LocalLabel, Verdict
+from claimscope.tools.text.segmenter import without_section_label
+from claimscope.tools.weigh.verdict import GlobalLabel, LocalLabel, Verdict
 
 if TYPE_CHECKING:
-    from claimscope.tools.hierarchy import AspectTree
+    from claimscope.tools.read.hierarchy import AspectTree
 
 TOP_SEGMENTS_PER_NODE = 5
 
@@ -99,10 +99,10 @@ def build_report(state: InvestigationState, services: Services) -> Report:
 def contradictions(state: InvestigationState) -> list[str]:
     """Where the parts of the report read from `state` contradict each other (the verdict, the
     documents' labels, the root aspect's consensus, the labels of the documents the explanation
-    cites: tools.hierarchy.consistency.inconsistencies), as warnings."""
-    from claimscope.tools.hierarchy import AspectTree
-    from claimscope.tools.hierarchy.consistency import inconsistencies
-    from claimscope.tools.verdict import Consensus
+    cites: tools.weigh.consistency.inconsistencies), as warnings."""
+    from claimscope.tools.read.hierarchy import AspectTree
+    from claimscope.tools.weigh.consistency import inconsistencies
+    from claimscope.tools.weigh.verdict import Consensus
 
     if not state.get("verdict"):
         return []
@@ -145,7 +145,7 @@ def _citation(key: str, text_of: Any) -> Citation | None:
 
 def _designs(state: InvestigationState, docs: dict[str, Document]) -> dict[str, str | None]:
     """Study design per shown document: as weighed (the reputation record), else tagged now."""
-    from claimscope.tools.study_design import tagged
+    from claimscope.tools.appraise.study_design import tagged
 
     reputation = state.get("reputation") or {}
     return {d: (reputation[d].get("design") if d in reputation else tagged(doc).study_design)
@@ -236,9 +236,9 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
     """The assessed documents, re-ranked by retrieval score combined with trust, with their design,
     population and size, editorial notices, the sentence their label rests on and what it compares (intervention,
     comparator, outcome, laid out along the claim's relation: the evidence table)."""
-    from claimscope.tools.ico import document_ico, extract_population
+    from claimscope.tools.appraise.ico import document_ico, extract_population
+    from claimscope.tools.appraise.trust import rerank
     from claimscope.tools.models import Notice
-    from claimscope.tools.trust import rerank
 
     assessments = state.get("assessments") or {}
     reputation = state.get("reputation") or {}
@@ -350,7 +350,7 @@ def _lower_first(text: str) -> str:
 def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> EvidenceGap | None:
     """What was searched and not found, when the verdict is "insufficient evidence" (None otherwise).
     The sentences state facts of the run, so they cite nothing and are not attribution-checked."""
-    from claimscope.tools.claim_analysis import claim_components
+    from claimscope.tools.read.claim_analysis import claim_components
 
     verdict = state.get("verdict")
     if verdict and Verdict.model_validate(verdict).weighted_label is not GlobalLabel.INSUFFICIENT:
@@ -410,13 +410,13 @@ def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> Evide
 def _subject_matches(claim: str, on_subject: list[str], docs: dict[str, Document]
                      ) -> tuple[list[str], list[str], list[str]]:
     """Of the documents the screen found on the claim's subject: those that use every specific term
-    of it (tools.coverage: not the words that say how or how much, nor those that only say who or
+    of it (tools.read.coverage: not the words that say how or how much, nor those that only say who or
     where, "women", "some countries"), the others, and the claim's words those others share with it,
     in claim order. A document that only shares "women" with "Women with a lower birth weight ..."
     is not about women with a lower birth weight."""
-    from claimscope.tools.claim_analysis import claim_components
-    from claimscope.tools.coverage import ComponentTerms, component_terms, coverage
-    from claimscope.tools.sparse import tokenize
+    from claimscope.tools.find.sparse import tokenize
+    from claimscope.tools.read.claim_analysis import claim_components
+    from claimscope.tools.read.coverage import ComponentTerms, component_terms, coverage
 
     stems = component_terms(claim).subject
     spelled: dict[str, str] = {}

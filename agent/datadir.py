@@ -16,7 +16,7 @@ from claimscope.tools.errors import InputError
 
 if TYPE_CHECKING:
     from claimscope.agent.services import Services
-    from claimscope.tools.store import EvidenceStore
+    from claimscope.tools.find.store import EvidenceStore
 
 
 def ensure_data_dir(settings: Settings) -> Path:

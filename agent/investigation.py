@@ -72,10 +72,10 @@ def accept_claim(claim: str | AcceptedClaim, services: Services, *, translate: b
             raise
         original, language = exc.claim, exc.language
     from claimscope.prompts import translate_claim as tp
-    from claimscope.tools.claim_analysis import validate_claim
-    from claimscope.tools.language import detect_language
     from claimscope.tools.llm import LLMError
-    from claimscope.tools.text_guard import strip_control
+    from claimscope.tools.read.claim_analysis import validate_claim
+    from claimscope.tools.text.language import detect_language
+    from claimscope.tools.text.text_guard import strip_control
 
     try:
         out = services.llm.run(tp.PROMPT, tp.TranslateInput(claim=original, language=language))
@@ -104,9 +104,9 @@ def prepare_claim(claim: str) -> str:
     """The claim as it will be stored and shown, or an InputError before anything is stored: control
     characters and terminal escapes removed, a claim in a language the models cannot read refused
     (before the length checks, so a Chinese claim is not called "too short"), then the length checks."""
-    from claimscope.tools.claim_analysis import validate_claim
-    from claimscope.tools.language import SUPPORTED, detect_language
-    from claimscope.tools.text_guard import strip_control
+    from claimscope.tools.read.claim_analysis import validate_claim
+    from claimscope.tools.text.language import SUPPORTED, detect_language
+    from claimscope.tools.text.text_guard import strip_control
 
     if not isinstance(claim, str):
         raise InputError(f"the claim must be text, got {type(claim).__name__}.")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import threading
 
 from claimscope.agent.settings import Settings
-from claimscope.tools.embeddings import Embedder, load_embedder
-from claimscope.tools.store import EvidenceStore
+from claimscope.tools.find.embeddings import Embedder, load_embedder
+from claimscope.tools.find.store import EvidenceStore
 
 _STORES: dict[tuple[object, ...], EvidenceStore] = {}
 _LOCK = threading.Lock()

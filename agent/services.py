@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 from claimscope.agent.settings import Settings, get_settings
 
 if TYPE_CHECKING:
+    from claimscope.tools.appraise.retractions import RetractionIndex
+    from claimscope.tools.find.scholarly import ScholarlySearch
+    from claimscope.tools.find.store import EvidenceStore
     from claimscope.tools.llm import StructuredLLM
     from claimscope.tools.models import Embedder, StanceScorer
-    from claimscope.tools.retractions import RetractionIndex
-    from claimscope.tools.scholarly import ScholarlySearch
-    from claimscope.tools.store import EvidenceStore
 
 
 @dataclass
@@ -61,7 +61,7 @@ class Services:
     @property
     def stance(self) -> StanceScorer:
         if self._stance is None:
-            from claimscope.tools.stance import load_stance
+            from claimscope.tools.read.stance import load_stance
 
             s = self.settings.stance
             self._stance = load_stance(
@@ -75,9 +75,9 @@ class Services:
 
     @property
     def argument(self) -> StanceScorer:
-        """The argument model that reads debate claims (tools.stance.load_argument_model)."""
+        """The argument model that reads debate claims (tools.read.stance.load_argument_model)."""
         if self._argument is None:
-            from claimscope.tools.stance import load_argument_model
+            from claimscope.tools.read.stance import load_argument_model
 
             self._argument = load_argument_model(batch_size=self.settings.stance.batch_size)
         return self._argument
@@ -87,7 +87,7 @@ class Services:
         """The imported Retraction Watch index (search.retractions), read once and reread when the
         file changes."""
         if self._retractions is None:
-            from claimscope.tools.retractions import RetractionIndex
+            from claimscope.tools.appraise.retractions import RetractionIndex
 
             self._retractions = RetractionIndex(self.settings.resolve(self.settings.search.retractions))
         return self._retractions
@@ -95,7 +95,7 @@ class Services:
     @property
     def scholarly(self) -> ScholarlySearch:
         if self._scholarly is None:
-            from claimscope.tools.scholarly import ScholarlySearch
+            from claimscope.tools.find.scholarly import ScholarlySearch
 
             s = self.settings.search
             self._scholarly = ScholarlySearch(

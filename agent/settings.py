@@ -32,9 +32,9 @@ from claimscope.agent.bounds import (
     TopDocuments,
 )
 from claimscope.agent.sessions.url import url_problem
+from claimscope.tools.appraise.study_design import DESIGN_SCORES
 from claimscope.tools.errors import InputError
-from claimscope.tools.store import ClusterParams
-from claimscope.tools.study_design import DESIGN_SCORES
+from claimscope.tools.find.store import ClusterParams
 
 
 class ConfigError(InputError, ValueError):
@@ -127,7 +127,7 @@ class StanceSettings(_Section):
         "finding; 'debate' = evidence is an argument for or against the claim, read by the argument model.",
     )
     argument_model: bool = Field(
-        True, description="Read debate claims with the argument model shipped in tools/argument_model (trained on "
+        True, description="Read debate claims with the argument model shipped in tools/read/argument_model (trained on "
         "PERSPECTRUM); false = read them like empirical claims (stance model and relation test).",
     )
     argument_min_relevance: float = Field(
@@ -159,7 +159,7 @@ class HierarchySettings(_Section):
     depth: Depth = Field(2, description="Depth of the aspect tree.")
     aspects: Literal["proposed", "facets"] = Field(
         "proposed", description="Where the top-level aspects come from: proposed by the LLM from the claim and its "
-        "segments, or facets of the claim's structure that the on-claim findings speak to (tools.hierarchy.facets; "
+        "segments, or facets of the claim's structure that the on-claim findings speak to (tools.read.hierarchy.facets; "
         "the LLM only names them).",
     )
     top_k: AspectsPerNode = Field(3, description="Aspects per node.")
@@ -247,7 +247,7 @@ class VerdictSettings(_Section):
     )
     document_decision: Literal["learned", "thresholds"] = Field(
         "learned", description="Which abstracts are evidence: the learned decision shipped with the stance model "
-        "(stance + claim-component coverage, tools.document_model; thresholds when the model has none) or the "
+        "(stance + claim-component coverage, tools.read.document_model; thresholds when the model has none) or the "
         "support / refute thresholds alone.",
     )
     evidence_min_probability: float | None = Field(
@@ -442,7 +442,7 @@ ENV_PREFIX = "CLAIMSCOPE_"
 OTHER_VARIABLES: dict[str, str] = {
     "CLAIMSCOPE_CONFIG": "the config file to read (this module)",
     "CLAIMSCOPE_MCP_TOKEN": "the access token of the MCP and web servers (agent/access.py)",
-    "CLAIMSCOPE_MAILTO": "the contact address sent to OpenAlex and Crossref (tools/scholarly/client.py)",
+    "CLAIMSCOPE_MAILTO": "the contact address sent to OpenAlex and Crossref (tools/find/scholarly/client.py)",
     "CLAIMSCOPE_PROGRESS_SECONDS": "how often the CLI prints a progress line (agent/cli/progress.py)",
     "CLAIMSCOPE_TRANSLATE_CLAIMS": "whether claims in another language are translated (agent/investigation.py)",
     "CLAIMSCOPE_PG_BIN": "PostgreSQL's programs for the test server (tests/postgres_server.py)",

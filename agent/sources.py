@@ -10,11 +10,11 @@ from collections.abc import Sequence
 
 from claimscope.agent.services import Services
 from claimscope.agent.settings import Settings
+from claimscope.tools.appraise.retractions import with_notices
+from claimscope.tools.appraise.study_design import tagged
+from claimscope.tools.appraise.trust import ReputationConfig
 from claimscope.tools.errors import InputError, SourceUnavailableError
 from claimscope.tools.models import Document
-from claimscope.tools.retractions import with_notices
-from claimscope.tools.study_design import tagged
-from claimscope.tools.trust import ReputationConfig
 
 
 def reputation_config(settings: Settings) -> ReputationConfig:

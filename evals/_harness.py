@@ -58,7 +58,7 @@ def services_for(work: Path = WORK, **overrides: Any) -> Services:
 def ensure_corpus(services: Services, path: Path, name: str) -> None:
     """Ingest `path` as corpus `name`. Ingest is idempotent, so an interrupted ingest is completed
     and a complete one costs only the duplicate check."""
-    from claimscope.tools.ingest import read_path
+    from claimscope.tools.find.ingest import read_path
 
     t0 = time.perf_counter()
     stats = services.store.add_documents(read_path(path).documents, corpus=name)

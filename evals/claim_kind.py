@@ -4,7 +4,7 @@ ones as empirical.
     python -m evals.claim_kind
 
 PERSPECTRUM claims are debate claims (all of them, by construction of the data set); SciFact, FRoSC
-and ClaimSpect claims are statements of fact. The rules (tools.claim_analysis.detect_claim_kind)
+and ClaimSpect claims are statements of fact. The rules (tools.read.claim_analysis.detect_claim_kind)
 were written looking at PERSPECTRUM and SciFact TRAIN claims only; the other sets are reported as
 they come. No model is run. Writes evals/results/claim_kind.json with the share read as debate per
 set and the claims behind every surprise on the non-debate sets.
@@ -27,7 +27,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=RESULTS / "claim_kind.json")
     args = ap.parse_args()
-    from claimscope.tools.claim_analysis import ClaimKind, detect_claim_kind
+    from claimscope.tools.read.claim_analysis import ClaimKind, detect_claim_kind
 
     persp = json.loads((SHARED / "perspectrum" / "perspectrum_with_answers_v1.0.json").read_text())
     split = json.loads((SHARED / "perspectrum" / "dataset_split_v1.0.json").read_text())

@@ -4,7 +4,7 @@
 
 Evidence Inference 2.0 (MIT): each annotation is a trial finding labelled "significantly increased",
 "significantly decreased" or "no significant difference" for an intervention against a comparator
-on an outcome, with the evidence span. tools.direction.sentence_direction reads the span; the score
+on an outcome, with the evidence span. tools.read.direction.sentence_direction reads the span; the score
 is how often it reads UP / DOWN / NONE as labelled (UNKNOWN and ASSOCIATED count as misses), and
 how often it commits at all. The lexicon was written from the train split; validation is reported.
 """
@@ -34,7 +34,7 @@ def load(split: str) -> list[tuple[str, str]]:
 
 
 def score(rows: list[tuple[str, str]]) -> dict:
-    from claimscope.tools.direction import sentence_direction
+    from claimscope.tools.read.direction import sentence_direction
 
     pred = [sentence_direction(t).value for t, _ in rows]
     gold = [g for _, g in rows]

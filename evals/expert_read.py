@@ -122,7 +122,7 @@ def _abstracts() -> dict[str, dict[str, Any]]:
             for d in _jsonl(SHARED / "scifact" / "corpus.jsonl")}
     vaccine = WORK / "vaccine_corpus.jsonl"
     if vaccine.exists():
-        from claimscope.tools.segmenter import split_sentences
+        from claimscope.tools.text.segmenter import split_sentences
 
         for d in _jsonl(vaccine):
             docs[str(d["id"])] = {"title": d["title"], "sentences": split_sentences(d["text"])}
@@ -133,7 +133,7 @@ def packet(report: dict[str, Any], markdown: str, abstracts: dict[str, dict[str,
     """The items a reader judges in one report, numbered, with what the reader needs to judge them."""
     from claimscope.agent.report.common import population_cell
     from claimscope.agent.report.model import load_report
-    from claimscope.tools.segmenter import split_sentences
+    from claimscope.tools.text.segmenter import split_sentences
 
     r = load_report(report)
     nodes = r.hierarchy.by_id()

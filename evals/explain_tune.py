@@ -46,8 +46,8 @@ def train_claims(services: Any, entries: list[dict], docs: dict[str, Any], n: in
     """Explanations of the first `n` cached train claims with something to explain, and how many
     cached documents were skipped because the corpus file segments them differently."""
     from claimscope.tools.explain import label_document, sentence_lookup
-    from claimscope.tools.stance import decide_document
-    from claimscope.tools.verdict import LocalLabel
+    from claimscope.tools.read.stance import decide_document
+    from claimscope.tools.weigh.verdict import LocalLabel
 
     v = services.settings.verdict
     rule = {"support_threshold": v.support_threshold, "refute_threshold": v.refute_threshold}
@@ -134,7 +134,7 @@ def main() -> None:
     if args.n < 1:
         raise SystemExit("--n must be at least 1.")
     from claimscope.prompts import explanation as explanation_prompt
-    from claimscope.tools.ingest import read_path
+    from claimscope.tools.find.ingest import read_path
 
     docs = {d.id: d for d in read_path(args.corpus).documents}
     services = services_for()

@@ -97,7 +97,7 @@ def _first_line(text: str) -> str:
 def _scholarly(handler: Callable[[Any], Any] | None) -> Any:
     import httpx
 
-    from claimscope.tools.scholarly import ScholarlySearch
+    from claimscope.tools.find.scholarly import ScholarlySearch
 
     def offline(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("network is unreachable (fault benchmark)", request=request)
@@ -114,7 +114,7 @@ def environment(script: dict[str, Any] | None = None, scholarly: Callable[[Any],
     """Patch the heavy services with the offline fakes and point claimscope at a fresh data dir."""
     import claimscope.agent.llm as llm_mod
     import claimscope.agent.resources as res
-    import claimscope.tools.stance as stance_mod
+    import claimscope.tools.read.stance as stance_mod
     from claimscope.agent.llm.fake import scripted_llm
     from claimscope.agent.services import Services
     from claimscope.agent.settings import get_settings
@@ -141,7 +141,7 @@ def environment(script: dict[str, Any] | None = None, scholarly: Callable[[Any],
         p.start()
     try:
         if ingest:
-            from claimscope.tools.ingest import read_path
+            from claimscope.tools.find.ingest import read_path
 
             res.get_store(get_settings()).add_documents(read_path(CORPUS).documents, corpus="fixture")
         yield env
@@ -785,7 +785,7 @@ def second_process_on_the_same_store() -> Outcome:
         holder = subprocess.Popen(
             [sys.executable, "-c",
              "import sys, time\n"
-             "from claimscope.tools.store.edge import acquire_edge\n"
+             "from claimscope.tools.find.store.edge import acquire_edge\n"
              f"acquire_edge({str(_store_dir(env))!r}).open('claimscope')\n"
              "print('ready', flush=True)\n"
              "time.sleep(120)\n"],

@@ -27,8 +27,8 @@ CACHE = WORK / "gather_top_k_cache.json"
 
 def collect(args: argparse.Namespace) -> list[dict]:
     """Per train claim: its cited documents and the top documents of each gather query."""
-    from claimscope.tools.claim_analysis import analyse_claim
-    from claimscope.tools.store import SearchFilter
+    from claimscope.tools.find.store import SearchFilter
+    from claimscope.tools.read.claim_analysis import analyse_claim
 
     services = services_for()
     ensure_corpus(services, args.corpus, "scifact")

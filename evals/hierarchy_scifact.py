@@ -66,7 +66,7 @@ def main() -> None:
     runs = load_runs(log)
     gold = {cid: g for cid, _, g in claims}
 
-    from claimscope.tools.hierarchy import AspectTree
+    from claimscope.tools.read.hierarchy import AspectTree
     from evals.rubric import summarise_rubric, tree_rubric
     from evals.verdict_scifact import explanation_figures
 

@@ -2,14 +2,14 @@
 
     python -m evals.perspectrum_coverage
 
-claimscope's evidence test (tools/coverage.py) asks a text to cover both ends of the claim's
+claimscope's evidence test (tools/read/coverage.py) asks a text to cover both ends of the claim's
 relation: right for "X lowers the risk of Y" over abstracts, where an abstract about X alone is not
 evidence. A debate perspective argues from consequences ("Vaccination must be made compulsory" ->
 "Herd immunity protects those who cannot be vaccinated"), so it rarely repeats the claim's words.
 This runner measures, on the 139 PERSPECTRUM dev claims and their gold (support / undermine)
 perspectives, the share that pass the relation test at sentence level, and the share of claims left
 with at least two passing perspectives (what an aspect needs to be kept); then the same for the
-argument test that debate claims use (tools.relevance.ArgumentTest, the argument model), with the
+argument test that debate claims use (tools.read.relevance.ArgumentTest, the argument model), with the
 share of other claims' perspectives (a random one per gold perspective) it wrongly passes.
 
 Writes evals/results/perspectrum_coverage.json.
@@ -31,9 +31,9 @@ def main() -> None:
     args = ap.parse_args()
     import random
 
-    from claimscope.tools.coverage import addresses, component_terms, coverage
-    from claimscope.tools.relevance import SEGMENT_MIN_COVERAGE, ArgumentTest
-    from claimscope.tools.stance import load_argument_model
+    from claimscope.tools.read.coverage import addresses, component_terms, coverage
+    from claimscope.tools.read.relevance import SEGMENT_MIN_COVERAGE, ArgumentTest
+    from claimscope.tools.read.stance import load_argument_model
 
     scorer = load_argument_model()
     rng = random.Random(3)

@@ -248,7 +248,7 @@ def score(args: argparse.Namespace) -> dict:
 def model_agreement(args: argparse.Namespace) -> dict:
     """The stance model's own reading of the pool's sentences against the first reader's label
     (claim and sentence, as the product scores them): per-class F1 and macro-F1."""
-    from claimscope.tools.stance import load_stance
+    from claimscope.tools.read.stance import load_stance
     from evals._metrics import macro_f1, per_class
 
     rows = label_rows()
@@ -259,7 +259,7 @@ def model_agreement(args: argparse.Namespace) -> dict:
     scorer = load_stance("packaged", model_dir=args.model_dir) if args.model_dir else load_stance("packaged")
     pred = [p.label.value for p in scorer.predict(pairs)]
     gold = [r["stance"] for r in items]
-    out = {"model": str(args.model_dir or "tools/stance_model"), "pairs": len(items),
+    out = {"model": str(args.model_dir or "tools/read/stance_model"), "pairs": len(items),
            "macro_f1": round(macro_f1(gold, pred, ("support", "neutral", "refute")), 4),
            "per_class": per_class(gold, pred, ("support", "neutral", "refute"))}
     res = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}

@@ -1,4 +1,4 @@
-"""Calibrates and checks tools.relevance.relevance_filter with the embedded embedding model.
+"""Calibrates and checks tools.read.relevance.relevance_filter with the embedded embedding model.
 
 Two data sets:
 
@@ -28,9 +28,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np
 
-from claimscope.tools.hierarchy import CachedEmbedder
 from claimscope.tools.models import Segment
-from claimscope.tools.relevance import (
+from claimscope.tools.read.hierarchy import CachedEmbedder
+from claimscope.tools.read.relevance import (
     MIN_SIMILARITY,
     TOP_MARGIN,
     claim_query_vector,
@@ -249,8 +249,8 @@ def classification_part(emb: DiskCachedEmbedder) -> dict:
     of segments in its example hierarchy. Not human gold: a consistency check of the defaults."""
     import ast
 
-    from claimscope.tools.hierarchy import AspectDraft, AspectTree
-    from claimscope.tools.relevance import (
+    from claimscope.tools.read.hierarchy import AspectDraft, AspectTree
+    from claimscope.tools.read.relevance import (
         CLASSIFY_MIN_MARGIN,
         CLASSIFY_MIN_SIMILARITY,
         classify_segments,
@@ -324,7 +324,7 @@ def classification_part(emb: DiskCachedEmbedder) -> dict:
 
 
 def main() -> None:
-    from claimscope.tools.embeddings import load_embedder
+    from claimscope.tools.find.embeddings import load_embedder
 
     base = load_embedder()
     t0 = time.perf_counter()

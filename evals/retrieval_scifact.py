@@ -8,7 +8,7 @@ judgments beir/qrels/test.tsv (the 300 SciFact dev claims; what we report) and b
 SciFact test claims are never touched.
 
 Variants:
-- store variants go through `tools.store.EvidenceStore` exactly as the product does (one ingest of
+- store variants go through `tools.find.store.EvidenceStore` exactly as the product does (one ingest of
   title + sentence segments; the fusion / aggregation are query-time options);
 - reference variants (paragraph and sentence embeddings with / without the title, BM25 over
   title + abstract) are computed directly with numpy from the same embedder and tokeniser, to
@@ -37,12 +37,12 @@ import numpy as np
 from scipy import sparse as sp
 
 from claimscope.agent.settings import get_settings
-from claimscope.tools.embeddings import load_embedder
 from claimscope.tools.errors import InputError
-from claimscope.tools.ingest import read_path
+from claimscope.tools.find.embeddings import load_embedder
+from claimscope.tools.find.ingest import read_path
+from claimscope.tools.find.sparse import term_id, tokenize
+from claimscope.tools.find.store import DENSE, EvidenceStore
 from claimscope.tools.models import Document
-from claimscope.tools.sparse import term_id, tokenize
-from claimscope.tools.store import DENSE, EvidenceStore
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data" / "scifact"
@@ -283,7 +283,7 @@ def render_md(result: dict) -> str:
          f"train claims ({result['train_queries']} queries of qrels/train.tsv)." if result.get("train_queries")
          else "(qrels/test.tsv); the default (**bold**) is the configured fusion (no train-claim selection in this run)."),
         "\"store:\" rows run through",
-        "tools/store/ as the product does; the others are numpy baselines with the same model and tokeniser.",
+        "tools/find/store/ as the product does; the others are numpy baselines with the same model and tokeniser.",
         "",
         "| variant | nDCG@10 | Recall@100 | train nDCG@10 |",
         "|---|---|---|---|",

@@ -6,15 +6,15 @@ for every investigation, and its check against ClaimSpect's human judgements.
 Per investigation (`tree_rubric`, used by evals.hierarchy_scifact and evals.verdict_open):
 
 - segment relevance of a node's top-5 segments: a segment is relevant when it addresses the claim
-  (the claim's evidence test, tools.relevance: for an empirical claim its own text covers both ends
+  (the claim's evidence test, tools.read.relevance: for an empirical claim its own text covers both ends
   of the claim's relation; for a debate claim the argument model reads it as for or against) and is
   about the aspect (cosine with the aspect's wording
-  >= tools.relevance.ASPECT_MIN_SIMILARITY). This is the test the tree is grown with, so it is
+  >= tools.read.relevance.ASPECT_MIN_SIMILARITY). This is the test the tree is grown with, so it is
   checked once against human judges here before its numbers are trusted;
 - off-claim nodes: nodes with segments of which fewer than half address the claim;
 - copied names: node names or descriptions whose words are >= 80% inside one source sentence the
   model was shown (the node's and its parent's top segments);
-- sibling uniqueness: share of sibling pairs below cosine 0.8 (tools.relevance.sibling_uniqueness);
+- sibling uniqueness: share of sibling pairs below cosine 0.8 (tools.read.relevance.sibling_uniqueness);
 - degenerate text: model-written fields failing the text guard before any fallback (the gateway's
   count), and the report's text fields failing it after (what a reader sees);
 - attribution: explanation sentences and perspective sentences traced to what they cite.
@@ -45,9 +45,9 @@ OFF_CLAIM_SHARE = 0.5
 def tree_rubric(state: dict[str, Any], services: Any) -> dict[str, Any]:
     """The rubric's counts for one investigation's state (empty counts when it built no tree)."""
     from claimscope.agent.graph.readers import claim_reading
-    from claimscope.tools.hierarchy import AspectTree
-    from claimscope.tools.relevance import node_relevance, sibling_uniqueness
-    from claimscope.tools.text_guard import copied_from, text_problems
+    from claimscope.tools.read.hierarchy import AspectTree
+    from claimscope.tools.read.relevance import node_relevance, sibling_uniqueness
+    from claimscope.tools.text.text_guard import copied_from, text_problems
 
     out: dict[str, Any] = {"nodes": 0, "nodes_with_segments": 0, "relevance": [], "offclaim_nodes": 0,
                            "copied_fields": 0, "name_fields": 0, "uniqueness": None,
@@ -179,9 +179,9 @@ def _pearson(xs: list[float], ys: list[float]) -> float | None:
 
 
 def segment_quality_agreement(path: Path, services: Any) -> dict[str, Any]:
-    from claimscope.tools.hierarchy import AspectNode, AspectTree
     from claimscope.tools.models import Segment
-    from claimscope.tools.relevance import RelationTest, node_relevance
+    from claimscope.tools.read.hierarchy import AspectNode, AspectTree
+    from claimscope.tools.read.relevance import RelationTest, node_relevance
 
     data = json.loads(path.read_text())
     ours, human, llm, items = [], [], [], []
@@ -208,7 +208,7 @@ def uniqueness_agreement(path: Path, services: Any) -> dict[str, Any]:
     whole taxonomy; uniqueness = 1 - that count / nodes. The rubric's node-level count: nodes whose
     "name: description" is >= 0.8 similar to another node's. Its sibling-pair uniqueness (what the
     benchmarks report) is given beside it."""
-    from claimscope.tools.relevance import sibling_uniqueness
+    from claimscope.tools.read.relevance import sibling_uniqueness
 
     data = json.loads(path.read_text())
     ours, pairs, human, llm = [], [], [], []
@@ -252,7 +252,7 @@ def _overlapping_nodes(tree: Any, embedder: Any) -> int:
 
 def _taxonomy_tree(claim: str, text: str) -> Any:
     """ClaimSpect's indented taxonomy print ("  - name (description)") as an AspectTree."""
-    from claimscope.tools.hierarchy import ROOT_ID, AspectDraft, AspectTree
+    from claimscope.tools.read.hierarchy import ROOT_ID, AspectDraft, AspectTree
 
     tree = AspectTree.new(claim)
     stack: list[tuple[int, str]] = [(-1, ROOT_ID)]

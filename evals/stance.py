@@ -83,7 +83,7 @@ def _pairs_eval(scorer, pairs: list[tuple[str, str]], gold: list[str]) -> dict:
 
 
 def scifact_dev(scorer) -> tuple[dict, dict]:
-    from claimscope.tools.stance import document_label
+    from claimscope.tools.read.stance import document_label
 
     corpus = {d["doc_id"]: d for d in _jsonl(DATA / "scifact" / "corpus.jsonl")}
     pairs, gold, docs = [], [], []
@@ -109,14 +109,14 @@ def scifact_dev(scorer) -> tuple[dict, dict]:
 
 def negation_probe(scorer, per_doc: int = 2, seed: int = 0) -> dict:
     """Does the model read the claim or only a negation cue? SciFact dev claims and their negation
-    (tools.claim_analysis.negate_claim, "does not ...") against the same sentences:
+    (tools.read.claim_analysis.negate_claim, "does not ...") against the same sentences:
     - unrelated: non-rationale sentences; share predicted refute for the claim and for its negation
       (a model that reads the claim keeps both near zero);
     - rationale: gold support / refute sentences; share whose label flips support <-> refute when
       the claim is negated (a model that reads the claim flips them all)."""
     import random
 
-    from claimscope.tools.claim_analysis import negate_claim
+    from claimscope.tools.read.claim_analysis import negate_claim
 
     rng = random.Random(seed)
     corpus = {d["doc_id"]: d for d in _jsonl(DATA / "scifact" / "corpus.jsonl")}
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", default="packaged")
     ap.add_argument("--model-dir", type=Path, default=None,
-                    help="packaged backend: a model folder other than tools/stance_model (e.g. a candidate build)")
+                    help="packaged backend: a model folder other than tools/read/stance_model (e.g. a candidate build)")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--max-length", type=int, default=256)
     ap.add_argument("--threads", type=int, default=0, help="ONNX intra-op threads; 0 = all cores")
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if not DATA.is_dir():
         sys.exit(f"shared data not found at {DATA}; set CLAIMSCOPE_SHARED_DATA")
-    from claimscope.tools.stance import load_stance
+    from claimscope.tools.read.stance import load_stance
 
     scorer = load_stance(args.backend, batch_size=args.batch_size, max_length=args.max_length, threads=args.threads,
                          model_dir=args.model_dir)

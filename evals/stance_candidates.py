@@ -57,7 +57,7 @@ def export_candidate(encoder: Path, dest: Path) -> Path:
 
 
 def compare(candidate_dir: Path, rounds: int, max_length: int) -> dict:
-    from claimscope.tools.stance import OnnxStanceModel
+    from claimscope.tools.read.stance import OnnxStanceModel
 
     shipped = OnnxStanceModel(calibrated=False, max_length=max_length)
     cand = OnnxStanceModel(candidate_dir, calibrated=False, max_length=max_length)
@@ -79,7 +79,7 @@ def compare(candidate_dir: Path, rounds: int, max_length: int) -> dict:
 
 
 def shipped_size() -> int:
-    from claimscope.tools.stance import PACKAGED_DIR
+    from claimscope.tools.read.stance import PACKAGED_DIR
 
     return (PACKAGED_DIR / "model.onnx").stat().st_size
 

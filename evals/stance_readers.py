@@ -129,7 +129,7 @@ def ei_evidence(row: dict) -> str:
 
 
 def _neg(claim: str) -> str | None:
-    from claimscope.tools.claim_analysis import negate_claim
+    from claimscope.tools.read.claim_analysis import negate_claim
 
     out = negate_claim(claim)
     return None if out.startswith("It is not the case") else out
@@ -158,7 +158,7 @@ def pubmedqa_statements() -> dict[str, str]:
 
 def pubmedqa_sentences(item: dict) -> tuple[list[str], list[str]]:
     """(results sentences of the context, conclusion sentences)."""
-    from claimscope.tools.segmenter import split_sentences
+    from claimscope.tools.text.segmenter import split_sentences
 
     results: list[str] = []
     for lab, ctx in zip(item["LABELS"], item["CONTEXTS"], strict=False):
@@ -248,7 +248,7 @@ class Resolver:
 
 
 def _embedder():
-    from claimscope.tools.embeddings import SentenceEmbedder
+    from claimscope.tools.find.embeddings import SentenceEmbedder
 
     return SentenceEmbedder("packaged:all-MiniLM-L6-v2")
 

@@ -1,6 +1,6 @@
 """Training variants of the stance model side by side -> evals/results/stance_variants.json.
 
-    python -m evals.stance_variants --variant shipped=tools/stance_model --variant swap=DIR [...]
+    python -m evals.stance_variants --variant shipped=tools/read/stance_model --variant swap=DIR [...]
 
 A variant is a model folder built by `evals.train_stance` (train -> export -> calib, each with its
 own `--ckpt` / `--out-dir`). For each one this records:
@@ -44,7 +44,7 @@ def heldout_sentence_pairs() -> tuple[list[tuple[str, str]], list[str], int]:
 
 
 def variant(name: str, folder: Path, heldout: tuple[list[tuple[str, str]], list[str], int]) -> dict:
-    from claimscope.tools.stance import load_stance
+    from claimscope.tools.read.stance import load_stance
     from evals.train_stance import _stage_flags
 
     info = json.loads((folder / "train_info.json").read_text())

@@ -92,7 +92,7 @@ def _disk_mb(path: Path) -> float:
 
 def _embedder() -> Any:
     from claimscope.agent.settings import get_settings
-    from claimscope.tools.embeddings import load_embedder
+    from claimscope.tools.find.embeddings import load_embedder
 
     settings = get_settings()
     e = settings.embeddings
@@ -121,7 +121,7 @@ def _dev_claims() -> tuple[dict[str, str], dict[str, set[str]]]:
 def _open_timed(path: Path) -> tuple[Any, float, list[Any], float]:
     """The store at `path` opened with the real query encoder already loaded: the store, the
     seconds the open took, its corpora and the seconds listing them took."""
-    from claimscope.tools.store import EvidenceStore
+    from claimscope.tools.find.store import EvidenceStore
 
     embedder = _embedder()
     embedder.encode(["load the encoder before the clock starts"])
@@ -159,8 +159,8 @@ def measure_scifact_ingest() -> dict[str, Any]:
     """A fresh ingest of the SciFact corpus through the product, real embedding model included. Where
     there is no SciFact store yet, this ingest becomes it (kept for `embedded` and the synthetic
     corpora); otherwise it goes to a scratch directory removed afterwards."""
-    from claimscope.tools.ingest import read_path
-    from claimscope.tools.store import EvidenceStore
+    from claimscope.tools.find.ingest import read_path
+    from claimscope.tools.find.store import EvidenceStore
 
     keep = not _scifact_store_exists()
     target = SCIFACT_STORE if keep else SCALE_DIR / "scifact_ingest"
@@ -186,8 +186,8 @@ def _scifact_material() -> tuple[list[str], list[str], list[int], np.ndarray]:
     """SciFact titles, sentences, sentences per abstract, and the store's sentence vectors (cached)."""
     cache = SCALE_DIR / "material"
     if not (cache / "vectors.npy").exists():
-        from claimscope.tools.ingest import read_path
-        from claimscope.tools.store import DENSE, EvidenceStore
+        from claimscope.tools.find.ingest import read_path
+        from claimscope.tools.find.store import DENSE, EvidenceStore
 
         cache.mkdir(parents=True, exist_ok=True)
         docs = read_path(DATA / "corpus.jsonl").documents
@@ -242,7 +242,7 @@ def _synthetic(n: int, seed: int = 13) -> Any:
 
 def build_synthetic(n: int) -> dict[str, Any]:
     """Ingest n synthetic abstracts (resumes an interrupted ingest: documents stored are skipped)."""
-    from claimscope.tools.store import EvidenceStore
+    from claimscope.tools.find.store import EvidenceStore
 
     target = SCALE_DIR / f"store_{n}"
     done = target / "complete.json"

@@ -1,4 +1,4 @@
-"""How well the study-design and sample-size tagger (tools.study_design, tools.sample_size) reads abstracts, against
+"""How well the study-design and sample-size tagger (tools.appraise.study_design, tools.appraise.sample_size) reads abstracts, against
 labels from a source the tagger never sees.
 
     python -m evals.study_design            # patterns only, seconds
@@ -32,7 +32,7 @@ Evaluation sets (built here, from ../shared/data; no model is run):
 - ICO: Evidence Inference 2.0 evidence spans (verified rows; ../shared/data/evidence_inference has
   no article texts) as input, their prompt's intervention / comparator / outcome as gold; the test
   split (by PMCID) is reported as ico_*, validation and train beside. The ICO patterns
-  (tools/ico.py) were written from the train split only.
+  (tools/appraise/ico.py) were written from the train split only.
 
 Tune / held-out: every design, size and population item is in one half by a hash of its id (half()). Patterns
 were revised from the tune half's errors only (the JSON lists tune errors only); the held-out half
@@ -158,8 +158,8 @@ def half(item_id: str) -> str:
 def undecided_check(items: list[dict[str, Any]]) -> dict[str, Any]:
     """What the abstracts the patterns leave undecided are (gold counts), and the accuracy if they
     defaulted to the commonest of them: the evidence for or against a default."""
+    from claimscope.tools.appraise.study_design import tag_design
     from claimscope.tools.models import Document
-    from claimscope.tools.study_design import tag_design
 
     golds, right = Counter(), 0
     for it in items:
@@ -271,11 +271,11 @@ POPULATION_MATCH_F1 = 0.5
 
 
 def score_populations(items: list[dict[str, Any]], *, rows: bool = True) -> dict[str, Any]:
-    """The population phrase (tools.ico.extract_population, title and abstract in) against the hand
+    """The population phrase (tools.appraise.ico.extract_population, title and abstract in) against the hand
     label: a match is token F1 >= POPULATION_MATCH_F1 with the best of the label's phrasings, exact is
     F1 = 1 (the same content words); none_found counts labelled abstracts where nothing was read,
     spurious a phrase read where the abstract names no population."""
-    from claimscope.tools.ico import extract_population, token_f1
+    from claimscope.tools.appraise.ico import extract_population, token_f1
 
     out = []
     for it in items:
@@ -286,7 +286,7 @@ def score_populations(items: list[dict[str, Any]], *, rows: bool = True) -> dict
     none = [r for r in out if r["gold"] is None]
     result: dict[str, Any] = {
         "n": len(stated),
-        "match": f"token F1 >= {POPULATION_MATCH_F1} with the best labelled phrasing (tools.ico.token_f1)",
+        "match": f"token F1 >= {POPULATION_MATCH_F1} with the best labelled phrasing (tools.appraise.ico.token_f1)",
         "match_rate": round(sum(r["f1"] >= POPULATION_MATCH_F1 for r in stated) / len(stated), 4) if stated else None,
         "exact_match": round(sum(r["f1"] == 1.0 for r in stated) / len(stated), 4) if stated else None,
         "mean_f1": round(sum(r["f1"] for r in stated) / len(stated), 4) if stated else None,
@@ -300,8 +300,8 @@ def score_populations(items: list[dict[str, Any]], *, rows: bool = True) -> dict
 
 
 def score_designs(items: list[dict[str, Any]], *, errors: bool = True) -> dict[str, Any]:
+    from claimscope.tools.appraise.study_design import Design, tag_design
     from claimscope.tools.models import Document
-    from claimscope.tools.study_design import Design, tag_design
 
     gold, pred, wrong = [], [], []
     for it in items:
@@ -332,7 +332,7 @@ def score_designs(items: list[dict[str, Any]], *, errors: bool = True) -> dict[s
 def score_sizes(items: list[dict[str, Any]], *, rows: bool = True) -> dict[str, Any]:
     """Exact match where the abstract states a number (gold set), and how often a number is found
     where none is stated (spurious); the same for the patterns' fixed order alone (`rules`)."""
-    from claimscope.tools.sample_size import sample_size, sample_size_rules
+    from claimscope.tools.appraise.sample_size import sample_size, sample_size_rules
 
     out = []
     for it in items:
@@ -391,7 +391,7 @@ def score_ico(items: list[dict[str, Any]], *, errors: int = 0) -> dict[str, Any]
     """Per field: accuracy (token F1 with the gold >= ICO_MATCH_F1 after normalisation, an empty
     prediction counting as wrong), mean token F1, coverage (a field extracted at all), and the same
     on the spans that state the gold at all (at least half its tokens appear in the span)."""
-    from claimscope.tools.ico import extract_ico, token_f1, tokens
+    from claimscope.tools.appraise.ico import extract_ico, token_f1, tokens
 
     fields = ("intervention", "comparator", "outcome")
     rows = []
@@ -430,8 +430,8 @@ def score_llm_undecided(items: list[dict[str, Any]], n: int) -> dict[str, Any]:
 
     from claimscope.agent.llm import get_llm
     from claimscope.agent.settings import load_settings
+    from claimscope.tools.appraise.study_design import tag_design, tag_design_llm
     from claimscope.tools.models import Document
-    from claimscope.tools.study_design import tag_design, tag_design_llm
 
     settings = load_settings()
     llm = get_llm(settings)
@@ -460,7 +460,7 @@ def ico_fields(test: dict[str, Any], validation: dict[str, Any], train: dict[str
         "ico_n": test["n"],
         "ico_note": ("Evidence Inference 2.0 test split (by PMCID): each verified evidence span is the input, its "
                      "prompt's intervention / comparator / outcome the gold; a field matches when its token F1 "
-                     f"with the gold is >= {ICO_MATCH_F1} after normalisation (tools.ico.token_f1). Patterns were "
+                     f"with the gold is >= {ICO_MATCH_F1} after normalisation (tools.appraise.ico.token_f1). Patterns were "
                      "tuned on the train split only. Many spans do not name the arms ('between groups'); "
                      "stated_in_span is the accuracy on spans holding at least half the gold's tokens."),
         "ico_splits": {"validation": validation, "train": train},

@@ -4,7 +4,7 @@
 
 Debate claims ("Vaccination must be made compulsory") are argued from consequences and values: a
 perspective such as "Herd immunity protects those who cannot be vaccinated" supports the claim
-without repeating its words, so the lexical evidence test of tools.coverage (both ends of the
+without repeating its words, so the lexical evidence test of tools.read.coverage (both ends of the
 claim's relation named in the text) rejects nearly all of them, and the packaged stance model, trained
 on scientific claims, reads their direction at chance (0.56 accuracy on PERSPECTRUM dev pairs).
 
@@ -25,8 +25,8 @@ log-probabilities, so it loads and calibrates like the stance model.
 
 TRAIN claims are split by a stable hash into train (90%) and select (10%: epoch selection and
 temperature calibration). The figures reported are on PERSPECTRUM dev (never trained or tuned on);
-PERSPECTRUM test is not read. Output: tools/argument_model/ (int8 ONNX, tokenizer, temperature,
-card), loaded like the stance model (tools.stance.OnnxStanceModel), and
+PERSPECTRUM test is not read. Output: tools/read/argument_model/ (int8 ONNX, tokenizer, temperature,
+card), loaded like the stance model (tools.read.stance.OnnxStanceModel), and
 evals/results/argument_model.json.
 
 Phases: `--phase data|train|export|calib|eval|all` (default all); training keeps its checkpoint in
@@ -72,7 +72,7 @@ from evals.train_stance import (
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("CLAIMSCOPE_SHARED_DATA", REPO.parent / "shared" / "data")) / "perspectrum"
 WORK = REPO / "evals" / "work" / "argument"
-OUT = REPO / "tools" / "argument_model"
+OUT = REPO / "tools" / "read" / "argument_model"
 RESULT = REPO / "evals" / "results" / "argument_model.json"
 SEED = 17
 # A claim at least this similar to the one being trained on is a near-duplicate: its perspectives
@@ -107,7 +107,7 @@ def build_data(seed: int, *, negation_share: float = 0.0, hard_share: float = 0.
                easy_share: float = 0.5) -> dict[str, list[Example]]:
     """Examples per split (train, select, dev). Unrelated examples number (hard_share + easy_share)
     times the gold perspectives of each claim."""
-    from claimscope.tools.embeddings import load_embedder
+    from claimscope.tools.find.embeddings import load_embedder
 
     claims, split, pool = _load()
     rng = random.Random(seed)
@@ -292,14 +292,14 @@ def export() -> None:
 
 
 def calibrate(data: dict[str, list[Example]]) -> None:
-    from claimscope.tools.stance import fit_temperature, load_stance
+    from claimscope.tools.read.stance import fit_temperature, load_stance
 
     scorer = load_stance("packaged", model_dir=OUT, calibrated=False)
     sel = data["select"]
     logits = scorer.logits([(c, e) for c, e, _, _ in sel])
     y = np.array([e[2] for e in sel])
     temp = fit_temperature(logits, y)
-    # The document rule (tools.stance.decide_document) for a debate claim: a text argues for (against)
+    # The document rule (tools.read.stance.decide_document) for a debate claim: a text argues for (against)
     # the claim when its calibrated support (refute) probability passes the threshold, chosen here
     # for the best 3-way macro-F1 on the selection slice.
     z = logits / temp
@@ -335,7 +335,7 @@ def _auc(pos: list[float], neg: list[float]) -> float:
 
 def evaluate(data: dict[str, list[Example]]) -> dict:
     """Dev figures of the shipped model, and of the packaged stance model on the same pairs."""
-    from claimscope.tools.stance import load_stance
+    from claimscope.tools.read.stance import load_stance
 
     out: dict = {"split": "PERSPECTRUM dev (never trained or tuned on)", "pairs": len(data["dev"]),
                  "by_source": dict(Counter(e[3] for e in data["dev"]))}
@@ -368,7 +368,7 @@ def evaluate(data: dict[str, list[Example]]) -> dict:
 
 
 def write_card(result: dict) -> None:
-    """tools/argument_model/MODEL_CARD.md from the training record and the dev figures."""
+    """tools/read/argument_model/MODEL_CARD.md from the training record and the dev figures."""
     t = result.get("training") or {}
     a, b = result["argument_model"], result["stance_model"]
     cfg = json.loads((OUT / "stance_config.json").read_text())

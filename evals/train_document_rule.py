@@ -1,4 +1,4 @@
-"""Fit the learned abstract-level decision (tools.document_model) on SciFact TRAIN claims.
+"""Fit the learned abstract-level decision (tools.read.document_model) on SciFact TRAIN claims.
 
     python -m evals.train_document_rule            # features (cached), fit, write the model + results
     python -m evals.train_document_rule --no-write # fit and report only
@@ -19,7 +19,7 @@ its scores on those are over-confident. The model is chosen by claim-grouped cro
 held-out 15% of TRAIN claims, over the coverage floor, the least probability an evidence label
 needs and the regularisation; the fit on all
 TRAIN rows is reported beside it. Nothing here reads SciFact dev or test.
-Writes tools/stance_model/stance_config.json ("document_model") and evals/results/document_rule.json.
+Writes tools/read/stance_model/stance_config.json ("document_model") and evals/results/document_rule.json.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from evals.train_stance import split_of
 ROWS = WORK / "document_rows.jsonl"
 # Abstracts the screen reads (agent.graph.screen: SCREEN_FACTOR x the default five documents).
 UNCOVERED = 15
-CONFIG = Path(__file__).resolve().parent.parent / "tools" / "stance_model" / "stance_config.json"
+CONFIG = Path(__file__).resolve().parent.parent / "tools" / "read" / "stance_model" / "stance_config.json"
 FLOORS = (0.0, 0.2, 0.25, 0.34, 0.4, 0.5)
 CS = (0.03, 0.1, 0.3, 1.0, 3.0)
 # Least probability an evidence label needs (0 = the most probable label wins).
@@ -59,8 +59,8 @@ def _jsonl(path: Path) -> list[dict]:
 
 def build_rows(negatives: int, uncovered: int = UNCOVERED) -> list[dict]:
     """Features of every (TRAIN claim, abstract) row, cached in evals/work (resumable by claim)."""
-    from claimscope.tools.document_model import document_evidence
-    from claimscope.tools.store import SearchFilter
+    from claimscope.tools.find.store import SearchFilter
+    from claimscope.tools.read.document_model import document_evidence
 
     done = {r["claim_id"] for r in _jsonl(ROWS)} if ROWS.exists() else set()
     claims = _jsonl(SHARED / "scifact" / "claims_train.jsonl")
@@ -115,7 +115,7 @@ def uncovered_abstention(scored: list[tuple[dict, str]]) -> float:
 
 
 def _matrix(rows: list[dict]) -> tuple[np.ndarray, list[str]]:
-    from claimscope.tools.document_model import FEATURES
+    from claimscope.tools.read.document_model import FEATURES
 
     return np.array([[r["features"][f] for f in FEATURES] for r in rows], dtype=float), [r["label"] for r in rows]
 
@@ -136,7 +136,7 @@ def _probabilities(scaler, clf, rows: list[dict]) -> list[dict[str, float]]:
 
 
 def _label(row: dict, probs: dict[str, float], floor: float, min_probability: float) -> str:
-    """The decision tools.document_model.decide makes, from the fitted probabilities."""
+    """The decision tools.read.document_model.decide makes, from the fitted probabilities."""
     if row["coverage_both"] < floor - 1e-9:
         return "NEI"
     label = max(probs, key=lambda lab: probs[lab])
@@ -185,7 +185,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=RESULTS / "document_rule.json")
     args = ap.parse_args()
 
-    from claimscope.tools.document_model import FEATURES, LABELS
+    from claimscope.tools.read.document_model import FEATURES, LABELS
 
     all_rows = build_rows(args.negatives, args.uncovered)
     rows = [r for r in all_rows if r["source"] != "uncovered"]

@@ -1,5 +1,5 @@
-"""Fit the sample-size chooser (tools/sample_size_model.json): which of the numbers the patterns
-propose (tools.sample_size.readings) is the number of participants an abstract states.
+"""Fit the sample-size chooser (tools/appraise/sample_size_model.json): which of the numbers the patterns
+propose (tools.appraise.sample_size.readings) is the number of participants an abstract states.
 
     python -m evals.train_sample_size            # cross-validate, fit, write the model + results
     python -m evals.train_sample_size --no-write # cross-validate only
@@ -11,10 +11,10 @@ Training records (hand-read, blind to the extractor; see evals.study_design):
 Never read here: the fresh set (pubmedqa_sample_size_fresh.tsv), the held-out halves, the
 SciFact title set.
 
-Model: logistic regression over tools.sample_size.candidate_features, one row per proposed number
+Model: logistic regression over tools.appraise.sample_size.candidate_features, one row per proposed number
 (1 where it is the hand-read number). C and the floor under which no number is read are chosen by
 5-fold cross-validation (folds by record) on the share of records read right: the number where one
-is stated, no number where none is. Writes tools/sample_size_model.json and
+is stated, no number where none is. Writes tools/appraise/sample_size_model.json and
 evals/results/sample_size_model.json.
 """
 
@@ -34,7 +34,7 @@ from evals.study_design import (
     scifact_size_items,
 )
 
-MODEL_OUT = Path(__file__).resolve().parents[1] / "tools" / "sample_size_model.json"
+MODEL_OUT = Path(__file__).resolve().parents[1] / "tools" / "appraise" / "sample_size_model.json"
 GRID_C = (0.1, 0.3, 1.0, 3.0, 10.0)
 GRID_FLOOR = (0.05, 0.1, 0.15, 0.2, 0.3)
 FOLDS = 5
@@ -55,7 +55,7 @@ def _fold(record_id: str) -> int:
 
 
 def _rows(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    from claimscope.tools.sample_size import candidate_features, sample_size_rules
+    from claimscope.tools.appraise.sample_size import candidate_features, sample_size_rules
 
     out = []
     for it in items:
@@ -82,7 +82,7 @@ def _as_model(vec: Any, clf: Any, floor: float) -> dict[str, Any]:
 
 def _best(rows: list[dict[str, Any]], vec: Any, clf: Any) -> list[tuple[int | None, float]]:
     """Each record's best candidate and its score, as the shipped SizeChooser picks it."""
-    from claimscope.tools.sample_size import SizeChooser
+    from claimscope.tools.appraise.sample_size import SizeChooser
 
     chooser = SizeChooser.model_validate(_as_model(vec, clf, 0.0))
     return [best if (best := chooser.best(r["candidates"])) is not None else (None, 0.0) for r in rows]

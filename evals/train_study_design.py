@@ -1,4 +1,4 @@
-"""Fit the study-design classifier (tools/study_design_model.json) that reads what the design
+"""Fit the study-design classifier (tools/appraise/study_design_model.json) that reads what the design
 patterns leave to it: abstracts that name no design of people (trial, cohort, case-control,
 cross-sectional, meta-analysis, case report), most of them laboratory, animal and review papers.
 
@@ -14,10 +14,10 @@ Training rows (labels from sources independent of the tagger; see evals.study_de
 Never read here: the fresh hand-labelled sets (scifact_design_fresh.tsv), the held-out halves.
 
 Model: TF-IDF of word unigrams and bigrams (sublinear tf, l2) and the pattern and style cues of
-tools.study_design.design_features, multinomial logistic regression; the hand-labelled rows may
+tools.appraise.study_design.design_features, multinomial logistic regression; the hand-labelled rows may
 weigh more. C and that weight are chosen by 5-fold cross-validation of the tagger as shipped
 (explicit designs of people by patterns, the rest by the classifier), by the sum of its accuracy
-on the three sources. Writes tools/study_design_model.json and
+on the three sources. Writes tools/appraise/study_design_model.json and
 evals/results/study_design_model.json.
 """
 
@@ -39,7 +39,7 @@ from evals.study_design import (
     scifact_items,
 )
 
-MODEL_OUT = Path(__file__).resolve().parents[1] / "tools" / "study_design_model.json"
+MODEL_OUT = Path(__file__).resolve().parents[1] / "tools" / "appraise" / "study_design_model.json"
 GRID_C = (30.0, 100.0)
 GRID_WEIGHT = (1.0, 3.0)
 MAX_FEATURES = 8000
@@ -61,7 +61,7 @@ def _text(it: dict[str, Any]) -> str:
 
 
 def _features(it: dict[str, Any]) -> list[float]:
-    from claimscope.tools.study_design import design_features
+    from claimscope.tools.appraise.study_design import design_features
 
     return design_features(list(it["sentences"]), it["title"] if it.get("use_title") else "")
 
@@ -81,7 +81,7 @@ def _fit(texts: list[str], feats: np.ndarray, y: np.ndarray, weights: np.ndarray
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    from claimscope.tools.study_design import TOKEN_PATTERN
+    from claimscope.tools.appraise.study_design import TOKEN_PATTERN
 
     vec = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True, max_features=MAX_FEATURES,
                           token_pattern=TOKEN_PATTERN).fit(texts)
@@ -90,7 +90,7 @@ def _fit(texts: list[str], feats: np.ndarray, y: np.ndarray, weights: np.ndarray
 
 
 def _as_model(vec: Any, clf: Any, meta: dict[str, Any]) -> dict[str, Any]:
-    from claimscope.tools.study_design import FEATURE_NAMES
+    from claimscope.tools.appraise.study_design import FEATURE_NAMES
 
     vocab = sorted(vec.vocabulary_, key=vec.vocabulary_.get)
     rows = [[round(float(v), 5) for v in row] for row in clf.coef_.T]  # one row per term, then per feature
@@ -111,8 +111,8 @@ def cross_validate(items: list[dict[str, Any]], c: float, weight: float, folds: 
     source, with the classifier refitted without each fold; `items` as prepared()."""
     from sklearn.model_selection import KFold
 
+    from claimscope.tools.appraise.study_design import DesignClassifier, tag_design
     from claimscope.tools.models import Document
-    from claimscope.tools.study_design import DesignClassifier, tag_design
 
     texts = [it["text"] for it in items]
     feats = np.array([it["features"] for it in items])
@@ -154,7 +154,7 @@ def main() -> None:
             "C": best["C"], "hand_weight": best["hand_weight"], "command": "python -m evals.train_study_design"}
     model = _as_model(vec, clf, meta)
     # The product's own transform must reproduce the library's probabilities.
-    from claimscope.tools.study_design import DesignClassifier
+    from claimscope.tools.appraise.study_design import DesignClassifier
 
     ours = DesignClassifier.model_validate(model)
     theirs = clf.predict_proba(_matrix(vec, texts[:50], feats[:50]))

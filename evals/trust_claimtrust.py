@@ -1,4 +1,4 @@
-"""Compare tools.trust propagation with the ClaimTrust release on its own data.
+"""Compare tools.appraise.trust propagation with the ClaimTrust release on its own data.
 
 Data: /work/shared/data/claimtrust (814 political news articles labelled real/fake, 1,415
 LLM-labelled claim relations between them, the release's document_trust_scores.csv).
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from claimscope.tools.trust import DocEdge, normalise_edges, propagate_trust
+from claimscope.tools.appraise.trust import DocEdge, normalise_edges, propagate_trust
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "claimtrust"
 OUT = Path(__file__).resolve().parent / "results" / "trust_claimtrust.json"

@@ -39,7 +39,7 @@ CHUNK_SENTENCES = 8
 def vaccine_corpus(src: Path, dest: Path) -> Path:
     """The 50 papers (one per line, PDF-extracted text) cut into passages of CHUNK_SENTENCES sentences,
     each a document of its own, in the generic JSONL format (id, title, text)."""
-    from claimscope.tools.segmenter import split_sentences
+    from claimscope.tools.text.segmenter import split_sentences
 
     if dest.exists():
         return dest

@@ -2,7 +2,7 @@
 
     python -m evals.verdict_scifact --n 50
 
-Maps each global verdict to SUPPORT / CONTRADICT / NEI (tools.verdict.to_scifact_label) and writes
+Maps each global verdict to SUPPORT / CONTRADICT / NEI (tools.weigh.verdict.to_scifact_label) and writes
 evals/results/verdict_scifact.json: accuracy, macro-F1, per-class figures, ECE of the verdict
 confidence, the share of explanation sentences whose citations all exist in the evidence store, the
 share that pass the attribution check, wall time and tokens per claim.
@@ -110,7 +110,7 @@ def main() -> None:
     ap = scifact_args(__doc__.split("\n\n")[0], n=50, seed=7, out=RESULTS / "verdict_scifact.json")
     args = ap.parse_args()
 
-    from claimscope.tools.verdict import Verdict, to_scifact_label
+    from claimscope.tools.weigh.verdict import Verdict, to_scifact_label
 
     services = services_for()
     ensure_corpus(services, args.corpus, "scifact")

@@ -7,8 +7,8 @@ settings with. This runner replays the part of the investigation that decides th
 for each SciFact train claim held out of the stance model's training it retrieves the top documents from the SciFact corpus (the product's store
 and fusion; the claim query only, not the anti-claim or aspect queries), scores every sentence of
 each abstract with the stance model, and then, for every candidate setting, turns the documents
-into local labels (tools.explain.stance_assessment over tools.stance.decide_document) and a global
-verdict (tools.verdict.global_verdict, equal weights: the SciFact corpus has no citation data, so
+into local labels (tools.explain.stance_assessment over tools.read.stance.decide_document) and a global
+verdict (tools.weigh.verdict.global_verdict, equal weights: the SciFact corpus has no citation data, so
 reputation is flat) mapped to SUPPORT / CONTRADICT / NEI.
 
 Searched: documents labelled (`verdict.top_documents`), and the support / refute thresholds of the
@@ -49,7 +49,7 @@ def held_out_claims(path: Path) -> list[dict]:
 
 def collect(services: Any, rows: list[dict], k: int) -> list[dict]:
     """Per claim: gold label and the top-k documents with every sentence's stance."""
-    from claimscope.tools.store import SearchFilter
+    from claimscope.tools.find.store import SearchFilter
 
     flt = SearchFilter(corpora=["scifact"])
     out = []
@@ -83,8 +83,8 @@ def stance_items(entry: dict, top: int, rule: dict[str, float]) -> list[Any]:
     """LocalItems from the stance model's document decisions on the claim's top documents."""
     from claimscope.tools.explain import stance_assessment
     from claimscope.tools.models import Document
-    from claimscope.tools.stance import decide_document
-    from claimscope.tools.verdict import LocalItem
+    from claimscope.tools.read.stance import decide_document
+    from claimscope.tools.weigh.verdict import LocalItem
 
     items = []
     for d in entry["docs"][:top]:
@@ -96,7 +96,7 @@ def stance_items(entry: dict, top: int, rule: dict[str, float]) -> list[Any]:
 
 
 def score(entries: list[dict], preds: list[Any]) -> dict[str, Any]:
-    from claimscope.tools.verdict import to_scifact_label
+    from claimscope.tools.weigh.verdict import to_scifact_label
 
     g = [e["gold"] for e in entries]
     p = [to_scifact_label(v).value for v in preds]
@@ -105,7 +105,7 @@ def score(entries: list[dict], preds: list[Any]) -> dict[str, Any]:
 
 
 def grid(entries: list[dict]) -> list[dict[str, Any]]:
-    from claimscope.tools.verdict import global_verdict
+    from claimscope.tools.weigh.verdict import global_verdict
 
     table = []
     for top in TOP_DOCS:
@@ -168,8 +168,8 @@ def llm_comparison(services: Any, entries: list[dict], best: dict[str, Any]) -> 
     an LLM call for every top document; its SciFact dev figures when it was the default are in
     CHANGELOG.md (macro-F1 0.21, 88 of 110 abstracts "Mostly True")."""
     from claimscope.tools.explain import label_document
-    from claimscope.tools.stance import decide_document
-    from claimscope.tools.verdict import LocalItem, global_verdict
+    from claimscope.tools.read.stance import decide_document
+    from claimscope.tools.weigh.verdict import LocalItem, global_verdict
 
     rule = {"support_threshold": best["support_threshold"], "refute_threshold": best["refute_threshold"]}
     memo = _Memo(services.llm, LLM_CACHE)
@@ -213,7 +213,7 @@ def main() -> None:
     if "train" not in args.claims.name:
         raise SystemExit("verdict_tune chooses settings: give it TRAIN claims only (claims_train.jsonl).")
 
-    from claimscope.tools.verdict import (
+    from claimscope.tools.weigh.verdict import (
         fit_confidence_calibration,
         global_verdict,
         to_scifact_label,

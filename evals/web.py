@@ -68,7 +68,7 @@ def _corpus(work: Path) -> Path:
 def _manager(work: Path, workers: int, *, payloads: bool = True) -> Any:
     from claimscope.agent.investigation import Investigator
     from claimscope.agent.runs import RunManager
-    from claimscope.tools.ingest import read_path
+    from claimscope.tools.find.ingest import read_path
     from tests.investigation_fixtures import investigation_script, make_services
 
     script = investigation_script()

@@ -3,7 +3,7 @@ retrieving for the claim AND its opposite finds +51.7% new documents).
 
 The anti-claim is a search query and a stance probe, not a verdict: it must keep the claim's
 subject, population and outcome and flip only the asserted direction, so that the same literature
-is hit from the other side. tools/claim_analysis/opposite.py falls back to a rule-based negation
+is hit from the other side. tools/read/claim_analysis/opposite.py falls back to a rule-based negation
 when the model fails or returns the claim unchanged.
 """
 
@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
 
-# Claims are limited to 1,000 characters (tools/claim_analysis/validation.py); the opposite is one sentence.
+# Claims are limited to 1,000 characters (tools/read/claim_analysis/validation.py); the opposite is one sentence.
 ANTI_CLAIM_CHARS = 400
 
 

@@ -78,7 +78,7 @@ class FacetNamesInput(BaseModel):
     k: int = Field(3, ge=1, le=8, description="How many facets are listed.")
 
 
-# The facets are found by rules (tools/hierarchy/facets.py); the model only words their names, in
+# The facets are found by rules (tools/read/hierarchy/facets.py); the model only words their names, in
 # order, and the caller keeps a name only when it shares a word with the facet's terms.
 NAMING: Prompt[FacetNamesInput, AspectsOutput] = Prompt(
     name="aspects",

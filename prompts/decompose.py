@@ -4,7 +4,7 @@
 A sub-claim does not assert the claim; it names one piece of information a passage must contain
 for the claim to be decidable (each side of a comparison, each conjunct, each alternative).
 Passages are later kept when the stance model says they entail at least one sub-claim.
-tools/claim_analysis/decomposition.py falls back to a rule-based split when the model fails.
+tools/read/claim_analysis/decomposition.py falls back to a rule-based split when the model fails.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ SubClaim = Annotated[str, StringConstraints(strip_whitespace=True, min_length=10
 class DecomposeInput(BaseModel):
     claim: str = Field(description="The claim under investigation.")
     claim_type: Literal["simple", "comparative", "conjunctive", "disjunctive"] = Field(
-        description="How the claim is built (rule-based detection in tools/claim_analysis/kinds.py)."
+        description="How the claim is built (rule-based detection in tools/read/claim_analysis/kinds.py)."
     )
 
 
@@ -81,7 +81,7 @@ PROMPT: Prompt[DecomposeInput, DecomposeOutput] = Prompt(
 
 def bench_inputs(claim: str) -> DecomposeInput:
     """Benchmark inputs: the claim with its rule-detected type (most SciFact claims are simple)."""
-    # Imported here: tools.claim_analysis.decomposition imports this module.
-    from claimscope.tools.claim_analysis import detect_claim_type
+    # Imported here: tools.read.claim_analysis.decomposition imports this module.
+    from claimscope.tools.read.claim_analysis import detect_claim_type
 
     return DecomposeInput(claim=claim, claim_type=detect_claim_type(claim).value)

@@ -1,6 +1,6 @@
 """Self-contained claim: a sentence taken out of a text rewritten so that it reads alone (its
 pronoun or "the drug" replaced by what the text before it names), for checking a whole text
-claim by claim (tools/claim_extraction.py).
+claim by claim (tools/read/claim_extraction.py).
 
 The model only rewords; it never chooses where a claim is in the text (the rules do), and its
 wording is kept only when it adds no words that are neither in the sentence nor in the context and

@@ -1,4 +1,4 @@
-"""Stance of one piece of evidence toward a claim, for the "llm" stance backend (tools/stance.py).
+"""Stance of one piece of evidence toward a claim, for the "llm" stance backend (tools/read/stance.py).
 
 The label comes first in the output so a small local model commits to it before anything else;
 the confidence becomes the label's probability (the rest is split between the other two).

@@ -1,6 +1,6 @@
-"""Study design of an abstract the patterns in tools/study_design.py could not decide.
+"""Study design of an abstract the patterns in tools/appraise/study_design.py could not decide.
 
-The answer must quote the words of the abstract that show the design; tools/study_design.py keeps
+The answer must quote the words of the abstract that show the design; tools/appraise/study_design.py keeps
 the design only when that quote is in the abstract, and the number of participants only when the
 abstract states it, so a design the text does not support is dropped rather than guessed.
 """

@@ -92,8 +92,8 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
 
 def make_services(tmp_path: Path, *, script: dict[str, Any] | None = None, **overrides: Any) -> Services:
     """Services over the fixture corpus (ingested as corpus 'fixture')."""
-    from claimscope.tools.ingest import read_path
-    from claimscope.tools.store import EvidenceStore
+    from claimscope.tools.find.ingest import read_path
+    from claimscope.tools.find.store import EvidenceStore
 
     settings = make_settings(tmp_path, **overrides)
     embedder = HashEmbedder(dim=128)

@@ -18,17 +18,17 @@ from claimscope.tools.explain import (
     perspective_summary,
     sentence_lookup,
 )
-from claimscope.tools.hierarchy import ROOT_ID, AspectDraft, AspectTree, propose_aspects
 from claimscope.tools.llm import LLMError
 from claimscope.tools.models import Document, Stance
-from claimscope.tools.text_guard import (
+from claimscope.tools.read.hierarchy import ROOT_ID, AspectDraft, AspectTree, propose_aspects
+from claimscope.tools.text.text_guard import (
     copied_from,
     name_problems,
     output_problems,
     text_problems,
     tidy_name,
 )
-from claimscope.tools.verdict import GlobalLabel, LocalLabel, aspect_consensus
+from claimscope.tools.weigh.verdict import GlobalLabel, LocalLabel, aspect_consensus
 from tests.fakes import CannedLLM, KeywordStance
 from tests.investigation_fixtures import CLAIM, investigation_script, make_services
 
@@ -202,7 +202,7 @@ def test_report_shows_counts_not_a_score_for_an_aspect_without_enough_evidence()
 def test_an_off_claim_subaspect_is_rejected_and_kept_segments_address_the_claim(tmp_path):
     from claimscope.agent.graph.state import InvestigationOptions
     from claimscope.agent.investigation import Investigator
-    from claimscope.tools.relevance import RelationTest, addresses_claim
+    from claimscope.tools.read.relevance import RelationTest, addresses_claim
 
     script = investigation_script()
     script["aspects"] = [{"aspects": [

@@ -33,7 +33,7 @@ def test_openai_schemas_come_from_the_argument_models():
     assert inv["description"] == api.INVESTIGATE_DESCRIPTION
     params = inv["parameters"]
     assert params["required"] == ["claim"]
-    from claimscope.tools.claim_analysis import MAX_CLAIM_CHARS, MIN_CLAIM_CHARS
+    from claimscope.tools.read.claim_analysis import MAX_CLAIM_CHARS, MIN_CLAIM_CHARS
 
     # The bounds claim intake applies, shown to the calling model.
     assert params["properties"]["claim"]["minLength"] == MIN_CLAIM_CHARS

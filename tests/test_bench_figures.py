@@ -34,8 +34,8 @@ def test_open_summary_separates_shown_rate_from_overall_rate(monkeypatch):
 def test_rubric_counts_relevance_offclaim_nodes_copies_and_degenerate_text():
     from types import SimpleNamespace
 
-    from claimscope.tools.hierarchy import ROOT_ID, AspectDraft, AspectTree
     from claimscope.tools.models import Segment
+    from claimscope.tools.read.hierarchy import ROOT_ID, AspectDraft, AspectTree
     from evals.rubric import summarise_rubric, tree_rubric
     from tests.fakes import HashEmbedder
 

@@ -13,8 +13,8 @@ from claimscope.agent.check import CheckStore, TextChecker, apply_edits, check_t
 from claimscope.agent.investigation import Investigator, default_options
 from claimscope.agent.report.text_model import TextReport, check_verdict, load_text_report
 from claimscope.agent.report.text_render import render_text_report
-from claimscope.tools.claim_extraction import extract_claims
 from claimscope.tools.errors import InputError
+from claimscope.tools.read.claim_extraction import extract_claims
 from tests.investigation_fixtures import make_services
 
 TEXT = ("Vitamin D supplementation prevents respiratory infections. We believe it is wonderful. "

@@ -6,7 +6,10 @@ import pytest
 
 from claimscope.prompts import anti_claim as anti_claim_prompt
 from claimscope.prompts import decompose as decompose_prompt
-from claimscope.tools.claim_analysis import (
+from claimscope.tools.errors import InputError
+from claimscope.tools.llm import LLMError
+from claimscope.tools.models import Segment, SegmentHit, Stance, StanceResult
+from claimscope.tools.read.claim_analysis import (
     SUB_CLAIM_PREFIX,
     ClaimType,
     analyse_claim,
@@ -17,9 +20,6 @@ from claimscope.tools.claim_analysis import (
     negate_claim,
     rule_decompose,
 )
-from claimscope.tools.errors import InputError
-from claimscope.tools.llm import LLMError
-from claimscope.tools.models import Segment, SegmentHit, Stance, StanceResult
 from tests.fakes import CannedLLM, KeywordStance
 
 # ------------------------------------------------------------------------------------ claim types

@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from claimscope.agent.llm.fake import scripted_llm, timeout
-from claimscope.tools.claim_extraction import (
+from claimscope.tools.errors import InputError
+from claimscope.tools.read.claim_extraction import (
     MAX_TEXT_CHARS,
     accepted_rewrite,
     extract_claims,
     judge,
 )
-from claimscope.tools.errors import InputError
-from claimscope.tools.segmenter import sentence_spans, split_sentences
+from claimscope.tools.text.segmenter import sentence_spans, split_sentences
 from tests.conftest import FIXTURES
 
 PRESS = (FIXTURES / "check" / "press_release.md").read_text(encoding="utf-8")

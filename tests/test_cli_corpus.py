@@ -147,7 +147,7 @@ class _SlowEmbedder(HashEmbedder):
 
 def test_a_large_document_is_named_and_progress_lines_come_while_it_is_indexed(monkeypatch, capsys, tmp_path):
     import claimscope.agent.resources as res
-    import claimscope.tools.ingest as ingest_mod
+    import claimscope.tools.find.ingest as ingest_mod
 
     monkeypatch.setattr(ingest_mod, "LARGE_DOCUMENT_SEGMENTS", 20)
     monkeypatch.setenv("CLAIMSCOPE_PROGRESS_SECONDS", "0.1")

@@ -3,10 +3,10 @@ that counts nothing (the documents' sentences were not classified under any aspe
 
 from __future__ import annotations
 
-from claimscope.tools.hierarchy import AspectDraft, AspectTree
-from claimscope.tools.hierarchy.consistency import inconsistencies, verdict_evidence
 from claimscope.tools.models import Stance
-from claimscope.tools.verdict import (
+from claimscope.tools.read.hierarchy import AspectDraft, AspectTree
+from claimscope.tools.weigh.consistency import inconsistencies, verdict_evidence
+from claimscope.tools.weigh.verdict import (
     Consensus,
     GlobalLabel,
     LocalItem,

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from claimscope.tools.claim_analysis import ClaimKind, analyse_claim, detect_claim_kind
 from claimscope.tools.models import Stance, StanceResult
+from claimscope.tools.read.claim_analysis import ClaimKind, analyse_claim, detect_claim_kind
 from tests.conftest import FIXTURES
 
 DEBATE_CLAIM = "Vaccination must be made compulsory"
@@ -66,7 +66,7 @@ ARGUMENTS = {"herd immunity": Stance.SUPPORT, "outbreaks": Stance.SUPPORT, "righ
 
 
 def test_argument_test_reads_relevance_not_words() -> None:
-    from claimscope.tools.relevance import ArgumentTest, RelationTest, evidence_test
+    from claimscope.tools.read.relevance import ArgumentTest, RelationTest, evidence_test
 
     texts = ["Vaccination of most children creates herd immunity that protects newborns.",
              "Chess requires as much training as many physical sports."]
@@ -101,8 +101,8 @@ def _debate_script() -> dict:
 def _debate_services(tmp_path, **overrides):
     from claimscope.agent.llm.fake import scripted_llm
     from claimscope.agent.services import Services
-    from claimscope.tools.ingest import read_path
-    from claimscope.tools.store import EvidenceStore
+    from claimscope.tools.find.ingest import read_path
+    from claimscope.tools.find.store import EvidenceStore
     from tests.fakes import HashEmbedder, KeywordStance
     from tests.investigation_fixtures import make_settings
 
@@ -164,8 +164,8 @@ def test_the_run_option_overrides_detection(tmp_path) -> None:
 
 @pytest.mark.slow
 def test_the_packaged_argument_model_reads_arguments_offline() -> None:
-    """The shipped model (tools/argument_model) on arguments written for this test, not PERSPECTRUM's."""
-    from claimscope.tools.stance import load_argument_model
+    """The shipped model (tools/read/argument_model) on arguments written for this test, not PERSPECTRUM's."""
+    from claimscope.tools.read.stance import load_argument_model
 
     model = load_argument_model()
     sunbeds = "Sunbeds should be banned"
@@ -193,7 +193,7 @@ def test_claim_kind_is_an_option_of_the_api_and_the_settings(tmp_path) -> None:
 def test_a_debate_verdict_reads_at_most_leaning(tmp_path) -> None:
     from claimscope.agent.graph.screen import configured_verdict as _verdict
     from claimscope.agent.services import Services
-    from claimscope.tools.verdict import LocalItem, LocalLabel
+    from claimscope.tools.weigh.verdict import LocalItem, LocalLabel
     from tests.investigation_fixtures import make_settings
 
     items = [LocalItem(doc_id=f"d{i}", label=LocalLabel.TRUE) for i in range(5)]
@@ -202,7 +202,7 @@ def test_a_debate_verdict_reads_at_most_leaning(tmp_path) -> None:
     assert _verdict(items, services, debate=True).weighted_label == "leaning supported"
     strong = Services(make_settings(tmp_path, verdict={"debate_strong_labels": True}))
     assert _verdict(items, strong, debate=True).weighted_label == "generally supported"
-    from claimscope.tools.verdict import aspect_consensus
+    from claimscope.tools.weigh.verdict import aspect_consensus
 
     four = [(Stance.SUPPORT, 1.0)] * 4
     assert aspect_consensus(four).label == "generally supported"

@@ -4,7 +4,7 @@ said truly (a document sharing "women" with a claim about women's birth weight i
 from __future__ import annotations
 
 from claimscope.agent.assemble import _evidence_gap
-from claimscope.tools.ico import names_who_or_where
+from claimscope.tools.appraise.ico import names_who_or_where
 from claimscope.tools.models import Document
 
 BIRTH = "Women with a lower birth weight are more likely to develop breast cancer later in life"

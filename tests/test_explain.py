@@ -42,8 +42,8 @@ from claimscope.tools.explain import (
 )
 from claimscope.tools.llm import LLMError
 from claimscope.tools.models import Document, Stance, StanceResult
-from claimscope.tools.stance import decide_document
-from claimscope.tools.verdict import LocalLabel
+from claimscope.tools.read.stance import decide_document
+from claimscope.tools.weigh.verdict import LocalLabel
 from tests.conftest import FIXTURES
 from tests.fakes import CannedLLM, KeywordStance
 

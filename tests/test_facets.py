@@ -3,8 +3,9 @@ varies on; the model only words their names."""
 
 from __future__ import annotations
 
-from claimscope.tools.hierarchy import AspectTree
-from claimscope.tools.hierarchy.facets import (
+from claimscope.tools.models import Segment
+from claimscope.tools.read.hierarchy import AspectTree
+from claimscope.tools.read.hierarchy.facets import (
     claim_parts,
     facet_drafts,
     find_facets,
@@ -12,8 +13,7 @@ from claimscope.tools.hierarchy.facets import (
     mentions,
     sub_facets,
 )
-from claimscope.tools.models import Segment
-from claimscope.tools.relevance import RelationTest, classify_segments
+from claimscope.tools.read.relevance import RelationTest, classify_segments
 from tests.fakes import CannedLLM, HashEmbedder
 
 CLAIM = "Women with a lower birth weight are more likely to develop breast cancer later in life."
@@ -111,7 +111,7 @@ def test_the_aspects_setting_chooses_facets_or_proposed_aspects_in_the_graph(tmp
     claim's structure, every facet defined by terms and holding at least one segment."""
     from claimscope.agent.graph.state import InvestigationOptions
     from claimscope.agent.investigation import Investigator
-    from claimscope.tools.hierarchy import AspectTree
+    from claimscope.tools.read.hierarchy import AspectTree
     from tests.investigation_fixtures import CLAIM as VITD
     from tests.investigation_fixtures import make_services
 

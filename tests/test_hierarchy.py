@@ -13,7 +13,9 @@ from claimscope.prompts import aspects as aspects_prompt
 from claimscope.prompts import keywords as keywords_prompt
 from claimscope.prompts import subaspects as subaspects_prompt
 from claimscope.tools.errors import InputError
-from claimscope.tools.hierarchy import (
+from claimscope.tools.llm import LLMError
+from claimscope.tools.models import Segment
+from claimscope.tools.read.hierarchy import (
     NEG_FLOOR,
     AspectDraft,
     AspectNode,
@@ -28,8 +30,6 @@ from claimscope.tools.hierarchy import (
     propose_aspects,
     rank_segments,
 )
-from claimscope.tools.llm import LLMError
-from claimscope.tools.models import Segment
 from tests.conftest import FIXTURES
 from tests.fakes import CannedLLM, HashEmbedder
 

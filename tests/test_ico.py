@@ -1,4 +1,4 @@
-"""Intervention, comparator and outcome of a finding sentence (tools.ico): each sentence shape the
+"""Intervention, comparator and outcome of a finding sentence (tools.appraise.ico): each sentence shape the
 patterns read, what they leave unnamed, the abstract's arms, and the token F1 the benchmark scores
 with."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from claimscope.tools.ico import (
+from claimscope.tools.appraise.ico import (
     ICO,
     document_ico,
     extract_ico,

@@ -19,8 +19,8 @@ KNOWN_CIRCLES: dict[frozenset[str], str] = {
     frozenset({"claimscope.agent.cli", *(f"claimscope.agent.cli.{m}" for m in (
         "chat", "check", "corpus", "investigate", "llm", "retractions", "sessions", "web"))}):
         "the command modules register on the Typer app that cli/__init__.py builds from them",
-    frozenset({"claimscope.prompts.decompose", "claimscope.tools.claim_analysis",
-               "claimscope.tools.claim_analysis.analysis", "claimscope.tools.claim_analysis.decomposition"}):
+    frozenset({"claimscope.prompts.decompose", "claimscope.tools.read.claim_analysis",
+               "claimscope.tools.read.claim_analysis.analysis", "claimscope.tools.read.claim_analysis.decomposition"}):
         "a prompt imports the tools that call it (prompts sit below tools)",
 }
 

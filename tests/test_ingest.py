@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from claimscope.tools.errors import InputError
-from claimscope.tools.ingest import read_path
+from claimscope.tools.find.ingest import read_path
 from tests.conftest import FIXTURES
 
 FIX = FIXTURES / "store"
@@ -84,7 +84,7 @@ def test_missing_id_becomes_content_hash(tmp_path):
 def test_control_characters_and_escapes_never_reach_the_documents(tmp_path):
     import json
 
-    from claimscope.tools.ingest import read_path
+    from claimscope.tools.find.ingest import read_path
 
     rows = [{"doc_id": 1, "title": "Zinc\x00 \x1b[31mand colds\x1b[0m", "abstract": ["Zinc\x07 shortened colds."]},
             {"id": "g1", "title": "Tea\u202e", "text": "Green tea\x1b]0;owned\x07 reduced colds. It was cheap."}]
@@ -121,7 +121,7 @@ def test_an_unreadable_pdf_is_described_without_exception_class_names():
 
 
 def test_ids_given_different_texts_are_found_with_where_each_was_read(tmp_path):
-    from claimscope.tools.ingest import conflicting_ids
+    from claimscope.tools.find.ingest import conflicting_ids
     from claimscope.tools.models import Document
 
     f = tmp_path / "abstracts.jsonl"
@@ -141,8 +141,8 @@ def test_ids_given_different_texts_are_found_with_where_each_was_read(tmp_path):
 
 
 def test_large_documents_are_named_with_their_segment_count(tmp_path, monkeypatch):
-    import claimscope.tools.ingest as ingest_mod
-    from claimscope.tools.store import segment_document
+    import claimscope.tools.find.ingest as ingest_mod
+    from claimscope.tools.find.store import segment_document
 
     monkeypatch.setattr(ingest_mod, "LARGE_DOCUMENT_SEGMENTS", 20)
     f = tmp_path / "docs.jsonl"

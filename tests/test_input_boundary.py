@@ -17,8 +17,8 @@ from claimscope.agent.runs import RunManager
 from claimscope.agent.services import Services
 from claimscope.agent.settings import get_settings
 from claimscope.tools.errors import InputError
-from claimscope.tools.language import detect_language
-from claimscope.tools.text_guard import strip_control
+from claimscope.tools.text.language import detect_language
+from claimscope.tools.text.text_guard import strip_control
 from tests.conftest import run_main
 from tests.fakes import HashEmbedder
 from tests.fixtures.sessions import stub_steps

@@ -5,20 +5,25 @@ from __future__ import annotations
 
 import pytest
 
-from claimscope.tools.claim_analysis import claim_components
-from claimscope.tools.coverage import addresses, component_terms, coverage
-from claimscope.tools.direction import Direction, agreement, claim_direction, sentence_direction
-from claimscope.tools.document_model import (
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import Stance, StanceResult
+from claimscope.tools.read.claim_analysis import claim_components
+from claimscope.tools.read.coverage import addresses, component_terms, coverage
+from claimscope.tools.read.direction import (
+    Direction,
+    agreement,
+    claim_direction,
+    sentence_direction,
+)
+from claimscope.tools.read.document_model import (
     FEATURES,
     DocumentModel,
     decide,
     document_evidence,
     load_document_model,
 )
-from claimscope.tools.errors import InputError
-from claimscope.tools.models import Stance, StanceResult
-from claimscope.tools.stance import decide_document
-from claimscope.tools.verdict import GlobalLabel, LocalItem, LocalLabel, global_verdict
+from claimscope.tools.read.stance import decide_document
+from claimscope.tools.weigh.verdict import GlobalLabel, LocalItem, LocalLabel, global_verdict
 
 VITD = "Vitamin D supplementation prevents respiratory infections"
 SUP = StanceResult(label=Stance.SUPPORT, support=0.8, neutral=0.1, refute=0.1)
@@ -275,7 +280,7 @@ def test_off_subject_corpus_says_nothing_is_about_the_subject(tmp_path):
 def test_evidence_min_probability_setting_moves_the_learned_bar(monkeypatch):
     """verdict.evidence_min_probability replaces the shipped least probability: an abstract under the
     shipped bar is not evidence, and is once a person lowers the bar below its probability."""
-    import claimscope.tools.stance as stance_mod
+    import claimscope.tools.read.stance as stance_mod
     from claimscope.agent.graph.screen import document_decision
     from claimscope.agent.settings import load_settings
     from claimscope.tools.models import Document

@@ -74,7 +74,7 @@ def test_investigate_off_a_terminal_says_which_step_is_still_running(monkeypatch
 def test_an_unreachable_source_is_announced_in_the_live_progress(tmp_path):
     import httpx
 
-    from claimscope.tools.scholarly import ScholarlySearch
+    from claimscope.tools.find.scholarly import ScholarlySearch
 
     def offline(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("network is unreachable", request=request)

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from claimscope.tools.errors import InputError
-from claimscope.tools.hierarchy import AspectDraft, AspectTree
 from claimscope.tools.models import Segment
-from claimscope.tools.relevance import (
+from claimscope.tools.read.hierarchy import AspectDraft, AspectTree
+from claimscope.tools.read.relevance import (
     claim_query_vector,
     classify_segments,
     density_cut,
@@ -180,7 +180,7 @@ def test_sibling_uniqueness():
 @pytest.mark.slow
 def test_real_minilm_filter_and_classification_on_fixture():
     """End to end with the packaged all-MiniLM-L6-v2 and the default cuts."""
-    from claimscope.tools.embeddings import load_embedder
+    from claimscope.tools.find.embeddings import load_embedder
 
     claim, segs, topics = load_fixture()
     emb = load_embedder("packaged:all-MiniLM-L6-v2")

@@ -36,7 +36,7 @@ from claimscope.agent.report import (
 )
 from claimscope.tools.errors import InputError
 from claimscope.tools.models import Stance
-from claimscope.tools.verdict import LocalItem, LocalLabel, aspect_consensus, global_verdict
+from claimscope.tools.weigh.verdict import LocalItem, LocalLabel, aspect_consensus, global_verdict
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 

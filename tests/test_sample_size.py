@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from claimscope.tools.sample_size import (
+from claimscope.tools.appraise.sample_size import (
     FEATURE_NAMES,
     MODEL_PATH,
     SizeChooser,

@@ -17,8 +17,7 @@ import requests
 from requests.adapters import BaseAdapter
 
 from claimscope.tools.errors import InputError, SourceUnavailableError
-from claimscope.tools.models import SourceKind
-from claimscope.tools.scholarly import (
+from claimscope.tools.find.scholarly import (
     S2_FIELDS,
     ResponseCache,
     ScholarlySearch,
@@ -26,6 +25,7 @@ from claimscope.tools.scholarly import (
     parse_retry_after,
     titles_match,
 )
+from claimscope.tools.models import SourceKind
 from tests.conftest import FIXTURES
 
 FIX = FIXTURES / "scholarly"

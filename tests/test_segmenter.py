@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from claimscope.tools.segmenter import paragraphs, split_sentences, without_section_label
+from claimscope.tools.text.segmenter import paragraphs, split_sentences, without_section_label
 from tests.conftest import SHARED_DATA
 
 

@@ -10,11 +10,16 @@ from typing import Any
 import httpx
 import pytest
 
+from claimscope.tools.appraise.retractions import (
+    RetractionIndex,
+    is_retracted,
+    normalise_doi,
+    with_notices,
+)
+from claimscope.tools.appraise.trust import ReputationConfig, propagate_trust, reputation
 from claimscope.tools.errors import InputError, SourceUnavailableError
+from claimscope.tools.find.scholarly import message_to_record, rebuild_abstract, work_to_document
 from claimscope.tools.models import Document, Notice, SourceKind
-from claimscope.tools.retractions import RetractionIndex, is_retracted, normalise_doi, with_notices
-from claimscope.tools.scholarly import message_to_record, rebuild_abstract, work_to_document
-from claimscope.tools.trust import ReputationConfig, propagate_trust, reputation
 from tests.test_scholarly import FIX, Recorder, make, ok
 
 OA = SourceKind.OPENALEX
@@ -315,8 +320,8 @@ def test_investigation_flags_a_retracted_source_and_tags_designs(tmp_path):
     from claimscope.agent.llm.fake import scripted_llm
     from claimscope.agent.report import load_report, render_html, render_markdown
     from claimscope.agent.services import Services
-    from claimscope.tools.ingest import read_path
-    from claimscope.tools.store import EvidenceStore
+    from claimscope.tools.find.ingest import read_path
+    from claimscope.tools.find.store import EvidenceStore
     from tests.fakes import HashEmbedder, KeywordStance
     from tests.investigation_fixtures import CLAIM, CORPUS, investigation_script, make_settings
 
@@ -366,7 +371,7 @@ def test_investigation_flags_a_retracted_source_and_tags_designs(tmp_path):
 
 def _services_with_transport(tmp_path, handler, **overrides):
     from claimscope.agent.services import Services
-    from claimscope.tools.scholarly import ScholarlySearch
+    from claimscope.tools.find.scholarly import ScholarlySearch
     from tests.investigation_fixtures import make_settings
 
     services = Services(make_settings(tmp_path, **overrides))

@@ -12,7 +12,7 @@ import pytest
 from claimscope.tools.errors import ClaimscopeError, InputError
 from claimscope.tools.llm import LLMError
 from claimscope.tools.models import Stance, StanceResult
-from claimscope.tools.stance import (
+from claimscope.tools.read.stance import (
     PACKAGED_DIR,
     DocumentLabel,
     HFStanceModel,

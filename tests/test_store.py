@@ -14,10 +14,10 @@ import pytest
 import qdrant_edge as qe
 
 from claimscope.tools.errors import InputError
-from claimscope.tools.ingest import read_path
+from claimscope.tools.find.ingest import read_path
+from claimscope.tools.find.store import EvidenceStore, SearchFilter
+from claimscope.tools.find.store.edge import open_clients
 from claimscope.tools.models import Document, SourceKind
-from claimscope.tools.store import EvidenceStore, SearchFilter
-from claimscope.tools.store.edge import open_clients
 from tests.conftest import FIXTURES
 from tests.fakes import HashEmbedder
 
@@ -139,7 +139,13 @@ def _local_mode_store(path: Path, docs_by_corpus: dict[str, list[Document]], emb
     from qdrant_client import QdrantClient
     from qdrant_client import models as qm
 
-    from claimscope.tools.store import DENSE, SPARSE, SPARSE_DOC, corpus_point_id, segment_document
+    from claimscope.tools.find.store import (
+        DENSE,
+        SPARSE,
+        SPARSE_DOC,
+        corpus_point_id,
+        segment_document,
+    )
 
     with EvidenceStore(emb, path=path / "scratch", keyword_documents=keyword_documents) as builder:
         points = [p for corpus, docs in docs_by_corpus.items()
@@ -167,7 +173,7 @@ def test_edge_scores_equal_an_independent_qdrant_implementation(tmp_path):
     from qdrant_client import QdrantClient
     from qdrant_client import models as qm
 
-    from claimscope.tools.store import DENSE, SPARSE, SPARSE_DOC
+    from claimscope.tools.find.store import DENSE, SPARSE, SPARSE_DOC
 
     emb = JitterEmbedder(64)
     _local_mode_store(tmp_path, _corpora_docs(), emb)
@@ -215,7 +221,7 @@ def test_local_mode_store_is_moved_to_edge_once_with_the_same_results(tmp_path, 
 
 
 def test_interrupted_move_from_local_mode_resumes(tmp_path, monkeypatch):
-    from claimscope.tools.store import edge, migrate
+    from claimscope.tools.find.store import edge, migrate
 
     emb = HashEmbedder(32)
     _local_mode_store(tmp_path, _corpora_docs(), emb)
@@ -253,7 +259,7 @@ def test_a_store_open_in_another_process_is_refused_with_a_clear_message(tmp_pat
 
     with EvidenceStore(HashEmbedder(8), path=tmp_path / "q") as s:
         s.add_documents([Document(id="x", sentences=["Some text."])], "c")
-        code = ("from claimscope.tools.store import EvidenceStore\nfrom tests.fakes import HashEmbedder\n"
+        code = ("from claimscope.tools.find.store import EvidenceStore\nfrom tests.fakes import HashEmbedder\n"
                 "from claimscope.tools.errors import InputError\n"
                 f"try:\n    EvidenceStore(HashEmbedder(8), path={str(tmp_path / 'q')!r})\n"
                 "except InputError as e:\n    print('REFUSED', e)\n")
@@ -359,7 +365,7 @@ def test_quantization_is_fixed_when_the_store_is_created_and_rescored(tmp_path, 
             == (quantization == "int8")
         # The rescoring parameters are accepted on every query path and return the exact ranking (on a
         # store this small the engine searches exactly; evals.store_scale measures quality at scale).
-        from claimscope.tools.store.layout import DENSE
+        from claimscope.tools.find.store.layout import DENSE
 
         q = s.embedder.encode([docs[0].sentences[0]])[0].tolist()
         approx = s.client.query_points(s.collection, query=q, using=DENSE, limit=20, with_payload=False)
@@ -386,7 +392,7 @@ def test_one_client_per_path_shared_and_reopened(tmp_path):
 
 @pytest.mark.slow
 def test_real_embedder_finds_the_paraphrased_abstract(tmp_path):
-    from claimscope.tools.embeddings import load_embedder
+    from claimscope.tools.find.embeddings import load_embedder
 
     emb = load_embedder("packaged:all-MiniLM-L6-v2")
     assert emb.dim == 384
@@ -465,7 +471,7 @@ def test_interrupted_upgrade_resumes(tmp_path, monkeypatch):
         m = client.manifest(collection_name)
         assert "bm25_doc" in m.sparse and m.metadata["claimscope_bm25_doc_upgrade"] == "filling"
         raise KeyboardInterrupt
-    monkeypatch.setattr("claimscope.tools.store.edge.EdgeClient.update_vectors", crash)
+    monkeypatch.setattr("claimscope.tools.find.store.edge.EdgeClient.update_vectors", crash)
     with pytest.raises(KeyboardInterrupt):
         EvidenceStore(HashEmbedder(32), path=tmp_path / "q")
     monkeypatch.undo()
@@ -480,7 +486,7 @@ def test_collection_that_cannot_be_upgraded_still_searches_and_says_why(tmp_path
 
     def refuse(*_a, **_k):
         raise RuntimeError("server too old")
-    monkeypatch.setattr("claimscope.tools.store.edge.EdgeClient.create_vector_name", refuse)
+    monkeypatch.setattr("claimscope.tools.find.store.edge.EdgeClient.create_vector_name", refuse)
     with EvidenceStore(HashEmbedder(32), path=tmp_path / "q", fusion="doc_rrf") as s:
         assert s.keyword_documents is False
         assert len(s.warnings) == 1 and "server too old" in s.warnings[0] and "new store.collection" in s.warnings[0]
@@ -489,7 +495,7 @@ def test_collection_that_cannot_be_upgraded_still_searches_and_says_why(tmp_path
 
 @pytest.mark.slow
 def test_onnx_int8_embedder_matches_torch_and_is_cached(tmp_path):
-    from claimscope.tools.embeddings import OnnxSentenceEmbedder, load_embedder
+    from claimscope.tools.find.embeddings import OnnxSentenceEmbedder, load_embedder
 
     texts = ["Vitamin D supplementation prevents respiratory infections.",
              "Aspirin lowers the risk of a first heart attack.", "Tea drinking habits in rural villages."]
@@ -510,7 +516,7 @@ def test_onnx_int8_embedder_matches_torch_and_is_cached(tmp_path):
 
 
 def test_onnx_export_failure_falls_back_to_torch(tmp_path, monkeypatch, caplog):
-    import claimscope.tools.embeddings as emb_mod
+    import claimscope.tools.find.embeddings as emb_mod
 
     def broken(*args, **kwargs):
         raise ImportError("No module named 'onnx'")
@@ -521,7 +527,7 @@ def test_onnx_export_failure_falls_back_to_torch(tmp_path, monkeypatch, caplog):
 
 
 def test_embedding_model_specs(tmp_path):
-    from claimscope.tools.embeddings import declared_dim, resolve_model_spec
+    from claimscope.tools.find.embeddings import declared_dim, resolve_model_spec
 
     assert declared_dim(Path(resolve_model_spec("packaged:all-MiniLM-L6-v2"))) == 384
     assert declared_dim(tmp_path) is None  # not a sentence-transformers directory: the model is loaded to tell
@@ -537,8 +543,8 @@ def test_a_server_runs_the_same_code_and_gets_the_cluster_layout(tmp_path, monke
     server, and must give what the embedded engine gives."""
     from qdrant_client import QdrantClient
 
-    from claimscope.tools.store import ClusterParams
-    from claimscope.tools.store import store as store_mod
+    from claimscope.tools.find.store import ClusterParams
+    from claimscope.tools.find.store import store as store_mod
 
     server = QdrantClient(location=":memory:")
     created: dict[str, object] = {}

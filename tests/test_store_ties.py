@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+from claimscope.tools.find.store import EvidenceStore
 from claimscope.tools.models import Document
-from claimscope.tools.store import EvidenceStore
 from tests.fakes import HashEmbedder
 
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from claimscope.tools.models import Document
-from claimscope.tools.sample_size import sample_size_rules
-from claimscope.tools.study_design import (
+from claimscope.tools.appraise.sample_size import sample_size_rules
+from claimscope.tools.appraise.study_design import (
     Design,
     design_from_text,
     design_summary,
     tag_design,
     tagged,
 )
-from claimscope.tools.trust import ReputationConfig, reputation
+from claimscope.tools.appraise.trust import ReputationConfig, reputation
+from claimscope.tools.models import Document
 
 
 @pytest.mark.parametrize(("text", "design"), [
@@ -194,7 +194,7 @@ def test_model_reads_undecided_abstracts_and_is_validated():
     doc = Document(id="u", sentences=UNDECIDED)
     # The packaged classifier reads what the patterns leave undecided; the model is asked only about
     # what both leave undecided (here: no pattern, and a classifier unsure of every class).
-    from claimscope.tools.study_design import DesignClassifier
+    from claimscope.tools.appraise.study_design import DesignClassifier
 
     assert tag_design(doc, classifier=False).design is None and tag_design(doc).sample_size == 412
     lab = Document(id="lab", sentences=LAB)
@@ -216,7 +216,7 @@ def test_model_reads_undecided_abstracts_and_is_validated():
     assert tagged(doc, invented, classifier=False).study_design is None
     wrong_n = CannedLLM({"study_design": [{"design": "cross_sectional", "participants": 999,
                                            "quote": "levels of 25 hydroxyvitamin D were measured"}]})
-    from claimscope.tools.study_design import tag_design_llm
+    from claimscope.tools.appraise.study_design import tag_design_llm
     read = tag_design_llm(doc, wrong_n)
     assert read is not None and read.design is Design.CROSS_SECTIONAL and read.sample_size is None
     assert tagged(doc, CannedLLM({"study_design": [{"design": "unclear"}]}), classifier=False).study_design is None
@@ -233,7 +233,7 @@ def test_model_reads_undecided_abstracts_and_is_validated():
 def test_classifier_is_tfidf_logistic_regression_and_unsure_answers_fall_back():
     import math
 
-    from claimscope.tools.study_design import DesignClassifier
+    from claimscope.tools.appraise.study_design import DesignClassifier
 
     model = DesignClassifier(classes=["animal", "in_vitro"], terms=["mice", "cell lines", "cells"],
                              idf=[2.0, 1.0, 1.0], coef=[[3.0, -3.0], [-2.0, 2.0], [0.0, 1.0]], intercept=[0.0, 0.0])
@@ -259,7 +259,11 @@ def test_classifier_is_tfidf_logistic_regression_and_unsure_answers_fall_back():
 
 
 def test_classifier_reads_pattern_and_style_cues_beside_words():
-    from claimscope.tools.study_design import FEATURE_NAMES, DesignClassifier, design_features
+    from claimscope.tools.appraise.study_design import (
+        FEATURE_NAMES,
+        DesignClassifier,
+        design_features,
+    )
 
     review = ["We review recent advances in autophagy.", "We discuss the open questions."]
     feats = design_features(review)
@@ -285,7 +289,7 @@ def test_classifier_reads_pattern_and_style_cues_beside_words():
 
 
 def test_cohort_cues_in_an_abstract_go_to_the_classifier_while_explicit_designs_decide():
-    from claimscope.tools.study_design import DesignClassifier
+    from claimscope.tools.appraise.study_design import DesignClassifier
 
     lab = DesignClassifier(classes=["cohort", "in_vitro"], terms=["tumour"], idf=[1.0], coef=[[-5.0, 5.0]],
                            intercept=[0.0, 0.0])

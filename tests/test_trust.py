@@ -9,9 +9,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from claimscope.tools.errors import InputError
-from claimscope.tools.models import Document
-from claimscope.tools.trust import (
+from claimscope.tools.appraise.trust import (
     DocEdge,
     ReputationConfig,
     build_document_graph,
@@ -21,6 +19,8 @@ from claimscope.tools.trust import (
     rerank,
     venue_score,
 )
+from claimscope.tools.errors import InputError
+from claimscope.tools.models import Document
 from tests.conftest import SHARED_DATA
 from tests.fakes import KeywordStance
 

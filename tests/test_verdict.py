@@ -9,7 +9,7 @@ import pytest
 
 from claimscope.tools.errors import InputError
 from claimscope.tools.models import Stance
-from claimscope.tools.verdict import (
+from claimscope.tools.weigh.verdict import (
     ConfidenceCalibration,
     GlobalLabel,
     LocalItem,

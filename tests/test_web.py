@@ -51,7 +51,7 @@ def xss_corpus(tmp_path: Path) -> Path:
 def real_services(tmp_path: Path, corpus: Path | None = None) -> Any:
     services = make_services(tmp_path)
     if corpus is not None:
-        from claimscope.tools.ingest import read_path
+        from claimscope.tools.find.ingest import read_path
 
         services.store.delete_corpus("fixture")
         services.store.add_documents(read_path(corpus).documents, corpus="fixture")

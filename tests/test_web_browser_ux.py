@@ -95,7 +95,7 @@ def test_ask_is_busy_while_a_follow_up_is_answered(browser, monkeypatch, tmp_pat
 def test_long_aspect_names_and_keyword_lines_are_shown_whole(browser, monkeypatch, tmp_path):  # noqa: F811
     from claimscope.agent.graph import steps
     from claimscope.agent.graph.events import emit
-    from claimscope.tools.hierarchy import AspectDraft, AspectTree
+    from claimscope.tools.read.hierarchy import AspectDraft, AspectTree
 
     stub_steps.install(monkeypatch)
     tree = AspectTree.new("Coffee causes cancer")

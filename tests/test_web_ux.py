@@ -114,8 +114,8 @@ HOLD_STORE = """
 import sys
 import time
 from pathlib import Path
-from claimscope.tools.ingest import read_path
-from claimscope.tools.store import EvidenceStore
+from claimscope.tools.find.ingest import read_path
+from claimscope.tools.find.store import EvidenceStore
 from tests.fakes import HashEmbedder
 store = EvidenceStore(HashEmbedder(dim=128), path=Path(sys.argv[1]))
 store.add_documents(read_path(Path(sys.argv[2])).documents[:2], corpus="fixture")

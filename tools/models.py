@@ -83,7 +83,7 @@ class Document(BaseModel):
     venue_type: str | None = Field(None, description="Kind of venue where known: journal, repository, conference, ...")
     open_access_url: str | None = None
     notices: list[Notice] = Field(default_factory=list, description="Retractions, corrections, concerns.")
-    study_design: str | None = Field(None, description="A tools.study_design.Design value, when tagged.")
+    study_design: str | None = Field(None, description="A tools.appraise.study_design.Design value, when tagged.")
     sample_size: int | None = Field(None, ge=0, description="Participants (or subjects) stated, when tagged.")
 
     @property
@@ -194,7 +194,7 @@ class StanceResult(BaseModel):
 
 
 class StanceScorer(Protocol):
-    """Anything that scores (claim, evidence) pairs; implemented in tools/stance.py."""
+    """Anything that scores (claim, evidence) pairs; implemented in tools/read/stance.py."""
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> list[StanceResult]:
         """One calibrated result per (claim, evidence) pair, in order. Empty input -> []."""
@@ -202,7 +202,7 @@ class StanceScorer(Protocol):
 
 
 class Embedder(Protocol):
-    """Anything that embeds texts; implemented in tools/embeddings.py."""
+    """Anything that embeds texts; implemented in tools/find/embeddings.py."""
 
     @property
     def dim(self) -> int: ...

@@ -8,9 +8,9 @@ import math
 import re
 from typing import Any, Literal
 
-from claimscope.tools.hierarchy.terms import _terms
 from claimscope.tools.models import Document
-from claimscope.tools.verdict import LocalLabel
+from claimscope.tools.read.hierarchy.terms import _terms
+from claimscope.tools.weigh.verdict import LocalLabel
 
 Direction = Literal["support", "oppose", "neutral"]
 

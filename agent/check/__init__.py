@@ -1,4 +1,4 @@
-"""Checking a whole text claim by claim: extraction (tools.claim_extraction), one investigation per
+"""Checking a whole text claim by claim: extraction (tools.read.claim_extraction), one investigation per
 check-worthy claim with shared services (runner), the saved record and the report on the text
 (record; rendered by agent/report/text_render.py). Import from the package."""
 

@@ -23,8 +23,8 @@ from claimscope.agent.report.text_model import (
     check_verdict,
 )
 from claimscope.agent.settings import Settings
-from claimscope.tools.claim_extraction import ExtractedClaim
 from claimscope.tools.errors import InputError
+from claimscope.tools.read.claim_extraction import ExtractedClaim
 
 CHECKS_DIR = "checks"
 _CHECK_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

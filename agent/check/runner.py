@@ -24,10 +24,10 @@ from claimscope.agent.investigation import Investigator, check_corpora
 from claimscope.agent.report.text_model import TextReport
 from claimscope.agent.runs import RunCancelledError
 from claimscope.agent.services import Services
-from claimscope.tools.claim_analysis.validation import validate_claim
-from claimscope.tools.claim_extraction import ExtractedClaim, extract_claims, validate_text
 from claimscope.tools.errors import ClaimscopeError, InputError
-from claimscope.tools.text_guard import strip_control
+from claimscope.tools.read.claim_analysis.validation import validate_claim
+from claimscope.tools.read.claim_extraction import ExtractedClaim, extract_claims, validate_text
+from claimscope.tools.text.text_guard import strip_control
 
 # Claims one check investigates at most: each takes minutes on the embedded model.
 MAX_CHECK_CLAIMS = 40

@@ -36,8 +36,8 @@ def _print_progress(ev: CheckProgress) -> None:
 
 def _read_text(source: str) -> tuple[str, str]:
     """(text, name) of FILE, or of standard input for '-'."""
-    from claimscope.tools.ingest import read_text_file
-    from claimscope.tools.text_guard import strip_control
+    from claimscope.tools.find.ingest import read_text_file
+    from claimscope.tools.text.text_guard import strip_control
 
     if source == "-":
         data = sys.stdin.buffer.read()
@@ -111,7 +111,7 @@ def check(
     from claimscope.agent.investigation import Investigator, check_corpora
     from claimscope.agent.report import report_format
     from claimscope.agent.report.text_render import render_text_report
-    from claimscope.tools.claim_extraction import extract_claims
+    from claimscope.tools.read.claim_extraction import extract_claims
 
     report_format(fmt)
     if list_checks:

@@ -15,9 +15,9 @@ from claimscope.agent.cli import app
 from claimscope.agent.cli.interrupt import stoppable
 from claimscope.agent.cli.progress import counted
 from claimscope.tools.errors import InputError
-from claimscope.tools.ingest import ConflictingId
+from claimscope.tools.find.ingest import ConflictingId
+from claimscope.tools.find.store import EvidenceStore, IngestStats, SearchFilter, segment_document
 from claimscope.tools.models import Document, SourceKind
-from claimscope.tools.store import EvidenceStore, IngestStats, SearchFilter, segment_document
 
 corpus_app = typer.Typer(help="List, inspect and delete corpora in the evidence store.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
@@ -72,7 +72,7 @@ def ingest_path(path: Path, corpus: str, *, store: EvidenceStore | None = None, 
     it with a line saying what is stored and how to go on (exit 130).
     Shared by `claimscope ingest` and `claimscope investigate --ingest`.
     """
-    from claimscope.tools.ingest import (
+    from claimscope.tools.find.ingest import (
         LARGE_DOCUMENT_SEGMENTS,
         conflicting_ids,
         large_documents,

@@ -32,7 +32,7 @@ def import_(
     file: Annotated[Path, typer.Argument(help="The Retraction Watch CSV (retraction_watch.csv, as Crossref distributes it).")],
 ) -> None:
     """Replace the retraction index with the notices of FILE."""
-    from claimscope.tools.retractions import RetractionIndex
+    from claimscope.tools.appraise.retractions import RetractionIndex
 
     path = _index_path()
     summary = RetractionIndex(path).import_csv(file)
@@ -44,7 +44,7 @@ def import_(
 @retractions_app.command("info")
 def info() -> None:
     """How many works the retraction index holds, and where it is."""
-    from claimscope.tools.retractions import RetractionIndex
+    from claimscope.tools.appraise.retractions import RetractionIndex
 
     path = _index_path()
     if not path.is_file():

@@ -21,7 +21,7 @@ from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.review import decision_from_text
 from claimscope.agent.runs import RunManager
 from claimscope.tools.errors import InputError
-from claimscope.tools.text_guard import strip_control
+from claimscope.tools.text.text_guard import strip_control
 
 sessions_app = typer.Typer(help="List, inspect, resume, export and delete investigation sessions.",
                            no_args_is_help=True)

@@ -17,10 +17,10 @@ from claimscope.tools.models import Document, Segment, SentenceKey, Stance, Stan
 
 if TYPE_CHECKING:
     from claimscope.tools.explain import LocalAssessment
-    from claimscope.tools.hierarchy import AspectNode, AspectTree
-    from claimscope.tools.relevance import EvidenceTest
-    from claimscope.tools.store import SearchFilter
-    from claimscope.tools.verdict import Verdict
+    from claimscope.tools.find.store import SearchFilter
+    from claimscope.tools.read.hierarchy import AspectNode, AspectTree
+    from claimscope.tools.read.relevance import EvidenceTest
+    from claimscope.tools.weigh.verdict import Verdict
 
 
 def options_of(state: InvestigationState) -> InvestigationOptions:
@@ -42,7 +42,7 @@ def query_plan(state: InvestigationState) -> list[tuple[str, str]]:
 
 
 def search_filter(state: InvestigationState, doc_ids: Iterable[str] | None = None) -> SearchFilter:
-    from claimscope.tools.store import SearchFilter
+    from claimscope.tools.find.store import SearchFilter
 
     opts = options_of(state)
     corpora = list(opts.corpora)
@@ -110,10 +110,10 @@ def sentence_lookup(state: InvestigationState, services: Services) -> Callable[[
 
 def claim_reading(state: InvestigationState, services: Services) -> tuple[StanceScorer, EvidenceTest]:
     """How this claim is read, by its kind: the scorer of a text's stance toward the claim and the
-    evidence test (tools.relevance). Debate claims use the argument model, unless
+    evidence test (tools.read.relevance). Debate claims use the argument model, unless
     stance.argument_model is off; empirical claims the stance model and the relation test."""
-    from claimscope.tools.claim_analysis import ClaimKind
-    from claimscope.tools.relevance import evidence_test
+    from claimscope.tools.read.claim_analysis import ClaimKind
+    from claimscope.tools.read.relevance import evidence_test
 
     if reads_as_debate(state, services):
         scorer = services.argument
@@ -129,7 +129,7 @@ def reads_as_debate(state: InvestigationState, services: Services) -> bool:
 
 def tree_of(state: InvestigationState) -> AspectTree:
     """The aspect tree built so far (a root alone before the hierarchy step)."""
-    from claimscope.tools.hierarchy import AspectTree
+    from claimscope.tools.read.hierarchy import AspectTree
 
     if state.get("tree"):
         return AspectTree.model_validate(state["tree"])
@@ -141,7 +141,7 @@ def segments_for_node(
 ) -> dict[str, Segment]:
     """The best `k` gathered segments for each of `node`'s queries (its name and keywords in the
     context of its ancestors), by key."""
-    from claimscope.tools.hierarchy import node_queries
+    from claimscope.tools.read.hierarchy import node_queries
 
     out: dict[str, Segment] = {}
     for q in node_queries(node, tree.ancestors(node.id)):
@@ -171,10 +171,10 @@ def counted_keys(tree: AspectTree, node_id: str, assignments: dict[str, str]) ->
 def counted_stances(state: InvestigationState, tree: AspectTree, node_id: str) -> dict[str, Stance]:
     """Segment key -> stance of what an aspect's consensus counts: the classified segments whose
     stance was read (counted_keys); the root also counts the sentences the verdict's local labels
-    rest on (tools.hierarchy.consistency.verdict_evidence), so that it never reads "no evidence"
+    rest on (tools.weigh.consistency.verdict_evidence), so that it never reads "no evidence"
     beside a verdict on evidence whose sentences the tree's own search did not classify."""
-    from claimscope.tools.hierarchy.consistency import verdict_evidence
-    from claimscope.tools.verdict import LocalLabel
+    from claimscope.tools.weigh.consistency import verdict_evidence
+    from claimscope.tools.weigh.verdict import LocalLabel
 
     stances = {k: Stance(v["label"]) for k, v in (state.get("stances") or {}).items()}
     out = {k: stances[k] for k in counted_keys(tree, node_id, state.get("assignments") or {}) if k in stances}
@@ -234,7 +234,7 @@ def local_assessments(state: InvestigationState) -> list[LocalAssessment]:
 
 def verdict_of(state: InvestigationState) -> Verdict | None:
     """The global verdict, None before one is reached."""
-    from claimscope.tools.verdict import Verdict
+    from claimscope.tools.weigh.verdict import Verdict
 
     raw = state.get("verdict")
     return Verdict.model_validate(raw) if raw else None

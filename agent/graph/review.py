@@ -22,7 +22,7 @@ from claimscope.agent.graph.state import InvestigationState
 from claimscope.agent.graph.steps import TABLE
 from claimscope.agent.services import Services
 from claimscope.tools.errors import InputError
-from claimscope.tools.text_guard import strip_control
+from claimscope.tools.text.text_guard import strip_control
 
 ReviewPoint = Literal["claim", "sources", "hierarchy", "verdict"]
 # point -> the step after which it is due (the table's `review` column), in the order of the steps
@@ -286,7 +286,7 @@ def _find_document(services: Services, ref: str, corpora: list[str]) -> tuple[st
 
 def _apply_hierarchy(d: HierarchyDecision, state: InvestigationState, services: Services) -> dict[str, Any]:
     from claimscope.agent.graph.readers import segments_for_node, tree_of
-    from claimscope.tools.hierarchy import AspectDraft, rank_segments
+    from claimscope.tools.read.hierarchy import AspectDraft, rank_segments
 
     tree = tree_of(state)
     applied: list[str] = []

@@ -14,8 +14,8 @@ from claimscope.agent.services import Services
 from claimscope.tools.models import Document, StanceResult, StanceScorer
 
 if TYPE_CHECKING:
-    from claimscope.tools.stance import DocumentLabel
-    from claimscope.tools.verdict import LocalItem, Verdict
+    from claimscope.tools.read.stance import DocumentLabel
+    from claimscope.tools.weigh.verdict import LocalItem, Verdict
 
 NodeUpdate = dict[str, Any]
 
@@ -25,11 +25,11 @@ SCREEN_FACTOR = 3
 
 def document_decision(claim: str, doc: Document, results: list[StanceResult], services: Services,
                       scorer: StanceScorer | None = None) -> DocumentLabel:
-    """Whether `doc` is evidence on `claim` and which way (tools.stance.DocumentLabel): the learned
+    """Whether `doc` is evidence on `claim` and which way (tools.read.stance.DocumentLabel): the learned
     decision shipped with the stance model, or the configured thresholds (verdict.document_decision).
     `results` read by another scorer (the argument model of a debate claim) are decided by that
     scorer's own thresholds."""
-    from claimscope.tools.stance import decide_document, document_model_of, document_rule
+    from claimscope.tools.read.stance import decide_document, document_model_of, document_rule
 
     if scorer is not None and scorer is not services.stance:
         return decide_document(results, document_rule(scorer))
@@ -48,7 +48,7 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
     """Which of the best-ranked gathered documents are evidence on the claim (document_decision),
     and which only share its subject: read before any aspect is built, so that a corpus without
     evidence ends in "insufficient evidence" instead of a verdict over off-claim text."""
-    from claimscope.tools.coverage import DEFAULT_MIN_COVERAGE, component_terms, coverage
+    from claimscope.tools.read.coverage import DEFAULT_MIN_COVERAGE, component_terms, coverage
 
     n = SCREEN_FACTOR * options_of(state).top_documents
     ranked = sorted(found, key=lambda d: -float(found[d].get("score", 0.0)))[:n]
@@ -84,7 +84,7 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
 def insufficient_evidence(state: InvestigationState, services: Services, screen: ScreenRecord) -> NodeUpdate:
     """The end of an investigation whose gathered documents hold no evidence: an "insufficient
     evidence" verdict over the documents read, and the reason in the warnings."""
-    from claimscope.tools.verdict import LocalItem, LocalLabel
+    from claimscope.tools.weigh.verdict import LocalItem, LocalLabel
 
     items = [LocalItem(doc_id=d, label=LocalLabel.NO_EVIDENCE) for d in screen["labels"]]
     verdict = configured_verdict(items, services)
@@ -107,7 +107,7 @@ def insufficient_evidence(state: InvestigationState, services: Services, screen:
 
 def configured_verdict(items: list[LocalItem], services: Services, *, debate: bool = False) -> Verdict:
     """The global verdict over `items` with the configured calibration and label rules."""
-    from claimscope.tools.verdict import ConfidenceCalibration, global_verdict
+    from claimscope.tools.weigh.verdict import ConfidenceCalibration, global_verdict
 
     v = services.settings.verdict
     calibration = (ConfidenceCalibration(a=v.confidence_a, b=v.confidence_b) if v.confidence_a is not None

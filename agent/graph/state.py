@@ -164,7 +164,7 @@ class AssessmentRecord(TypedDict):
 
 
 class ReputationRecord(TypedDict, total=False):
-    """tools.trust.Reputation: the prior in [0, 1] and the components it was built from, and what
+    """tools.appraise.trust.Reputation: the prior in [0, 1] and the components it was built from, and what
     is known of the work (retraction, study design, participants, notices of corrections)."""
 
     score: Required[float]
@@ -176,7 +176,7 @@ class ReputationRecord(TypedDict, total=False):
 
 
 class TrustRecord(TypedDict, total=False):
-    """tools.trust.TrustResult (scores per document, convergence) plus the stance edges it ran on."""
+    """tools.appraise.trust.TrustResult (scores per document, convergence) plus the stance edges it ran on."""
 
     scores: dict[str, float]
     iterations: int
@@ -198,7 +198,7 @@ class StanceRecord(TypedDict):
 
 
 class SourceReportRecord(TypedDict, total=False):
-    """tools.scholarly.SourceReport: what one scholarly source returned for one query."""
+    """tools.find.scholarly.SourceReport: what one scholarly source returned for one query."""
 
     source: str
     query: str
@@ -219,22 +219,22 @@ class InvestigationState(TypedDict, total=False):
     claim: str
     options: Dumped  # InvestigationOptions
     investigation_corpus: str
-    analysis: Dumped  # tools.claim_analysis.ClaimAnalysis
+    analysis: Dumped  # tools.read.claim_analysis.ClaimAnalysis
     documents: Annotated[dict[str, DocumentRecord], merge_dicts]
     source_reports: Annotated[list[SourceReportRecord], operator.add]
     passage_filter: PassageFilterRecord
     screen: ScreenRecord
-    tree: Dumped  # tools.hierarchy.AspectTree
+    tree: Dumped  # tools.read.hierarchy.AspectTree
     hierarchy_complete: bool
-    relevance: Dumped  # tools.relevance.RelevanceResult
+    relevance: Dumped  # tools.read.relevance.RelevanceResult
     assignments: dict[str, str]  # segment key -> aspect node id
     stances: dict[str, StanceRecord]  # segment key -> stance toward the claim
-    node_consensus: dict[str, Dumped]  # node id -> tools.verdict.Consensus
+    node_consensus: dict[str, Dumped]  # node id -> tools.weigh.verdict.Consensus
     perspectives: dict[str, Dumped]  # "node:stance" -> tools.explain.Perspective
     assessments: dict[str, AssessmentRecord]
     reputation: dict[str, ReputationRecord]
     trust: TrustRecord
-    verdict: Dumped  # tools.verdict.Verdict
+    verdict: Dumped  # tools.weigh.verdict.Verdict
     explanation: Dumped  # tools.explain.Explanation
     report: Dumped  # agent.report.Report
     done: Annotated[list[str], record_steps]

@@ -106,7 +106,7 @@ def _usage_delta(before: dict[str, dict[str, float]], after: dict[str, dict[str,
 
 
 def _analyse(state: InvestigationState, services: Services) -> NodeUpdate:
-    from claimscope.tools.claim_analysis import ClaimKind, analyse_claim
+    from claimscope.tools.read.claim_analysis import ClaimKind, analyse_claim
 
     chosen = options_of(state).claim_kind
     analysis = analyse_claim(state["claim"], services.llm, kind=None if chosen == "auto" else ClaimKind(chosen))
@@ -116,7 +116,7 @@ def _analyse(state: InvestigationState, services: Services) -> NodeUpdate:
 
 
 def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
-    from claimscope.tools.store import SearchFilter
+    from claimscope.tools.find.store import SearchFilter
 
     opts = options_of(state)
     found: dict[str, DocumentRecord] = {}
@@ -181,7 +181,7 @@ def _filter_by_sub_claims(
 ) -> NodeUpdate:
     """Keep documents with a passage that entails at least one sub-claim (RAG+NLI+sub-claims);
     the filter falls back to everything retrieved when no passage does."""
-    from claimscope.tools.claim_analysis import filter_passages
+    from claimscope.tools.read.claim_analysis import filter_passages
 
     st = state.copy()
     st["documents"] = found
@@ -204,21 +204,21 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     """One level of ClaimSpect: propose aspects under each frontier node from its relevant segments,
     enrich their keywords, rank segments discriminatively against the siblings, keep only the
     segments relevant to the claim and the aspect, reject sub-aspects left without enough of them."""
-    from claimscope.tools.hierarchy import (
+    from claimscope.tools.read.hierarchy import (
         cached,
         enrich_keywords,
         merge_siblings,
         propose_aspects,
         rank_segments,
     )
-    from claimscope.tools.hierarchy.facets import (
+    from claimscope.tools.read.hierarchy.facets import (
         facet_drafts,
         find_facets,
         is_finding,
         mentions,
         sub_facets,
     )
-    from claimscope.tools.relevance import node_relevance
+    from claimscope.tools.read.relevance import node_relevance
 
     h = services.settings.hierarchy
     # One embedding cache for the step: candidate segments recur across sibling nodes.
@@ -321,8 +321,8 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
 
 def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
     """Relevance filter, classification down the tree, and stance toward the claim per segment."""
-    from claimscope.tools.hierarchy import cached
-    from claimscope.tools.relevance import classify_segments, relevance_filter
+    from claimscope.tools.read.hierarchy import cached
+    from claimscope.tools.read.relevance import classify_segments, relevance_filter
 
     tree = tree_of(state)
     h = services.settings.hierarchy
@@ -403,12 +403,12 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     """Per document: takeaway and local label (Tan et al.), reputation prior, then ClaimTrust
     propagation over the stance relations between the documents' key sentences."""
     from claimscope.agent.sources import enrich_documents, reputation_config
-    from claimscope.tools.explain import assess_document, label_document, local_label, takeaway
-    from claimscope.tools.trust import (
+    from claimscope.tools.appraise.trust import (
         build_document_graph,
         propagate_trust,
         reputation,
     )
+    from claimscope.tools.explain import assess_document, label_document, local_label, takeaway
 
     opts = options_of(state)
     v = services.settings.verdict
@@ -490,7 +490,7 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
 
 
 def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
-    from claimscope.tools.verdict import LocalItem, LocalLabel, aspect_consensus
+    from claimscope.tools.weigh.verdict import LocalItem, LocalLabel, aspect_consensus
 
     items = []
     for doc_id, a in (state.get("assessments") or {}).items():

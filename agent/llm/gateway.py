@@ -28,7 +28,7 @@ from tenacity import (
 from claimscope.agent.llm.usage import PromptUsage, Usage, UsageMeter
 from claimscope.prompts.base import Prompt
 from claimscope.tools.llm import ActionChoice, LLMError, ToolSpec
-from claimscope.tools.text_guard import instruction_text, output_problems
+from claimscope.tools.text.text_guard import instruction_text, output_problems
 
 # litellm prints a provider banner on some errors; claimscope reports errors itself.
 litellm.suppress_debug_info = True
@@ -215,7 +215,7 @@ class LLMGateway:
 
     def _guarded(self, prompt: Prompt[InT, OutT], inputs: InT, messages: list[dict[str, Any]],
                  params: dict[str, Any], parse: Callable[[Any], OutT], answer: OutT) -> OutT:
-        """The text guard (tools.text_guard) on a valid answer: one regeneration, at a lower
+        """The text guard (tools.text.text_guard) on a valid answer: one regeneration, at a lower
         temperature and with what was wrong, when a text field degenerated; LLMError when the second
         answer fails too, so that the caller's extractive fallback is what the reader gets."""
         reference = str(getattr(inputs, "claim", "") or "")

@@ -14,7 +14,7 @@ from claimscope.agent.report.model import (
     Report,
     TrustSummary,
 )
-from claimscope.tools.verdict import GlobalLabel
+from claimscope.tools.weigh.verdict import GlobalLabel
 
 
 def _fmt_score(x: float | None) -> str:

@@ -20,8 +20,8 @@ from claimscope.agent.report.common import (
     unevidenced_line,
 )
 from claimscope.agent.report.model import DEBATE_NOTE, Citation, Hierarchy, NodeConsensus, Report
-from claimscope.tools.study_design import design_name
-from claimscope.tools.verdict import GlobalLabel
+from claimscope.tools.appraise.study_design import design_name
+from claimscope.tools.weigh.verdict import GlobalLabel
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:60rem;margin:2rem auto;

@@ -18,7 +18,7 @@ from claimscope.agent.report.common import (
     unevidenced_line,
 )
 from claimscope.agent.report.model import DEBATE_NOTE, Citation, NodeConsensus, Report
-from claimscope.tools.study_design import design_name
+from claimscope.tools.appraise.study_design import design_name
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]{}<>|#!~])")
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from claimscope.tools.errors import InputError
 from claimscope.tools.models import SentenceKey, Stance
-from claimscope.tools.verdict import Consensus, GlobalLabel, LocalLabel, Verdict
+from claimscope.tools.weigh.verdict import Consensus, GlobalLabel, LocalLabel, Verdict
 
 SCHEMA_VERSION: Final = "1"
 AttributionStatus = Literal["supported", "interpretation", "dropped"]
@@ -122,13 +122,13 @@ class DocumentView(BaseModel):
     disagreement: str = Field("", description="Where two judges read the document differently, what each "
                               "said and which label stands.")
     takeaway: str = ""
-    design: str | None = Field(None, description="Study design (tools.study_design.Design value), when tagged.")
+    design: str | None = Field(None, description="Study design (tools.appraise.study_design.Design value), when tagged.")
     sample_size: int | None = Field(None, ge=0, description="Participants stated in the abstract.")
     population: str | None = Field(None, description="Who (or what) the study included, a short noun phrase from "
-                                   "its title and abstract (tools.ico.extract_population).")
-    intervention: str | None = Field(None, description="Intervention or exposure the finding names (tools.ico).")
-    comparator: str | None = Field(None, description="What the intervention is compared with (tools.ico).")
-    outcome: str | None = Field(None, description="What the finding measured (tools.ico).")
+                                   "its title and abstract (tools.appraise.ico.extract_population).")
+    intervention: str | None = Field(None, description="Intervention or exposure the finding names (tools.appraise.ico).")
+    comparator: str | None = Field(None, description="What the intervention is compared with (tools.appraise.ico).")
+    outcome: str | None = Field(None, description="What the finding measured (tools.appraise.ico).")
     retracted: bool = Field(False, description="Retracted (its trust is 0 and it is flagged).")
     notices: list[str] = Field(default_factory=list, description="Retractions, corrections, concerns, described.")
     finding: Citation | None = Field(None, description="The sentence the document's label rests on.")

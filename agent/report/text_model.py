@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from claimscope.agent.report.model import Citation, Report
 from claimscope.tools.errors import InputError
-from claimscope.tools.verdict import GlobalLabel
+from claimscope.tools.weigh.verdict import GlobalLabel
 
 TEXT_SCHEMA_VERSION: Final = "1"
 CheckVerdict = Literal["supported", "refuted", "mixed", "insufficient evidence", "not checked"]

@@ -508,7 +508,7 @@ async def _start_ingest(ctx: WebContext, form: FormData) -> IngestJob:
     add it to a corpus in the background; the job's counts drive the page's progress bar, and the
     malformed rows are reported, not fatal (as `claimscope ingest`)."""
     from claimscope.agent.datadir import open_store
-    from claimscope.tools.ingest import read_path
+    from claimscope.tools.find.ingest import read_path
 
     name = str(form.get("corpus") or "").strip()
     upload = form.get("file")

@@ -35,7 +35,7 @@ from claimscope.tools.models import (
     SentenceKey,
     StanceScorer,
 )
-from claimscope.tools.segmenter import split_sentences
+from claimscope.tools.text.segmenter import split_sentences
 
 
 class ExplanationSentence(BaseModel):

@@ -30,7 +30,7 @@ from claimscope.tools.models import (
     SentenceKey,
     StanceScorer,
 )
-from claimscope.tools.verdict import LocalLabel
+from claimscope.tools.weigh.verdict import LocalLabel
 
 
 def _evidence_docs(assessments: Sequence[LocalAssessment]) -> list[LocalAssessment]:

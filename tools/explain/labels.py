@@ -30,9 +30,9 @@ from claimscope.tools.models import (
     Stance,
     StanceResult,
 )
-from claimscope.tools.segmenter import without_section_label
-from claimscope.tools.stance import DocumentLabel
-from claimscope.tools.verdict import LocalLabel
+from claimscope.tools.read.stance import DocumentLabel
+from claimscope.tools.text.segmenter import without_section_label
+from claimscope.tools.weigh.verdict import LocalLabel
 
 
 class LocalAssessment(BaseModel):
@@ -40,7 +40,7 @@ class LocalAssessment(BaseModel):
 
     doc_id: str
     label: LocalLabel
-    score: float = Field(description="The label's score on the 7-grade scale (tools.verdict).")
+    score: float = Field(description="The label's score on the 7-grade scale (tools.weigh.verdict).")
     explanation: str
     cited_sentences: list[int] = Field(default_factory=list, description="0-based indices in the document.")
     evidence_score: float | None = Field(
@@ -278,7 +278,7 @@ ARGUMENT_FRAMING = "The argument model reads this text as an argument"
 
 def stance_assessment(doc: Document, decision: DocumentLabel, *, takeaway: str = "",
                       max_cited: int = 3, arguments: bool = False) -> LocalAssessment:
-    """The local label the stance model's document decision (tools.stance.decide_document) gives:
+    """The local label the stance model's document decision (tools.read.stance.decide_document) gives:
     No Evidence for NEI, else the grade nearest to +-confidence (a document just past its threshold
     is "Somewhat", a near-certain one "True"/"False"), citing its rationale sentences."""
     if decision.label == "NEI":
@@ -351,7 +351,7 @@ def label_document(
     """Takeaway and local label of one document when the stance model decides what is evidence.
 
     `stance_results` are the stances of every sentence of `doc` (in order) and `decision` the
-    document decision over them (tools.stance.decide_document). A document that is not evidence
+    document decision over them (tools.read.stance.decide_document). A document that is not evidence
     gets No Evidence and no takeaway, with no LLM call. In "stance" mode an evidence document gets
     the stance label and its rationale sentences quoted as the takeaway; in "hybrid" mode the LLM
     reads it (assess_document) and combine_labels settles the label (`on_conflict`). When the LLM finds the abstract

@@ -16,7 +16,7 @@ from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import (
     Stance,
 )
-from claimscope.tools.segmenter import without_section_label
+from claimscope.tools.text.segmenter import without_section_label
 
 
 class Perspective(BaseModel):

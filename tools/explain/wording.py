@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from claimscope.tools.direction import Direction, sentence_direction
-from claimscope.tools.sparse import tokenize
+from claimscope.tools.find.sparse import tokenize
+from claimscope.tools.read.direction import Direction, sentence_direction
 
 # A trailing judgement about the claim ("..., which directly supports the claim") is not a fact any
 # source sentence states; it is removed before a sentence is traced to its citations.
@@ -37,7 +37,7 @@ _PREAMBLE = re.compile(
 )
 
 
-# Stemmed negation cues (tools.sparse.tokenize keeps no / not / nor as terms).
+# Stemmed negation cues (tools.find.sparse.tokenize keeps no / not / nor as terms).
 _NEGATIONS = frozenset({"no", "not", "nor", "never", "without", "neither", "none", "fail", "lack", "absenc"})
 
 
@@ -90,7 +90,7 @@ def _numbers(text: str) -> set[str]:
 
 def contradiction(text: str, cited: Sequence[str]) -> str | None:
     """Why `text` cannot restate the `cited` sentences, however close its words or a model's score:
-    its direction words go against those of every cited sentence that has any (tools.direction:
+    its direction words go against those of every cited sentence that has any (tools.read.direction:
     "higher" where the source says "lower", an effect where it says no difference), or it states a
     number none of them states. None when neither."""
     # A direction word both sides use tells nothing apart, and is often a name ("induction therapy"

@@ -1,0 +1,692 @@
+"""Intervention, comparator and outcome of a finding, read from its sentence by patterns.
+
+A trial's result sentence names what was compared and on what: "Compared with losartan,
+telmisartan reduced FPG by 8%", "HDLC in the exercise group was significantly higher than in the
+control group", "There were no differences in the closure rate between the A and B groups". The
+patterns below read those shapes; a field a sentence does not name is None, never guessed
+("between groups" names no arm). `ico_from_abstract` fills what a finding leaves open from the
+abstract's own statement of the arms ("randomised to X or Y", "X versus Y").
+
+Measured on Evidence Inference (evals/study_design.py, `ico_*`): evidence spans in, the prompt's
+intervention / comparator / outcome as gold.
+
+The population (PICO's P) is the document's, not the finding's: `extract_population` reads the
+title and abstract for who the study included; measured against hand labels (`population` in
+evals/results/study_design.json).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel, Field
+
+from claimscope.tools.text.segmenter import without_section_label
+
+_I = re.IGNORECASE
+
+# A phrase: words, numbers, hyphens, slashes, parentheses and "+", never a clause boundary.
+_P = r"[^,;:.?!]{2,120}?"
+_PW = r"[^,;:?!]{2,120}?"  # a phrase that may hold a decimal point ("1.5 mg")
+_ARM = r"(?:\s+(?:groups?|arms?|patients|participants|subjects|cohorts?|conditions?|treatment|therapy|trial))?"
+_THE = r"(?:the\s+|those\s+(?:in\s+|with\s+|on\s+|receiving\s+|treated\s+with\s+|given\s+)?|patients\s+(?:in|on|receiving|"\
+       r"treated\s+with|given)\s+(?:the\s+)?|participants\s+(?:in|on|receiving)\s+(?:the\s+)?|subjects\s+(?:in|on|"\
+       r"receiving)\s+(?:the\s+)?)?"
+_CMP = (r"(?:significantly\s+|statistically\s+significantly\s+|slightly\s+|markedly\s+|much\s+|also\s+|not\s+|no\s+)*"
+        r"(?:higher|lower|greater|less|better|worse|more|fewer|longer|shorter|larger|smaller|increased|decreased|"
+        r"reduced|improved|elevated|superior|inferior|faster|slower)")
+_THAN = (r"(?:than|compared\s+(?:with|to)|as\s+compared\s+(?:with|to)|in\s+comparison\s+(?:with|to)|versus|vs\.?|"
+         r"relative\s+to|over)")
+_BETWEEN_TAIL = r"(?:\s+groups?|\s+arms?|\s+treatments?|\s+conditions?)?"
+_EFFECT = (r"(?:significantly\s+|also\s+|further\s+|markedly\s+|both\s+|did\s+not\s+|not\s+)*"
+           r"(?:reduced|increased|improved|decreased|lowered|raised|enhanced|prolonged|shortened|attenuated|"
+           r"prevented|caused|produced|resulted\s+in|led\s+to|affected|changed|altered|worsened|relieved|delayed|"
+           r"accelerated|reduce|increase|improve|decrease|affect|change|alter)\b")
+_DIFF = (r"(?:no\s+(?:statistically\s+)?(?:significant\s+)?|(?:a\s+)?(?:statistically\s+)?(?:significant\s+)?|"
+         r"(?:were|was)\s+(?:not\s+)?(?:any\s+)?(?:statistically\s+)?(?:significant\s+)?)differences?")
+_ASPECT = r"(?:in|of|for|regarding|in\s+terms\s+of|with\s+respect\s+to|with\s+regard\s+to|on)"
+
+# Templates, most specific first; each names the fields it reads.
+_TEMPLATES: list[re.Pattern[str]] = [
+    # "Compared with losartan, telmisartan reduced FPG by 8%"
+    re.compile(r"\bcompared\s+(?:with|to)\s+" + _THE + r"(?P<c>" + _P + r")" + _ARM + r",\s+" + _THE + r"(?P<i>" + _P
+               + r")" + _ARM + r"\s+(?:had|showed|produced|was\s+associated\s+with\s+)?" + _EFFECT
+               + r"\s+(?:the\s+)?(?P<o>" + _P + r")(?=\s+(?:by|from|to|at|in|after|over|during|and|\()|[,;.]|$)", _I),
+    # "No significant difference in the closure rate between the A and B groups"
+    re.compile(_DIFF + r"\s+(?:was\s+|were\s+)?(?:\w+\s+)?(?:observed\s+|found\s+|seen\s+|noted\s+|detected\s+)?"
+               + _ASPECT + r"\s+(?:the\s+)?(?P<o>" + _P + r")\s+between\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM
+               + r"\s+(?:and|vs\.?|versus)\s+" + _THE + r"(?P<c>" + _P + r")" + _BETWEEN_TAIL + r"(?=\s*[,;.(]|\s+(?:at|after|in|"
+               r"during|on|for|with)\b|$)", _I),
+    # "No difference between A and B in O"
+    re.compile(_DIFF + r"\s+(?:was\s+|were\s+)?(?:\w+\s+)?(?:observed\s+|found\s+|seen\s+|noted\s+)?between\s+" + _THE
+               + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:and|vs\.?|versus)\s+" + _THE + r"(?P<c>" + _P + r")"
+               + _BETWEEN_TAIL + r"\s+" + _ASPECT + r"\s+(?:the\s+)?(?P<o>" + _P + r")(?=\s*[,;.(]|$)", _I),
+    # "O was significantly higher in the A group than in the B group"
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>" + _P + r")\s+(?:was|were|is|are)\s+(?:\w+\s+){0,2}?" + _CMP
+               + r"(?:\s+\([^)]*\))?\s+(?:in|with|for|among|on|after)\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM
+               + r"(?:\s+\([^)]*\))?\s+" + _THAN + r"\s+(?:in\s+|with\s+|for\s+|among\s+|on\s+|after\s+|that\s+(?:in|of|with)\s+|"
+               r"those\s+(?:in|of|with|receiving|treated\s+with)\s+)?" + _THE + r"(?P<c>" + _P + r")" + _ARM
+               + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and)\b|$)", _I),
+    # "O in the A group was significantly higher than that in the B group"
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>" + _P + r")\s+(?:in|with|for|among|of)\s+" + _THE + r"(?P<i>" + _P + r")"
+               + _ARM + r"\s+(?:was|were)\s+(?:\w+\s+){0,2}?" + _CMP + r"(?:\s+\([^)]*\))?\s+" + _THAN
+               + r"\s+(?:that|those)?\s*(?:in|with|for|of)?\s*" + _THE + r"(?P<c>" + _P + r")" + _ARM
+               + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and)\b|$)", _I),
+    # "A was significantly better than B for O" / "EDOF was significantly better than AOMF for HCVA"
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:was|were|is|are)\s+(?:\w+\s+){0,2}?"
+               r"(?:more\s+effective|less\s+effective|better|worse|superior|inferior|similar|comparable|equivalent|"
+               r"non-?inferior)\s+(?:than|to|with)\s+" + _THE + r"(?P<c>" + _P + r")" + _ARM + r"\s+" + _ASPECT
+               + r"\s+(?:the\s+)?(?P<o>" + _P + r")(?=\s*[,;.(]|$)", _I),
+    # "Telmisartan significantly reduced FPG compared with losartan"
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+" + _EFFECT + r"\s+(?:the\s+)?(?P<o>" + _P
+               + r")\s+(?:\([^)]*\)\s+)?(?:significantly\s+)?(?:more\s+|less\s+)?" + _THAN + r"\s+" + _THE
+               + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and)\b|$)", _I),
+    # "O was X in the A group and Y in the B group"
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>" + _P + r")\s+(?:was|were)\s+[^;]{0,80}?\b(?:in|for|with)\s+" + _THE
+               + r"(?P<i>" + _P + r")" + _ARM + r"(?:\s+\([^)]*\))?,?\s+(?:and|vs\.?|versus|compared\s+(?:with|to)|while|"
+               r"whereas)\s+[^;]{0,60}?\b(?:in|for|with)\s+" + _THE + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|$)",
+               _I),
+    # "Significantly higher PIP was recorded with I-Gel than PLMA", "fewer early failures in the
+    # cautery study than in the fascial interposition group"
+    re.compile(r"(?<!was )(?<!were )(?<!significantly )(?<!is )(?<!are )(?<!be )"
+               r"\b(?:significantly\s+|\w+ly\s+)?(?:higher|lower|more|fewer|less|greater|better|worse|longer|shorter)\s+"
+               r"(?:the\s+)?(?P<o>" + _P + r")\s+(?:(?:was|were)\s+(?:recorded|observed|found|reported|seen|noted|"
+               r"detected)\s+)?(?:in|with|for|among|by)\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+" + _THAN
+               + r"\s+(?:in\s+|with\s+|for\s+|among\s+|by\s+|those\s+(?:in|with|receiving|who\s+received)\s+)?" + _THE
+               + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and|from)\b|$)", _I),
+    # "There were significantly more perfect queries in the French group vs. the English group"
+    re.compile(r"\bthere\s+(?:was|were)\s+(?:\w+ly\s+)?(?:more|fewer|less|greater|higher|lower)\s+(?:the\s+)?(?P<o>" + _P
+               + r")\s+(?:in|with|for|among)\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+" + _THAN + r"\s+(?:in\s+|with\s+"
+               r"|for\s+|among\s+)?" + _THE + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|"
+               r"with|and)\b|$)", _I),
+    # "SBP, DBP and pulse did not show significant difference between SJDBT group and placebo group"
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>[^;:]{2,160}?)\s+(?:did\s+not\s+show|showed\s+no|had\s+no)\s+(?:\w+\s+){0,2}?"
+               r"differences?\s+between\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:and|vs\.?|versus)\s+" + _THE
+               + r"(?P<c>" + _P + r")" + _ARM + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with)\b|$)", _I),
+    # "Budesonide/formoterol had a lower maximum value than formoterol"
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:had|showed|reported|experienced|achieved|"
+               r"demonstrated|required|needed)\s+(?:a\s+|an\s+)?(?:\w+\s+){0,2}?" + _CMP + r"\s+(?P<o>" + _P + r")\s+"
+               r"(?:\([^)]*\)\s+)?" + _THAN + r"\s+(?:in\s+|did\s+|with\s+)?" + _THE + r"(?P<c>" + _P + r")" + _ARM
+               + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and)\b|$)", _I),
+    # "Patients treated with aspirin had fewer strokes"
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:had|showed|experienced|reported|achieved)\s+"
+               r"(?:a\s+|an\s+)?(?:\w+ly\s+)?" + _CMP + r"\s+(?P<o>" + _P + r")(?=\s+(?:at|after|in|during|on|for|with|"
+               r"and|from|\()\b|\s*[,;.(]|$)", _I),
+    # "Meswak-based toothpaste resulted in significantly less plaque"
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")\s+(?:resulted\s+in|led\s+to|caused|produced)\s+(?:a\s+|an\s+)?"
+               r"(?:\w+ly\s+)?(?:less|more|lower|higher|greater|fewer|(?:decrease|increase|reduction|improvement|rise|"
+               r"fall|change)s?\s+(?:in|of))\s+(?:the\s+)?(?P<o>" + _P + r")(?=\s+(?:by|from|to|at|in|after|over|during|and|\()|"
+               r"[,;.]|$)", _I),
+    # "Compared with Group P2.5, the CR rate was significantly improved at all intervals in Group P+D"
+    re.compile(r"\bcompared\s+(?:with|to)\s+" + _THE + r"(?P<c>" + _P + r")" + _ARM + r",\s+(?:the\s+)?(?P<o>" + _P
+               + r")\s+(?:was|were)\s+[^;]{0,60}?\b(?:in|with|for|among)\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM
+               + r"(?=\s*[,;.(]|$)", _I),
+    # "No significant difference was found between the vomiting scores of each group"
+    re.compile(_DIFF + r"\s+(?:was\s+|were\s+)?(?:\w+\s+)?(?:observed\s+|found\s+|seen\s+|noted\s+)?between\s+(?:the\s+)?"
+               r"(?P<o>" + _P + r")\s+(?:of|in)\s+(?:each|both|the\s+two|the\s+three|all|the)\s+(?:\w+\s+)?groups?\b", _I),
+    # "With regard to desaturation, lip bleeding and dental injury, there were no ..."
+    re.compile(r"^(?:with\s+regard\s+to|regarding|concerning|as\s+for|as\s+regards|with\s+respect\s+to)\s+(?:the\s+)?"
+               r"(?P<o>[^;:]{2,100}?),\s+(?:there|no|the|a|both|all)\b", _I),
+    # "A significantly reduced O" (no comparator named)
+    re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+" + _EFFECT + r"\s+(?:the\s+)?(?P<o>" + _P
+               + r")(?=\s+(?:by|from|to|at|in|after|over|during|\()|[,;.]|$)", _I),
+    # "There was no significant difference between groups in exacerbation rate"
+    re.compile(_DIFF + r"\s+(?:was\s+|were\s+)?(?:\w+\s+)?(?:observed\s+|found\s+|seen\s+|noted\s+)?between\s+(?:the\s+)?"
+               r"(?:two\s+|three\s+|treatment\s+|study\s+|trial\s+)?(?:groups|arms)\s+" + _ASPECT + r"\s+(?:the\s+)?(?P<o>"
+               + _P + r")(?=\s+(?:at|after|during|in|between)\b|\s*[,;.(]|$)", _I),
+    # "There were no significant differences in O between groups"
+    re.compile(_DIFF + r"\s+(?:was\s+|were\s+)?(?:\w+\s+)?(?:observed\s+|found\s+|seen\s+|noted\s+|detected\s+)?" + _ASPECT
+               + r"\s+(?:the\s+)?(?P<o>" + _P + r")(?=\s+(?:between|among|across|in|at|after|during)\b|\s*[,;.(]|$)", _I),
+    # "O did not differ between / was similar in the two groups"
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>" + _P + r")\s+(?:did\s+not\s+(?:differ|change)|(?:was|were)\s+"
+               r"(?:not\s+)?(?:significantly\s+)?(?:different|similar|comparable|not\s+affected|unaffected|unchanged|"
+               r"higher|lower|greater|less|better|worse|increased|decreased|reduced|improved))\b", _I),
+]
+# An arm named anywhere in a sentence: "I versus C", "between I and C", "in the A group ... in the B group".
+_VERSUS = re.compile(r"(?:^|[\s(])(?P<i>[A-Za-z][^,;:.()]{1,60}?)\s+(?:versus|vs\.?)\s+(?P<c>[A-Za-z][^,;:.()]{1,60}?)"
+                     r"(?=\s*[,;:.()]|\s+(?:groups?|arms?|in|at|for|was|were|on|respectively)\b|$)", _I)
+_BETWEEN = re.compile(r"\bbetween\s+" + _THE + r"(?P<i>[^,;:.()]{2,60}?)" + _ARM + r"\s+and\s+" + _THE
+                      + r"(?P<c>[^,;:.()]{2,60}?)" + _BETWEEN_TAIL + r"(?=\s*[,;:.()]|\s+(?:in|at|for|on|was|were|regarding)\b|$)",
+                      _I)
+_COMPARED_TO = re.compile(r"\b(?:compared|as\s+opposed|relative|in\s+comparison)\s+(?:with|to)\s+" + _THE
+                          + r"(?P<c>[^,;:.()]{2,60}?)" + _ARM + r"(?=\s*[,;:.()]|\s+(?:at|after|in|during|on|for|and|was|"
+                          r"were|group)\b|$)|\b(?:versus|vs\.?)\s+(?P<c2>placebo|sham|control|saline|vehicle|usual\s+care|"
+                          r"standard\s+care|no\s+treatment)\b", _I)
+_TREATED = re.compile(r"\b(?:treatment|therapy|supplementation|administration|infusion|injections?|pretreatment)\s+(?:with|of)"
+                      r"\s+(?P<i>[^,;:.()]{2,50}?)(?=\s*[,;:.()]|\s+(?:at|after|in|during|on|for|and|was|were|resulted|"
+                      r"compared|versus|vs|than|group)\b|$)|\b(?:receiving|given|treated\s+with|taking)\s+(?P<i2>[^,;:.()]{2,50}?)"
+                      r"(?=\s*[,;:.()]|\s+(?:at|after|in|during|on|for|and|was|were|compared|versus|vs|than|group|had|"
+                      r"showed)\b|$)|\b(?P<i3>[A-Za-z][\w/+-]{2,40})-(?:treated|exposed|based)\b|\bfollowing\s+"
+                      r"(?P<i4>[^,;:.()]{2,50}?)\s+(?:supplementation|treatment|administration|therapy|intake)\b", _I)
+_GROUP = re.compile(r"\b(?:in|for|with|of|among)\s+the\s+(?P<g>[^,;:.()]{2,50}?)\s+(?:group|arm)\b", _I)
+_PLACEBO = re.compile(r"\b(?:placebo|sham|usual care|standard care|no treatment|control)\b", _I)
+# The arms as an abstract states them.
+_RANDOMISED = re.compile(r"\b(?:randomi[sz]ed|randomly\s+(?:assigned|allocated))\s+(?:\([^)]*\)\s+)?(?:\w+\s+){0,4}?"
+                         r"(?:to|into|between)\s+(?:receive\s+|either\s+|one\s+of\s+(?:two|three)\s+(?:groups|arms)[:,]?\s+)*"
+                         r"(?:the\s+)?(?P<i>[^,;:.]{2,80}?)\s*(?:\([^)]*\)\s*)?,?\s+(?:or|and|versus|vs\.?)\s+(?:to\s+)?"
+                         r"(?:receive\s+)?(?:the\s+)?(?P<c>[^,;:.]{2,80}?)(?=\s*[,;:.(]|\s+(?:for|during|at|in|on|daily|groups?)\b|$)",
+                         _I)
+
+# An outcome as a sentence's subject: "The mean gastric residual volume after feeding ... was 59.7 ml",
+# "Lactate dehydrogenase significantly decreased in group 2", after an opening adverbial
+# ("At 12 months, ", "However, ").
+_OPENING = re.compile(r"^(?:(?:the\s+)?(?:results?|analys[ie]s|(?:[\w-]+\s+){0,3}tests?|(?:\w+\s+)?anova|(?:\w+\s+)?"
+                      r"regression(?:\s+analys[ie]s)?|comparisons?|data)\s+(?:also\s+)?(?:showed|revealed|indicated|"
+                      r"demonstrated|suggested)\s+(?:that\s+)?|we\s+(?:also\s+)?(?:found|observed|noted|saw)\s+(?:that\s+)?|"
+                      r"(?:however|overall|similarly|also|furthermore|moreover|in addition|additionally|finally|"
+                      r"notably|importantly|likewise|in contrast|conversely|thus|therefore|interestingly)\s*,?\s+|"
+                      r"(?:at|after|by|during|following|before|from|on|over|within|until|in)\s+[^,]{1,50},\s+)+", _I)
+_SUBJECT = re.compile(r"^(?P<o>[A-Za-z\u2018\u201c\"'][^,;:]{2,140}?)\s+(?:\([^)]*\)\s+)?(?:(?:was|were|is|are|has|have|had)\s+"
+                      r"(?:been\s+)?(?:\w+ly\s+)?(?:not\s+)?|(?:did|does)\s+not\s+|(?:\w+ly\s+)?(?:also\s+)?(?:tended\s+to\s+)?)"
+                      r"(?:higher|lower|greater|less|better|worse|more|fewer|longer|shorter|larger|smaller|similar|comparable|"
+                      r"different|differ|increased|decreased|reduced|improved|declined|rose|fell|changed|unchanged|"
+                      r"elevated|enhanced|occurred|remained|showed|observed|found|seen|noted|detected|reported|recorded|"
+                      r"significant|significantly|statistically|numbered|averaged|ranged|decrease|increase|improve|"
+                      r"affected|unaffected|measured|associated)\b|^(?P<o2>[A-Za-z][^,;:]{2,140}?)\s+(?:was|were)\s+\d", _I)
+# A table row pasted as evidence: "Total mortality 98/2006 (4.9%) 132/2027 (6.5%) 0.76", "(1) Smoking
+# causes bad breath .......... 98.4 100 N.S."
+_TABLE_ROW = re.compile(r"^(?:\(\d+\)\s*)?(?P<o>[A-Za-z][^0-9=<>:;]{2,120}?)\s*(?:\.{2,}[\s.]*|\s)(?:[-\u2212+]?\d|<|>|\()")
+_THERE_WERE = re.compile(r"\bthere\s+(?:was|were)\s+(?:a\s+|an\s+|no\s+|\w+\s+)?(?:\w+\s+)?(?:cases?|episodes?|events?|"
+                         r"increases?|decreases?|reductions?|improvements?|changes?|rises?|falls?|declines?|trends?|"
+                         r"tendency)\s+(?:of|in|for|toward|towards)\s+(?:the\s+)?(?P<o>[^,;:.()]{2,100}?)"
+                         r"(?=\s+(?:in|between|among|across|at|after|during|with|for|to)\b|\s*[,;:.()]|$)", _I)
+_IN_TERMS = re.compile(r"\b(?:in\s+terms\s+of|regarding|with\s+(?:respect|regard)\s+to)\s+(?:the\s+)?(?:changes?\s+in\s+)?"
+                       r"(?P<o>[^,;:.()]{2,100}?)(?=\s*[,;:.()]|\s+(?:between|among|at|in|was|were)\b|$)", _I)
+# "no effect of prebiotics on diarrhoea", "did not influence VO2 peak", "a significant increase in
+# the initial claudication distance", "No severe adverse effects were reported", "a significant
+# time effect for lean body mass".
+_EFFECT_ON = re.compile(r"\b(?:no\s+(?:significant\s+)?effects?\s+(?:of\s+[^,;:.()]{2,60}?\s+)?on|(?:did|does|seemed)\s+not\s+"
+                        r"(?:to\s+)?(?:influence|affect|alter|change|improve|reduce|increase)|(?:significant\s+|marked\s+|"
+                        r"greater\s+|small\s+|slight\s+)?(?:increases?|decreases?|reductions?|improvements?|changes?|"
+                        r"rises?|falls?|declines?)\s+in|effects?\s+for)\s+(?:the\s+)?(?P<o>[^,;:.()]{2,100}?)"
+                        r"(?=\s*[,;:.()]|\s+(?:between|among|at|in|was|were|which|with|from|after|during|compared|versus|vs|"
+                        r"than|for|by)\b|$)", _I)
+_NONE_WERE = re.compile(r"^no\s+(?P<o>[^,;:.()]{2,100}?)\s+(?:was|were|occurred)\s*(?:reported|observed|seen|found|noted|"
+                        r"detected|recorded|identified)?\b", _I)
+_ARM_TAIL = re.compile(r"\s+(?:in|of|for|with|among|on)\s+(?:the\s+|both\s+|all\s+|each\s+)?[^,;:]{0,60}?(?:groups?|arms?|"
+                       r"patients|participants|subjects|trials?)\b.*$", _I)
+_NOT_ARM = re.compile(r"\b(?:was|were|is|are|showed|had|has|have|did|does|than|there|which|that)\b|^(?:in|at|from|by|"
+                      r"during|between|among|for|with|to|on|significantly|both|all|each|any|two|three)\b", _I)
+_NOT_OUTCOME = re.compile(r"\bthan\b|^(?:treated|receiving|given|taking|treatment\s+with|exposure\s+to|supplementation\s+with|administration\s+of|of|"
+                          r"were|was|using|about|in|at|from|by|during|between|among|for|with|to|on|significantly|there|"
+                          r"here|it|this|these|"
+                          r"they|we|those|both|all|patients|participants|subjects|group|groups|no|a\s+total|(?:one|two|three)\b(?!-)|"
+                          r"compared|results?|differences?|analysis|table|figure|fig)\b", _I)
+_CONTROL_ARM = re.compile(r"^(?:placebo|sham|control|usual care|standard care|no treatment|vehicle)\b", _I)
+_LEADING = re.compile(r"^(?:the|a|an|both|all|those|patients|participants|subjects|group|mean|median|overall)\s+", _I)
+_TRAILING = re.compile(r"\s+(?:groups?|arms?|patients|participants|subjects|was|were|is|are|alone|only|respectively)$", _I)
+
+
+class ICO(BaseModel):
+    """What a finding compares: the intervention or exposure, its comparator and the outcome."""
+
+    intervention: str | None = Field(None, description="The treatment or exposure the finding is about.")
+    comparator: str | None = Field(None, description="What it is compared with (placebo, another arm).")
+    outcome: str | None = Field(None, description="What was measured.")
+
+    def merged(self, other: ICO) -> ICO:
+        """This reading, its missing fields filled from `other`."""
+        return ICO(intervention=self.intervention or other.intervention,
+                   comparator=self.comparator or other.comparator, outcome=self.outcome or other.outcome)
+
+
+def _clean(phrase: str | None) -> str | None:
+    if phrase is None:
+        return None
+    p = " ".join(phrase.split()).strip(" ,;:-")
+    p = re.sub(r"^(?:participants|patients|subjects|children|women|men)[\u2019']s?\s+", "", p, flags=_I)
+    for _ in range(2):
+        p = _LEADING.sub("", p)
+        p = _TRAILING.sub("", p).strip(" ,;:-")
+    # An unclosed parenthesis is a cut-off abbreviation: "(HbA1c" -> "".
+    if p.count("(") > p.count(")"):
+        p = p[: p.rfind("(")].strip()
+    if len(p) < 2 or len(p.split()) > 15 or not re.search(r"[A-Za-z]", p):
+        return None
+    return p
+
+
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+
+
+def _first_sentence(text: str) -> str:
+    # Thousands separators go: the phrase patterns end at commas, and "2,500 g" is one number.
+    return _THOUSANDS.sub("", html.unescape(" ".join(text.split())))
+
+
+def extract_ico(sentence: str) -> ICO:
+    """Intervention, comparator and outcome that one finding sentence names; fields it does not name
+    are None."""
+    text = _first_sentence(without_section_label(sentence))
+    found = ICO()
+    for pattern in _TEMPLATES:
+        m = pattern.search(text)
+        if not m:
+            continue
+        fields = m.groupdict()
+        read = ICO(intervention=_arm(fields.get("i")), comparator=_arm(fields.get("c")),
+                   outcome=_outcome(fields.get("o")))
+        found = found.merged(read)
+        if found.intervention and found.comparator and found.outcome:
+            break
+    if not found.outcome:
+        found = found.merged(ICO(outcome=_outcome_anywhere(text)))
+    if not (found.intervention and found.comparator):
+        found = found.merged(_arms(text))
+    if found.intervention and not found.comparator and (placebo := _PLACEBO.search(text)):
+        found = found.merged(ICO(comparator=placebo.group(0).lower()))
+    # The comparator is the control arm, whichever the sentence names first.
+    if found.intervention and found.comparator and _CONTROL_ARM.search(found.intervention) \
+            and not _CONTROL_ARM.search(found.comparator):
+        found = ICO(intervention=found.comparator, comparator=found.intervention, outcome=found.outcome)
+    return found
+
+
+def _arm(phrase: str | None) -> str | None:
+    p = _clean(phrase)
+    return None if p is None or _NOT_ARM.search(p) else p
+
+
+# An outcome phrase ends before a verb of its own and not on a function word: "quit rates were
+# observed" -> "quit rates", "risk of breast cancer before but not" -> "risk of breast cancer".
+_VERB = re.compile(r"\s+(?:is|are|was|were|be|been|being|has|have|had)\b.*$", _I)
+_DANGLING = re.compile(r"(?:\s+(?:a|an|the|of|to|and|or|but|not|nor|before|after|with|without|for|in|on|by|at|from|"
+                       r"as|than|that|which|whereas|while|both|only))+$", _I)
+
+
+def _outcome(phrase: str | None) -> str | None:
+    p = _clean(phrase)
+    if p is None or _NOT_OUTCOME.search(p):
+        return None
+    p = _DANGLING.sub("", _VERB.sub("", p))
+    return p if len(p) >= 2 else None
+
+
+def _outcome_anywhere(text: str) -> str | None:
+    """The outcome outside the comparison templates: 'in terms of O', 'there were N cases of O', a
+    table row's label, or the sentence's subject."""
+    for pattern in (_IN_TERMS, _THERE_WERE, _NONE_WERE, _EFFECT_ON):
+        m = pattern.search(text)
+        if m and (o := _outcome(m.group("o"))):
+            return o
+    body = _OPENING.sub("", text)
+    m = _TABLE_ROW.match(body)
+    # A row label is short and verbless, and numbers follow it.
+    if m and len(m.group("o").split()) <= 10 and not re.search(
+            r"\b(?:was|were|is|are|had|has|showed|occurred|\w+ed)\b", m.group("o"), _I) \
+            and len(re.findall(r"\d+(?:[.,/]\d+)?", body[m.end("o"):m.end("o") + 40])) >= 2:
+        return _outcome(m.group("o").rstrip(". "))
+    m = _SUBJECT.match(body)
+    if m:
+        return _outcome(_ARM_TAIL.sub("", m.group("o") or m.group("o2")))
+    return None
+
+
+def _arms(text: str) -> ICO:
+    """The arms a sentence names outside the templates: "between I and C", "I versus C", "treated with
+    I", "compared with C", "in the A group ... in the B group"."""
+    found = ICO()
+    for pattern in (_BETWEEN, _VERSUS):
+        m = pattern.search(text)
+        if m:
+            i, c = _arm(m.group("i")), _arm(m.group("c"))
+            if i and c:
+                return ICO(intervention=i, comparator=c)
+    m = _TREATED.search(text)
+    if m:
+        found = found.merged(ICO(intervention=_arm(next(g for g in m.groups() if g))))
+    m = _COMPARED_TO.search(text)
+    if m:
+        c = _arm(m.group("c") or m.group("c2"))
+        if c and c != found.intervention:
+            found = found.merged(ICO(comparator=c))
+    groups = [g for g in dict.fromkeys(_arm(g) for g in _GROUP.findall(text)) if g]
+    groups = [g for g in groups if g not in (found.intervention, found.comparator)]
+    if not found.intervention and groups:
+        found = found.merged(ICO(intervention=groups.pop(0)))
+    if not found.comparator and groups:
+        found = found.merged(ICO(comparator=groups.pop(0)))
+    return found
+
+
+def ico_from_abstract(sentences: Iterable[str]) -> ICO:
+    """The arms an abstract states ("randomised to X or Y"), for what a finding leaves open."""
+    for s in sentences:
+        m = _RANDOMISED.search(_first_sentence(s))
+        if m:
+            i, c = _clean(m.group("i")), _clean(m.group("c"))
+            if i and c:
+                return ICO(intervention=i, comparator=c)
+    return ICO()
+
+
+def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | None = None) -> ICO:
+    """What a document's finding compares: read from the finding sentence, with the arms the
+    abstract states ("randomised to X or Y") where the finding names none. With `claim`, oriented
+    by the claim's relation (claim_oriented)."""
+    read = extract_ico(finding) if finding else ICO()
+    if not (read.intervention and read.comparator):
+        read = read.merged(ico_from_abstract(sentences))
+    return claim_oriented(claim, read, finding, sentences) if claim else read
+
+
+# A phrase of a sentence that can name an exposure or an outcome lies within a clause piece (it
+# ends at punctuation, a verb of being or comparing, a clause word, or "in" / "at" before a setting) and neither starts nor ends
+# on a function word, a number or a comparison word ("with breast cancer risk in" -> "breast cancer").
+_PHRASE_BREAK = re.compile(r"[,;:()\[\]=<>]|\b(?:is|are|was|were|be|been|being|has|have|had|did|does|do|than|compared|"
+                           r"versus|vs|whereas|while|when|which|that|who|whom|but|during|after|before|since|until|"
+                           r"in|at|within|among|between|associated|related|linked|correlated|showed|found|noted|observed)\b", _I)
+_EDGE = re.compile(r"^(?:a|an|the|of|to|in|on|at|for|by|from|with|without|and|or|per|its|their|this|these|those|"
+                   r"no|not|any|all|both|each|more|less|higher|lower|increased|decreased|reduced|slower|faster|"
+                   r"rate|rates|risk|risks|\d[\d.,%]*|\w+ly)$", _I)
+PHRASE_MAX_WORDS = 8
+
+
+def _phrases(text: str) -> list[str]:
+    """Candidate names in `text`: runs of up to PHRASE_MAX_WORDS words inside one clause piece."""
+    out: list[str] = []
+    for piece in _PHRASE_BREAK.split(_first_sentence(without_section_label(text))):
+        words = [w.strip(".") for w in piece.split()]
+        edge = [bool(_EDGE.match(w)) or not w for w in words]
+        for i in range(len(words)):
+            for j in range(i, min(len(words), i + PHRASE_MAX_WORDS)):
+                if not edge[i] and not edge[j]:
+                    out.append(" ".join(words[i: j + 1]))
+    return out
+
+
+def claim_oriented(claim: str, read: ICO, finding: str | None, sentences: Sequence[str]) -> ICO:
+    """`read` laid out along the claim's relation (tools.read.claim_analysis.claim_components: the subject
+    is the exposure or intervention, the object the outcome), whichever column the sentence's shape
+    put each in ("Birth weight was associated with breast cancer risk" reads birth weight as the
+    outcome): a field naming the claim's subject goes in the intervention column, one naming its
+    object in the outcome column. An end no field names comes from the finding sentence's shortest
+    phrase that covers at least two of its terms (tools.read.coverage), else, for an empty column, the
+    abstract's first such phrase. Words that only say who ("women") are not an exposure. A claim without both ends
+    leaves `read` as it is."""
+    from claimscope.tools.find.sparse import tokenize
+    from claimscope.tools.read.claim_analysis import claim_components
+    from claimscope.tools.read.coverage import (
+        DEFAULT_MIN_COVERAGE,
+        ComponentTerms,
+        component_terms,
+        coverage,
+    )
+
+    parts = claim_components(claim)
+    terms = component_terms(claim)
+    if not (parts.subject and parts.object and terms.subject and terms.object):
+        return read
+    who = {t for w in claim.split() if names_who_or_where(w) for t in tokenize(w)}
+    ends = ComponentTerms(subject=[t for t in terms.subject if t not in who] or terms.subject,
+                          object=[t for t in terms.object if t not in who] or terms.object)
+
+    def side(phrase: str | None) -> str | None:
+        """Which end of the claim a field names ("subject", "object"), if either."""
+        if not phrase:
+            return None
+        cov = coverage(ends, phrase)
+        if max(cov.subject, cov.object) < DEFAULT_MIN_COVERAGE - 1e-9 or cov.subject == cov.object:
+            return None
+        return "subject" if cov.subject > cov.object else "object"
+
+    def phrase_for(end: str, texts: Sequence[str]) -> str | None:
+        """The shortest phrase of the first text that has one covering two terms of `end`."""
+        n = len(ends.subject if end == "subject" else ends.object)
+        for text in texts:
+            found = []
+            for p in _phrases(text):
+                cov = coverage(ends, p)
+                mine, other = (cov.subject, cov.object) if end == "subject" else (cov.object, cov.subject)
+                if round(mine * n) >= min(2, n) and mine > other:
+                    found.append((-len(p.split()), mine, p))
+            if found:
+                return _clean(max(found)[2])
+        return None
+
+    here = [finding] if finding else []
+    i, c, o = read.intervention, read.comparator, read.outcome
+    if side(i) == "subject":
+        intervention = i
+    elif side(o) == "subject":
+        intervention = o  # the sentence's subject was the exposure
+    elif side(i) == "object":
+        # "between <outcome> and <exposure>": the other arm is the exposure
+        intervention, c = (c, None) if c and not _CONTROL_ARM.search(c) and side(c) != "object" else (None, c)
+    else:
+        intervention = phrase_for("subject", here) or i or phrase_for("subject", sentences)
+    if side(o) == "object":
+        outcome = o
+    elif side(i) == "object":
+        outcome = i
+    elif side(c) == "object":
+        outcome, c = c, None  # "association between <exposure> and <outcome>"
+    else:
+        outcome = (phrase_for("object", here) or (o if side(o) is None else None)
+                   or phrase_for("object", sentences))
+    comparator = c if c not in (intervention, outcome) else None
+    return ICO(intervention=intervention, comparator=comparator, outcome=outcome)
+
+
+_STOP = {"the", "a", "an", "of", "in", "with", "and", "or", "to", "for", "on", "at", "by", "group", "groups", "arm",
+         "arms", "patients", "those", "participants", "subjects", "receiving", "received", "treated", "who", "was",
+         "were", "is", "are", "as", "from", "mg", "plus"}
+
+
+def tokens(text: str | None) -> list[str]:
+    """Normalised content tokens of a field: lower case, HTML entities decoded, punctuation and
+    function words dropped."""
+    if not text:
+        return []
+    t = html.unescape(html.unescape(text)).lower()
+    return [w for w in re.findall(r"[a-z0-9]+(?:[.-][a-z0-9]+)*", t) if w not in _STOP]
+
+
+def token_f1(pred: str | None, gold: str | None) -> float:
+    """Token-level F1 between a predicted and a gold field (0 when either is empty)."""
+    p, g = tokens(pred), tokens(gold)
+    if not p or not g:
+        return 0.0
+    common = sum(min(p.count(w), g.count(w)) for w in set(p))
+    if not common:
+        return 0.0
+    precision, recall = common / len(p), common / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+# Population (PICO's P): who or what a study included, from its abstract, else its title.
+# A head noun names the kind of subject; the words before it that qualify it ("adult", "Dutch",
+# "breast cancer") and a post-modifier ("with portal hypertension", "aged 65 years or older",
+# "who underwent laparoscopic cholecystectomy") make the phrase.
+_HEAD = (r"(?:patients|participants|subjects|individuals|persons|people|adults|children|infants|newborns|neonates|"
+         r"adolescents|teenagers|youths?|girls|boys|women|men|mothers|fathers|parents|pregnancies|students|residents|"
+         r"trainees|nurses|physicians|doctors|surgeons|clinicians|dentists|pharmacists|workers|employees|volunteers|"
+         r"veterans|smokers|athletes|soldiers|recipients|survivors|users|donors|outpatients|inpatients|octogenarians|"
+         r"nonagenarians|elderly|laypersons|laypeople|respondents|twins|families|households|fetuses|hypertensives|"
+         r"diabetics|cadavers|population|(?:cadaver(?:ic)?\s+)?knees|mice|rats|rabbits|dogs|pigs|piglets|sheep|monkeys|macaques|"
+         r"primates|guinea\s+pigs|hamsters|zebrafish|cats|horses|animals|cows|calves|ewes|chickens|broilers)")
+# Who or where a claim is about, as a word of its own ("women", "some countries", "older adults"):
+# a text naming them shares the claim's setting, not its subject.
+_WHO_OR_WHERE = re.compile(r"(?:" + _HEAD + r"|woman|man|child|patient|participant|adult|person|individual|girl|boy|"
+                           r"mother|infant|adolescent|resident|older|elderly|young|younger|aged|countr(?:y|ies)|"
+                           r"nations?|national|regions?|regional|states?|cit(?:y|ies)|communit(?:y|ies)|areas?|"
+                           r"world|worldwide|global|globally|societ(?:y|ies)|public)", _I)
+
+
+def names_who_or_where(word: str) -> bool:
+    """True when `word` only says who or where ("women", "countries", "elderly"), the kind of word
+    that many abstracts share with a claim without being about its subject."""
+    return bool(_WHO_OR_WHERE.fullmatch(word.strip(" ,.;:()'\"")))
+
+
+# A case report's single person: "A 12-year-old boy diagnosed with ASD".
+_ONE = r"(?:an?\s+\d{1,3}-(?:year|month|week|day)-old\s+(?:\w+\s+){0,2}?(?:boy|girl|man|woman|patient|infant|child|neonate))"
+_NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+                r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)")
+_NUM = (r"(?:\d{1,3}(?:[, ]\d{3})+|\d+|" + _NUMBER_WORD + r"(?:(?:[\s-]+|\s+and\s+)" + _NUMBER_WORD + r")*)")
+# Words that cannot qualify a head ("were 62 patients", "the remaining patients").
+_NOT_MODIFIER = re.compile(r"^(?:the|a|an|of|in|on|at|to|for|from|with|by|and|or|all|each|both|these|those|their|our|"
+                           r"other|remaining|total|were|was|are|is|had|have|has|be|been|included|enrolled|recruited|"
+                           r"studied|examined|analy[sz]ed|evaluated|reviewed|assessed|compared|among|between|than|"
+                           r"consecutive|eligible|selected|randomly|random|identified|data|records|charts|group|groups|"
+                           r"\d[\d,.%]*|n|that|which|who|whom|we|it|this|study|cohort|sample|series|total|number|"
+                           r"aged|age|years?|old|mean|median|only|also|further|then|there|here|however|including|"
+                           r"involving|comprising|select|train|treat|enables?|allows?|helps?|identify|compare|includes?|"
+                           r"recruit|study|assess|evaluate|examine|follow|predict|when|where|whether|if|not|no|most|many|some|"
+                           r"several|few|more|fewer|half|majority|million|billion|into|onto|via|per|after|before|"
+                           r"under|over|within|without|through|across|versus|vs|using|use|used|\w*-?(?:year|month|week|day)s?-old|[A-Z]|"
+                           r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|"
+                           r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)(?:-\w+)?)$", _I)
+_MODIFIER = r"(?:[A-Za-z][\w'/-]*\s+)"
+_POST = (r"(?:\s*\([^()]{0,80}\))?(?P<{}>\s+(?:with|without|who|undergoing|aged|treated|receiving|diagnosed|attending|"
+         r"admitted|scheduled|presenting|suffering|living|born|registered|referred|hospitali[sz]ed|requiring|"
+         r"having|on|after|from|in|at|of|older|younger|over|under|between|operated|followed|enrolled|seen)\b[^;:.()?]*)?")
+_HEADED = re.compile(r"(?P<pre>(?:" + _MODIFIER + r"){0,4})(?P<head>" + _HEAD + r")\b" + _POST.replace("{}", "post")
+                     + r"|(?P<one>" + _ONE + r")\b" + _POST.replace("{}", "post1"), _I)
+# Cues that the phrase is the population included, strongest first.
+_N_BEFORE = re.compile(r"\b" + _NUM + r"\s+(?:consecutive\s+|eligible\s+)?$", _I)
+_N_AFTER = re.compile(r"^\s*\(n\s*[=>]\s*\d", _I)
+_ENROL_BEFORE = re.compile(r"\b(?:includ(?:ed|es|ing)|enrolled|recruited|studied|examined|analy[sz]ed|evaluated|reviewed|"
+                           r"investigated|followed|identified|selected|surveyed|interviewed|performed\s+on|"
+                           r"(?:conducted|study|studies|trial|review|analysis|survey)\s+(?:of|in|among|on)|records\s+of|charts\s+of|data\s+(?:of|from|on)|cohort\s+of|sample\s+of|"
+                           r"series\s+of|group\s+of|consisted\s+of|comprised|comprising|involving|(?:participants|subjects|"
+                           r"patients|population|sample|cohort)\s+(?:were|was|included|comprised))\s+"
+                           r"(?:the\s+|all\s+|a\s+total\s+of\s+|consecutive\s+|eligible\s+)*(?:" + _NUM + r"\s+)?$", _I)
+_ENROL_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*)?(?:were|was)\s+(?:\w+\s+)?(?:included|enrolled|recruited|"
+                          r"studied|examined|analy[sz]ed|evaluated|reviewed|randomi[sz]ed|selected|identified|followed|"
+                          r"assessed|investigated|tested|surveyed|interviewed|divided|allocated|assigned)\b|^\s+(?:took\s+part|"
+                          r"participated)\b", _I)
+# Where a post-modifier stops: a main verb, a period of time, a second clause.
+_POST_STOP = re.compile(r"\s+(?:(?:were|was|are|is|had|have|has|did|do|will|would|could|may|might|showed|developed|"
+                        r"completed|participated|took|met|gave|performed|agreed|consented|exhibited|reported|received|"
+                        r"underwent|answered|filled|experienced|presented|presents|came|visited|died|survived|returned)\b|(?:from|between|during|since)\s+(?:\d|january|february|"
+                        r"march|april|may|june|july|august|september|october|november|december)|over\s+(?:a|the)\s+"
+                        r"(?:period|\d)|for\s+(?:a\s+|the\s+)?(?:period|mean|median|\d)|(?:and|while|whereas|but)\s+"
+                        r"(?:the|then|their|were|was|had|\d)|using\b|by\s+(?:means|using)|to\s+(?:determine|assess|"
+                        r"evaluate|compare|investigate|examine|identify)|in\s+(?:this|these|the\s+present|our)\b|of\s+(?:whom|which)\b|"
+                        r"than\b|compared\b|versus\b|vs\b|\w{3,}ly\s+\w+ed\b|(?:who|that)\s+(?:were|was)\s+(?:included|enrolled|randomi[sz]ed)|according\s+to|based\s+on|"
+                        r"as\s+defined|to\s+(?!\d)|(?:in|at)\s+(?:our|the|a|two|three|\w+)\s+(?:\w+\s+){0,2}?(?:clinics?|hospitals?|departments?|"
+                        r"cent(?:er|re)s?|units?|institutions?|practices?|wards?))|,(?!\s+(?:who|with|without|aged|undergoing|"
+                        r"treated|receiving|diagnosed)\b)", _I)
+# A count that is a rate ("per 100 women"), and a clause that says when or whether, not who was
+# included ("when the participants were children").
+_RATE = re.compile(r"\b(?:per|every|each|out\s+of)\s+" + _NUM + r"\s+$", _I)
+_ASIDE = re.compile(r"\b(?:when|while|whereas|if|whether|as|because|until|unless|once|since)\s+(?:the\s+|all\s+)?$", _I)
+_REL_VERB = re.compile(r"\b(?:who|that|whom)\s+\w+", _I)
+_GENERIC = {"patients", "participants", "subjects", "individuals", "persons", "people", "cases", "animals", "population"}
+_SPECIES = re.compile(r"^(?:mice|rats|rabbits|dogs|pigs|piglets|sheep|monkeys|macaques|primates|guinea pigs|hamsters|"
+                      r"zebrafish|cats|horses|cows|calves|ewes|chickens|broilers|cadavers)$", _I)
+POPULATION_MAX_WORDS = 12
+# In vitro work names its cells instead of people: "HepG2 cells", "human umbilical vein endothelial cells".
+_CELLS = re.compile(r"\b(?P<c>[A-Z][A-Za-z]*\d[\w/-]*(?:\s+\w+)?\s+cells|(?:cultured\s+|primary\s+)?(?:human|murine|mouse|"
+                    r"rat|bovine|porcine|canine)\s+(?:[\w-]+\s+){0,3}?cells|[A-Z][\w-]*\d[\w-]*\s+cell\s+lines?)\b")
+
+
+def _trim_post(post: str) -> str:
+    """The post-modifier up to where the sentence's own verb or a time span begins; a relative
+    clause ("who underwent X") keeps its first verb."""
+    start = 0
+    rel = _REL_VERB.match(post.strip())
+    if rel:
+        start = len(post) - len(post.lstrip()) + rel.end()
+    m = _POST_STOP.search(post, start)
+    return post[: m.start()] if m else post
+
+
+def _population_phrase(m: re.Match[str]) -> tuple[str, int] | None:
+    """The phrase a headed match makes and how many qualifying words precede its head; None when it
+    is a bare generic head ("patients") or too long to be a phrase."""
+    kept: list[str] = []
+    # Only the run of qualifying words right before the head.
+    for w in reversed((m.group("pre") or "").split()):
+        # A heading in capitals ("PARTICIPANTS Individuals aged 65 and older") is not a qualifier.
+        if _NOT_MODIFIER.match(w.strip("(),")) or (re.search(r"\d", w) and not re.search(r"[A-Za-z]", w)) \
+                or (w.isalpha() and w.isupper() and len(w) >= 6):
+            break
+        if re.fullmatch(r"\w+(?:ed|ly)", w, _I) and w.lower() not in {"aged", "hospitalised", "hospitalized", "infected",
+                                                                      "impaired", "sighted", "matched", "treated"}:
+            break
+        kept.insert(0, w.strip("(),"))
+    head = m.group("head") or m.group("one")
+    post = _trim_post(m.group("post") or m.group("post1") or "")
+    phrase = " ".join([*kept, head, post.strip()]).strip()
+    if not m.group("one"):
+        phrase = re.sub(r"^(?:an?|the)\s+", "", phrase, flags=_I)
+    phrase = re.sub(r"(?:\s+(?:who|that|which|whom|treated|and|or|with|the|a|an|of|in|at|on|had|have|has|were|was|"
+                    r"are|is))+$", "", " ".join(phrase.split()), flags=_I).rstrip(" ,-")
+    words = phrase.split()
+    if len(words) > POPULATION_MAX_WORDS:
+        # Cut before the last preposition within the limit, not mid-phrase.
+        cut = max((i for i, w in enumerate(words[:POPULATION_MAX_WORDS + 1])
+                   if w.lower() in {"in", "at", "from", "with", "who", "and", "of", "on", "after", "for"}), default=0)
+        if cut <= len(kept):
+            return None
+        phrase = " ".join(words[:cut]).rstrip(" ,-")
+    if phrase.lower() in _GENERIC or len(phrase) < 3:
+        return None
+    return phrase, len(kept)
+
+
+def _candidates(text: str, *, title: bool = False) -> list[tuple[int, int, str]]:
+    """(tier, position, phrase) for every headed phrase in `text`: tier 0 has a count or an
+    enrolment verb beside it, tier 1 follows "in" / "among" / "of" or opens a sentence, tier 2 is any
+    other mention; a lone word (other than a species) ranks one tier lower than its cue."""
+    out = []
+    for m in _HEADED.finditer(text):
+        head_start = m.start("head") if m.group("head") else m.start("one")
+        head = m.group("head") or ""
+        lead = text[max(0, head_start - 120): head_start]
+        # A capitalised head inside a sentence is a name ("Floating Hospital for Children").
+        if not title and head[:1].isupper() and not re.search(r"(?:^|[.;:?!]\s+|\b[A-Z]{6,}:?\s+)\S*\s*$", lead) \
+                and not _N_BEFORE.search(lead):
+            continue
+        read = _population_phrase(m)
+        if read is None and head.lower() in _GENERIC:
+            # "Six hundred and twenty consecutive patients underwent total fundoplication for GERD".
+            u = re.match(r"\s+(?P<p>underwent\s+[^;:.()?]+)", text[m.end("head"):], _I)
+            if u and _N_BEFORE.search(lead):
+                p = _trim_post(" " + u.group("p").split(" ", 1)[1])
+                words = f"{head} who underwent {p.strip()}".split()[:POPULATION_MAX_WORDS]
+                read = (re.sub(r"(?:\s+(?:and|or|with|the|a|an|of|in|at|on|for))+$", "", " ".join(words), flags=_I), 0)
+        if read is None:
+            continue
+        phrase, n_kept = read
+        lead = re.sub(r"(?:\S+\s+){" + str(n_kept) + r"}$", "", lead) if n_kept else lead
+        after = text[m.end("head") if m.group("head") else m.end("one"):]
+        # A sentence start, or a structured abstract's heading in capitals ("PARTICIPANTS").
+        opens = re.search(r"(?:^\s*|[.;:?]\s+|\b[A-Z]{6,}:?\s+)(?i:(?:consecutive|all|eligible)\s+)?$", lead)
+        # A verbless sentence that is only the phrase is a structured abstract's PARTICIPANTS section.
+        alone = opens and re.match(r"\s*(?:\([^()]*\)\s*)?[.;]", text[m.end():])
+        counted = _N_BEFORE.search(lead) and not _RATE.search(lead)
+        enrolled = (enrol := _ENROL_BEFORE.search(lead)) and not _ASIDE.search(lead[: enrol.start()])
+        if m.group("one") or alone or counted or _N_AFTER.match(after) or enrolled or _ENROL_AFTER.match(after):
+            tier = 0
+        elif enrol:
+            tier = 2  # "... when the participants were children": a circumstance, not who was included
+        elif opens or re.search(r"\b(?:in|among|of|for|on)\s+(?:the\s+)?$", lead, _I):
+            tier = 1
+        else:
+            tier = 2
+        if " " not in phrase and not _SPECIES.match(phrase):
+            tier += 1
+        out.append((tier, m.start(), phrase))
+    return out
+
+
+def extract_population(title: str | None, sentences: Sequence[str]) -> str | None:
+    """Who (or what) a study included, as a short noun phrase ("adults with type 2 diabetes", "C57BL/6
+    mice"), from its abstract (a phrase beside a count or an enrolment verb first), else its title; None
+    when neither states one."""
+    body = _first_sentence(" ".join(sentences))
+    found = sorted(_candidates(body))
+    if found and found[0][0] == 0:
+        return found[0][2]
+    in_title = sorted(_candidates(_first_sentence(title), title=True)) if title else []
+    if in_title and in_title[0][0] <= 1:
+        return in_title[0][2]
+    if found and found[0][0] == 1:
+        return found[0][2]
+    cells = _CELLS.search(body) or (_CELLS.search(_first_sentence(title)) if title else None)
+    return cells.group("c") if cells else None
