@@ -29,6 +29,7 @@ from claimscope.tools.explain.wording import (
     factual_part,
     is_claim_echo,
     lexical_support,
+    overstated,
 )
 from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import (
@@ -100,8 +101,9 @@ def check_attribution(
     "The abstract states that ..." and "..., which supports the claim"). Citations that `get_sentence` cannot resolve are removed
     with a warning. Unsupported sentences become "interpretation" (mode "flag") or "dropped"
     (mode "drop"). Whatever the model's score or the shared words, a sentence whose direction words
-    go against its citations' or that states a number they do not (wording.contradiction) fails,
-    with a warning; a quote never does. Returns a new Explanation with checked=True.
+    go against its citations' (as a whole or clause by clause), that states a number or names people
+    they do not, adds facts, or states as found what they only propose or recommend
+    (wording.contradiction, wording.overstated) fails, with a warning; a quote never does. Returns a new Explanation with checked=True.
 
     Re-citation (with `min_overlap` and `recite_from`): a sentence that fails against its own
     citations but restates one of the `recite_from` sentences (the evidence the model was shown)
@@ -155,12 +157,12 @@ def check_attribution(
         ok = bool(cites) and (support[n] >= threshold or restated)
         # Neither a model's score nor shared words let a sentence say the opposite of its source
         # or put numbers in its mouth.
-        if ok and not quoted and (why := contradiction(core, [t for _, t in cites])):
+        if ok and not quoted and (why := _misattributed(s.text, [t for _, t in cites])):
             warnings.append(f"{clip(s.text, 60)!r} is not attributed to {[k for k, _ in cites]}: {why}.")
             ok = False
         if not ok and min_overlap is not None and recite_from:
             source = _best_restated(core, recite_from, get_sentence, min_overlap)
-            if source is not None and contradiction(core, [source[1]]) is None:
+            if source is not None and _misattributed(s.text, [source[1]]) is None:
                 warnings.append(f"Re-cited {clip(s.text, 60)!r} from {[k for k, _ in cites]} to {source[0]!r}, "
                                 "the evidence sentence it restates.")
                 cites = [(source[0], source[1])]
@@ -168,7 +170,7 @@ def check_attribution(
                 ok = True
         if not ok and recite_within_documents and cites:
             found = _best_supporting(core, [k for k, _ in cites], get_sentence, scorer, threshold)
-            if found is not None and contradiction(core, [found[1]]) is None:
+            if found is not None and _misattributed(s.text, [found[1]]) is None:
                 warnings.append(f"Re-cited {clip(s.text, 60)!r} from {[k for k, _ in cites]} to {found[0]!r}, "
                                 "the sentence of the cited document that supports it.")
                 cites = [(found[0], found[1])]
@@ -185,6 +187,13 @@ def check_attribution(
     if summary := _unsupported_summary(out):
         warnings.append(summary)
     return Explanation(sentences=out, mode=explanation.mode, warnings=warnings, checked=True)
+
+
+def _misattributed(text: str, cited: Sequence[str]) -> str | None:
+    """Why `text` does not say what `cited` says, whatever a model's score or the shared words: its
+    factual part contradicts them (wording.contradiction) or the whole sentence claims more certainty
+    than they do (wording.overstated: "The study found that" before a proposal)."""
+    return contradiction(factual_part(text), cited) or overstated(text, cited)
 
 
 def check_perspective(

@@ -24,7 +24,7 @@ from claimscope.tools.explain.common import (
     _sign,
 )
 from claimscope.tools.explain.labels import ARGUMENT_FRAMING, STANCE_FRAMING, LocalAssessment
-from claimscope.tools.explain.wording import SIDE_LABELS
+from claimscope.tools.explain.wording import SIDE_LABELS, states_a_finding
 from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import (
     SentenceKey,
@@ -243,7 +243,8 @@ def extractive_explanation(
     per_document: int = EXTRACTIVE_PER_DOCUMENT,
 ) -> Explanation:
     """The explanation used when the LLM fails: the strongest attributed sentences (cited by the
-    local labels, No Evidence excluded) quoted verbatim, each citing itself.
+    local labels, No Evidence excluded) quoted verbatim, each citing itself; a study's aims, methods
+    and background sentences only when no cited sentence states a finding.
 
     With a scorer, a sentence's strength is its stance toward the claim in the direction of its
     document's label (support - refute, times the label's sign), so each quote says what its
@@ -261,6 +262,10 @@ def extractive_explanation(
                 cands.append((k, text, a))
     if not cands:
         return Explanation(mode="extractive", warnings=["No cited evidence sentence is available to quote."])
+    # Aims, methods and background are no findings (wording.states_a_finding): offered only when a
+    # document's label cites nothing else.
+    if any(states_a_finding(text) for _, text, _ in cands):
+        cands = [c for c in cands if states_a_finding(c[1])]
     if scorer is not None:
         results = scorer.predict([(claim, text) for _, text, _ in cands])
         agree = [r.signed * _sign(a.score) for r, (_, _, a) in zip(results, cands, strict=True)]

@@ -1,6 +1,8 @@
 """What a sentence of an explanation states, read from its words: its factual part (without
 trailing judgements about the claim, source preambles or a side label), how much of it the cited
-sentences contain, and whether it only restates the claim."""
+sentences contain, whether it says what they say (directions clause by clause, numbers, people,
+certainty, added facts), whether it only restates the claim, and whether a source sentence states a
+finding at all (not an aim, a method or background)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from collections.abc import Sequence
 
 from claimscope.tools.find.sparse import tokenize
 from claimscope.tools.read.direction import Direction, sentence_direction
+from claimscope.tools.text.segmenter import without_section_label
 
 # A trailing judgement about the claim ("..., which directly supports the claim") is not a fact any
 # source sentence states; it is removed before a sentence is traced to its citations.
@@ -91,8 +94,11 @@ def _numbers(text: str) -> set[str]:
 def contradiction(text: str, cited: Sequence[str]) -> str | None:
     """Why `text` cannot restate the `cited` sentences, however close its words or a model's score:
     its direction words go against those of every cited sentence that has any (tools.read.direction:
-    "higher" where the source says "lower", an effect where it says no difference), or it states a
-    number none of them states. None when neither."""
+    "higher" where the source says "lower", an effect where it says no difference), or, clause by
+    clause, it moves a term one way where its citation moves it the other ("higher rates of
+    rejection" against "lower incidence of acute rejection"); it states a number none of them states;
+    it names people its citation does not ("women", "children"); or it adds more than ADDED_TERMS_MAX content terms its
+    citation does not have. None when none of these."""
     # A direction word both sides use tells nothing apart, and is often a name ("induction therapy"
     # reads as "induce"): it is masked on both sides before the directions are read.
     shared = {w.lower() for w in re.findall(r"[A-Za-z][\w-]*", text)} & {
@@ -107,9 +113,19 @@ def contradiction(text: str, cited: Sequence[str]) -> str | None:
     theirs = [d for d in (read(c) for c in cited) if d in (*_SIGNED, Direction.NONE)]
     if own in (*_SIGNED, Direction.NONE) and theirs and all(_opposed(own, d) for d in theirs):
         return f"it reads {own.value} where its citation reads {theirs[0].value}"
-    missing = sorted(_numbers(text) - _numbers(" ".join(cited)))
+    joined = " ".join(cited)
+    if (term := _opposed_terms(text, joined)) is not None:
+        return f"it moves {term!r} the other way from its citation"
+    missing = sorted(_numbers(text) - _numbers(joined))
     if missing:
         return f"its number(s) {', '.join(missing)} are not in its citation"
+    source = set(tokenize(joined))
+    who = [w for w in dict.fromkeys(m.lower() for m in _WHO.findall(text)) if not set(tokenize(w)) & source]
+    if who:
+        return f"it speaks of {who[0]}, whom its citation does not name"
+    added = added_terms(text, cited)
+    if len(added) > ADDED_TERMS_MAX:
+        return f"it adds {', '.join(added[:4])}, which its citation does not state"
     return None
 
 
@@ -137,3 +153,155 @@ def is_claim_echo(text: str, claims: Sequence[str], *, min_overlap: float = CLAI
     # shrinking.") restated word for word is still only the claim.
     return any(c and c.strip() and _term_overlap(core, [c], 1) >= min_overlap
                and _term_overlap(c, [core], 1) >= min_overlap for c in claims)
+
+
+# Direction words read clause by clause: a restatement that says "higher rates of rejection" where its
+# citation says "lower incidence of acute rejection" contradicts it even when the citation's other
+# clauses go up ("... and better renal function") and the sentence as a whole reads no clear way.
+# Two axes: how much (higher / lower) and how well (better / worse); only the same axis is compared.
+_CUES = {
+    ("amount", "up"): r"higher|greater|more|increas(?:e|ed|es|ing)|elevated|raised|enhanced|larger|longer|rose|rising",
+    ("amount", "down"): r"lower|less|fewer|reduc(?:e|ed|es|ing|tion|tions)|decreas(?:e|ed|es|ing)|diminished|smaller|"
+                        r"shorter|declin(?:e|ed|es|ing)|fell|attenuated",
+    ("quality", "up"): r"better|improv(?:e|ed|es|ing|ement|ements)",
+    ("quality", "down"): r"worse|worsen(?:ed|s|ing)?|deteriorat(?:ed|ion)",
+}
+_CUE = re.compile(r"\b(?:" + "|".join(f"(?P<{axis}_{sign}>{words})" for (axis, sign), words in _CUES.items())
+                  + r")\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,;:()\[\]]|\.(?!\d)|\b(?:and|but|while|whereas|than|compared|versus|vs|relative|in\s+the|"
+                         r"among|after|during|at|by|with)\b", re.IGNORECASE)
+_CLAUSE_START = re.compile(r".*(?:[,;:()\[\]]|\.(?!\d)|\b(?:and|but|while|whereas|that|which|than)\b)", re.IGNORECASE | re.DOTALL)
+# What a direction word is about, less the words that only say it is a quantity ("rates of", "risk of").
+_MEASURE_WORDS = frozenset(tokenize("rate rates risk risks incidence level levels number numbers proportion odds "
+                                    "likelihood frequency occurrence amount percentage significantly statistically "
+                                    "the of in a an group groups patients participants subjects overall total mean"))
+_NEGATED = re.compile(r"\b(?:no|not|nor|neither|without)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_CLAUSE_WORDS = 6
+
+
+def _directed_terms(text: str) -> list[tuple[str, str, frozenset[str]]]:
+    """(axis, sign, terms) for every direction word of `text`: the content terms of the phrase it
+    qualifies ("higher rates of rejection" -> rejection; "rejection was lower" -> rejection)."""
+    out = []
+    for m in _CUE.finditer(text):
+        key = next(k for k, v in m.groupdict().items() if v)
+        axis, sign = key.split("_")
+        before = text[: m.start()]
+        if _NEGATED.search(before):
+            continue
+        after = text[m.end():]
+        end = _CLAUSE_END.search(after)
+        words = (after[: end.start()] if end else after).split()[:_CLAUSE_WORDS]
+        if re.search(r"\b(?:was|were|is|are|been|be)\s+(?:\w+ly\s+)?$", before, re.IGNORECASE):
+            # "rejection was lower": the phrase before the verb
+            start = _CLAUSE_START.match(before)
+            subject = before[start.end():] if start else before
+            subject = re.sub(r"\b(?:was|were|is|are|been|be)\s+(?:\w+ly\s+)?$", "", subject, flags=re.IGNORECASE)
+            words = subject.split()[-_CLAUSE_WORDS:] + words
+        terms = frozenset(tokenize(" ".join(words))) - _MEASURE_WORDS
+        if terms:
+            out.append((axis, sign, terms))
+    return out
+
+
+def _opposed_terms(text: str, cited: str) -> str | None:
+    """The first term `text` moves one way and `cited` the other (same axis), and never the same way."""
+    theirs = _directed_terms(cited)
+    for axis, sign, terms in _directed_terms(text):
+        against = [t for a, s, t in theirs if a == axis and s != sign and t & terms]
+        along = [t for a, s, t in theirs if a == axis and s == sign and t & terms]
+        if against and not along:
+            return sorted(terms & against[0])[0]
+    return None
+
+
+# A proposal or hypothesis is not a finding: "We propose that X" restated as "The study found that X".
+_PROPOSED = re.compile(r"\b(?:we|authors?)\s+(?:\w+ly\s+)?(?:propose|hypothesi[sz]e|speculate|postulate)|"
+                       r"\b(?:is|are|was|were)\s+(?:\w+ly\s+)?(?:proposed|hypothesi[sz]ed|speculated|postulated)\b|"
+                       r"\bhypothesis\b", re.IGNORECASE)
+_HEDGED = re.compile(r"\b(?:propos\w*|hypothes\w*|speculat\w*|postulat\w*|may|might|could|suggest\w*|possibl[ey]|"
+                     r"potential(?:ly)?|likely|perhaps)\b", re.IGNORECASE)
+# Who a sentence is about, when it names them: a restatement may not move a finding to other people.
+_WHO = re.compile(r"\b(?:women|woman|men|man|girls?|boys?|children|child|infants?|newborns?|neonates?|adolescents?|"
+                  r"adults?|elderly|older\s+adults|mothers?|pregnan\w+|mice|mouse|rats?|humans?|smokers?|"
+                  r"veterans?|students?|workers?)\b", re.IGNORECASE)
+# Words a restatement adds without adding a fact: the study's voice and the explanation's framing.
+_FRAMING_WORDS = frozenset(tokenize("study studies found find finds showed shows show reported reports report "
+                                    "authors author results result data evidence observed suggests suggest "
+                                    "indicated indicates demonstrated demonstrates researchers trial paper abstract "
+                                    "significantly significant statistically also overall patients participants"))
+# A restatement adding this many content terms its citation does not have says more than its source.
+ADDED_TERMS_MAX = 1
+
+
+# Verbs a plain restatement uses for any effect ("led to", "gave", "helps").
+_PLAIN_VERBS = frozenset(tokenize("led lead leads leading gave give gives given helped helps help had has have made "
+                                  "makes make went goes took takes resulted results caused causes linked link "
+                                  "associated association went seen saw"))
+
+
+def added_terms(text: str, cited: Sequence[str]) -> list[str]:
+    """Content terms of `text` (stemmed) that none of the `cited` sentences has: framing words, plain
+    verbs of effect and direction words (a synonym of the citation's "reduced" adds no fact; the
+    direction checks judge it) aside."""
+    source = set(tokenize(" ".join(cited)))
+    out: list[str] = []
+    for word in re.findall(r"[A-Za-z][\w-]*", text):
+        if sentence_direction(word) in (*_SIGNED, Direction.NONE):
+            continue
+        out += [w for w in tokenize(word) if w not in source and w not in _FRAMING_WORDS
+                and w not in _PLAIN_VERBS and not w.isdigit() and w not in out]
+    return out
+
+
+# What a study set out to do or how, in the openings tools.read.hierarchy.facets.is_finding does not
+# read as aims: "Here, using MEG we directly investigated how ...", "This study examined ...".
+_NOT_FINDING = re.compile(r"^(?:BACKGROUND|INTRODUCTION|CONTEXT|IMPORTANCE|OBJECTIVES?|AIMS?|PURPOSE|"
+                                  r"HYPOTHESIS|METHODS?|METHODOLOGY|DESIGN|SETTINGS?|PARTICIPANTS|INTERVENTIONS?|"
+                                  r"MAIN OUTCOME)\b")
+_NOT_FINDING = re.compile(
+    r"^(?:(?:here|in\s+(?:this|the\s+present)\s+(?:study|work|paper|report))\s*,?\s+)?"
+    r"(?:(?:using|by|with|in|through)\s+[^,]{1,80}?,?\s+)?we\s+(?:\w+ly\s+)?(?:investigated|investigate|examined|examine|"
+    r"studied|study|assessed|assess|evaluated|evaluate|explored|explore|analy[sz]ed|analy[sz]e|tested|test|sought|seek|"
+    r"aimed|aim|asked|ask|measured|measure|compared|compare|conducted|conduct|performed|perform|used|use|developed|"
+    r"develop|describe|described|hypothesi[sz]ed|hypothesi[sz]e|set\s+out|addressed|address|characteri[sz]ed|"
+    r"characteri[sz]e|recruited|enrolled|reviewed|review|searched|search|designed|design|followed|surveyed|"
+    r"interviewed|randomi[sz]ed|estimated|estimate|quantified|quantify|modelled|modeled)\b"
+    r"|^(?:to|in\s+order\s+to)\s+(?:\w+ly\s+)?(?:determine|assess|investigate|examine|evaluate|explore|test|compare|"
+    r"identify|characteri[sz]e|clarify|address|study|estimate|describe|quantify|understand|elucidate)\b"
+    r"|^(?:the|our|this|a)\s+(?:\w+\s+)?(?:aims?|objectives?|purposes?|goals?)\s+(?:of|was|were|is|are)\b"
+    r"|^(?:this|the\s+present|the\s+current|our|the)\s+(?:\w+\s+)?(?:study|trial|review|analysis|work|paper|report)\s+"
+    r"(?:\w+ly\s+)?(?:aimed|aims|was\s+designed|is\s+designed|sought|seeks|investigated|investigates|examined|examines|"
+    r"evaluated|evaluates|assessed|assesses|explores|explored|describes|described|was\s+conducted|included)\b"
+    r"|\b(?:remains?|is|are)\s+(?:largely\s+|still\s+|currently\s+|as\s+yet\s+)?(?:unknown|unclear|uncertain|"
+    r"poorly\s+understood|not\s+(?:well\s+|fully\s+)?(?:known|understood|established|clear))\b"
+    r"|^little\s+is\s+known\b|^whether\b",
+    re.IGNORECASE)
+
+
+def states_a_finding(sentence: str) -> bool:
+    """False for a sentence that states what a study set out to do or how (aims, methods) or what was
+    not known before it (background), by its heading or its opening (the aspect step's is_finding,
+    and the openings above); True otherwise."""
+    from claimscope.tools.read.hierarchy.facets import is_finding
+
+    s = sentence.strip()
+    return is_finding(s) and not _NOT_FINDING.search(without_section_label(s))
+
+
+_RECOMMENDS = re.compile(r"\b(?:should|must|recommend\w*|advis\w*)\b", re.IGNORECASE)
+_REPORTED_AS_FOUND = re.compile(r"\b(?:found|finds|showed|shows|demonstrated|demonstrates|established|proved|"
+                                r"confirmed)\b", re.IGNORECASE)
+
+
+def overstated(text: str, cited: Sequence[str]) -> str | None:
+    """Why `text` (the whole sentence, its preamble included) claims more certainty than its `cited`
+    sentences: it states as a finding what they only propose or hypothesise ("We propose that X"
+    -> "The study found that X"), or reports as found what they recommend ("... should include a
+    psychologist"). None when it does not."""
+    joined = " ".join(cited)
+    if _PROPOSED.search(joined) and not _HEDGED.search(text):
+        return "it states as found what its citation only proposes"
+    if _RECOMMENDS.search(joined) and _REPORTED_AS_FOUND.search(text) and not _REPORTED_AS_FOUND.search(joined):
+        return "it reports as found what its citation recommends"
+    return None
