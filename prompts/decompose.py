@@ -77,11 +77,3 @@ PROMPT: Prompt[DecomposeInput, DecomposeOutput] = Prompt(
         ),
     ],
 )
-
-
-def bench_inputs(claim: str) -> DecomposeInput:
-    """Benchmark inputs: the claim with its rule-detected type (most SciFact claims are simple)."""
-    # Imported here: tools.read.claim_analysis.decomposition imports this module.
-    from claimscope.tools.read.claim_analysis import detect_claim_type
-
-    return DecomposeInput(claim=claim, claim_type=detect_claim_type(claim).value)

@@ -3,8 +3,9 @@ label space ... write the reason by only considering the information that is pro
 
 The model sees the claim, the document's takeaway and its numbered sentences, and answers with
 the numbers of the sentences it relies on (restricted by `prompt_for(n)` to those shown), a short
-reason, then the label. The label values are tools.weigh.verdict.LocalLabel's, so they parse exactly.
-By default the stance model's reading is NOT shown: tools/explain.py compares the label with it
+reason, then the label. The label values are tools.weigh.verdict.LocalLabel's, so they parse exactly
+(tests/test_explain.py holds them equal; prompts sit below tools and do not import it).
+By default the stance model's reading is NOT shown: tools/explain/labels.py compares the label with it
 afterwards and flags a sign conflict, which is most informative when the two are independent.
 `hints` can carry it per sentence for a small model that needs the help (local_label(...,
 stance_hints=True)); the sign check still runs.
@@ -13,13 +14,12 @@ stance_hints=True)); the sign check still runs.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal, get_args
+from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field, create_model
 
 from claimscope.prompts.base import STRUCTURED_TEMPERATURE, Prompt
 from claimscope.prompts.explanation import index_list, numbered
-from claimscope.tools.weigh.verdict import LocalLabel
 
 MAX_SENTENCES = 16
 EXPLANATION_CHARS = 300
@@ -28,7 +28,6 @@ MAX_CITED = 3
 TEXT_LIMIT = 380
 
 LabelName = Literal["True", "Mostly True", "Somewhat True", "No Evidence", "Somewhat False", "Mostly False", "False"]
-assert set(get_args(LabelName)) == {lab.value for lab in LocalLabel}, "label names must match tools.weigh.verdict.LocalLabel"
 
 
 class LocalLabelInput(BaseModel):

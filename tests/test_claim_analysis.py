@@ -15,6 +15,7 @@ from claimscope.tools.read.claim_analysis import (
     analyse_claim,
     anti_claim,
     decompose,
+    decomposition,
     detect_claim_type,
     filter_passages,
     negate_claim,
@@ -287,10 +288,12 @@ def test_filter_threshold_is_inclusive():
 # ---------------------------------------------------------------------------------------- prompts
 
 
-@pytest.mark.parametrize("module", [anti_claim_prompt, decompose_prompt])
-def test_prompts_render_and_bench_inputs(module):
+@pytest.mark.parametrize("module, bench_inputs", [(anti_claim_prompt, anti_claim_prompt.bench_inputs),
+                                                  (decompose_prompt, decomposition.bench_inputs)])
+def test_prompts_render_and_bench_inputs(module, bench_inputs):
     claim = "Aspirin is more effective than ibuprofen for tension headache."
-    inputs = module.bench_inputs(claim)
+    inputs = bench_inputs(claim)
+    assert inputs.model_dump().get("claim_type", "comparative") == "comparative"
     text = module.PROMPT.render(inputs)
     assert claim in text
     for example_in, example_out in module.PROMPT.examples:
@@ -306,4 +309,4 @@ def test_prompt_outputs_are_bounded():
         anti_claim_prompt.AntiClaimOutput(anti_claim="x" * 1000)
     with pytest.raises(ValidationError):
         decompose_prompt.DecomposeOutput(sub_claims=[f"{SUB_CLAIM_PREFIX} item {i}." for i in range(6)])
-    assert decompose_prompt.bench_inputs("Vitamin D reduces fracture risk.").claim_type == "simple"
+    assert decomposition.bench_inputs("Vitamin D reduces fracture risk.").claim_type == "simple"

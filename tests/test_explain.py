@@ -108,6 +108,15 @@ def test_sentence_keys_round_trip_and_reject_garbage():
 # --- prompts --------------------------------------------------------------------------------
 
 
+def test_the_label_prompts_answer_in_the_verdict_scale():
+    """The local-label and document-assessment prompts name exactly tools.weigh.verdict.LocalLabel's
+    values (prompts sit below tools, so the prompt spells them out and this test holds them equal)."""
+    from typing import get_args
+
+    assert set(get_args(local_label_prompt.LabelName)) == {lab.value for lab in LocalLabel}
+    assert assessment_prompt.DocumentAssessmentOutput.model_fields["label"].annotation is local_label_prompt.LabelName
+
+
 @pytest.mark.parametrize("module", [takeaway_prompt, local_label_prompt, assessment_prompt, perspective_prompt,
                                     explanation_prompt])
 def test_prompts_render_bench_inputs_and_bound_outputs(module):

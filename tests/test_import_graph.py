@@ -1,12 +1,15 @@
-"""The package's import graph read from the source: no module imports itself back through others.
+"""The package's import graph read from the source: no module imports itself back through others,
+and imports point down the layers (evals -> agent -> tools -> prompts) and, inside tools/, from a
+stage to an earlier one (text -> find -> read -> appraise -> weigh -> explain).
 
-Every import counts, those inside functions included (they only move a circle from import time to
-call time); imports under `if TYPE_CHECKING:` do not, since they never run.
+Every import counts, those inside functions included (they only move a circle or an upward import
+from import time to call time); imports under `if TYPE_CHECKING:` do not, since they never run.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -19,22 +22,21 @@ KNOWN_CIRCLES: dict[frozenset[str], str] = {
     frozenset({"claimscope.agent.cli", *(f"claimscope.agent.cli.{m}" for m in (
         "chat", "check", "corpus", "investigate", "llm", "retractions", "sessions", "web"))}):
         "the command modules register on the Typer app that cli/__init__.py builds from them",
-    frozenset({"claimscope.prompts.decompose", "claimscope.tools.read.claim_analysis",
-               "claimscope.tools.read.claim_analysis.analysis", "claimscope.tools.read.claim_analysis.decomposition"}):
-        "a prompt imports the tools that call it (prompts sit below tools)",
 }
 
 
-def _modules() -> dict[str, Path]:
+def _modules(tops: tuple[str, ...] = TOPS) -> dict[str, Path]:
+    """Module name -> file; the package's folders under `claimscope.`, evals/ under its own name."""
     found = {}
-    for top in TOPS:
+    for top in tops:
         for path in (REPO / top).rglob("*.py"):
-            if "__pycache__" in path.parts:
+            rel = path.relative_to(REPO)
+            if "__pycache__" in rel.parts or rel.parts[:2] == ("evals", "work"):
                 continue
-            parts = list(path.relative_to(REPO).with_suffix("").parts)
+            parts = list(rel.with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
-            found["claimscope." + ".".join(parts)] = path
+            found[("" if top == "evals" else "claimscope.") + ".".join(parts)] = path
     return found
 
 
@@ -124,3 +126,57 @@ def test_no_import_circles():
     gone = [sorted(c) for c in KNOWN_CIRCLES if c not in circles]
     assert not gone, f"broken circles still listed in KNOWN_CIRCLES: {gone}"
 
+
+
+# Highest first: a module may import its own layer and the layers after it, never one before.
+LAYERS = ("evals", "claimscope.agent", "claimscope.tools", "claimscope.prompts")
+# tools/ stage packages in the order of an investigation: a stage may import an earlier one (and
+# tools/errors, llm, models), never a later one. text/ comes first: every stage splits sentences.
+STAGES = ("text", "find", "read", "appraise", "weigh", "explain")
+
+
+def _layer(module: str) -> int:
+    return next(i for i, top in enumerate(LAYERS) if module == top or module.startswith(top + "."))
+
+
+def _stage(module: str) -> int | None:
+    parts = module.split(".")
+    return STAGES.index(parts[2]) if parts[:2] == ["claimscope", "tools"] and len(parts) > 2 and parts[2] in STAGES else None
+
+
+def upward_imports() -> list[str]:
+    """'importer -> imported' for every import that points up a layer, or to a later tools stage."""
+    known = _modules((*TOPS, "evals"))
+    found = []
+    for name, path in sorted(known.items()):
+        for target in sorted(_imported(name, path, known)):
+            if _layer(target) < _layer(name):
+                found.append(f"{name} -> {target}")
+            elif (to := _stage(target)) is not None and name.startswith("claimscope.tools.") \
+                    and ((at := _stage(name)) is None or to > at):
+                found.append(f"{name} -> {target} (a later stage)")
+    return found
+
+
+def test_the_layer_reader_sees_an_upward_import(tmp_path, monkeypatch):
+    """A prompt that imports a tool, inside a function, and a store module that imports a reader are
+    both found; the same import under `if TYPE_CHECKING:` is not."""
+    for rel, text in {
+        "prompts/p.py": "def f():\n    from claimscope.tools.t import x\n",
+        "prompts/q.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from claimscope.tools.t import x\n",
+        "tools/t.py": "",
+        "tools/find/s.py": "from claimscope.tools.read import r\n",
+        "tools/read/r.py": "from claimscope.tools.find import s\n",
+        "agent/a.py": "", "evals/e.py": "from claimscope.agent import a\n",
+    }.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    assert upward_imports() == ["claimscope.prompts.p -> claimscope.tools.t",
+                                "claimscope.tools.find.s -> claimscope.tools.read.r (a later stage)"]
+
+
+def test_imports_point_down_the_layers():
+    found = upward_imports()
+    assert not found, ("imports against evals -> agent -> tools -> prompts, or from a tools stage to a "
+                       f"later one (move the code down, or pass it in as an argument): {found}")

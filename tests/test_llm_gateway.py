@@ -255,6 +255,8 @@ def test_hosted_model_uses_configured_api_base():
 
 def test_discover_prompts_finds_project_prompts():
     found = discover_prompts()
+    # decompose's bench inputs come from the tool that holds the claim-type rule
+    assert {"anti_claim", "decompose", "local_label"} <= set(found)
     for name, (prompt, bench) in found.items():
         assert prompt.name == name
         assert isinstance(bench("Vitamin D prevents fractures."), prompt.input_model)

@@ -19,6 +19,7 @@ from claimscope.agent.llm.usage import PromptUsage, Usage
 from claimscope.agent.settings import Settings
 from claimscope.prompts.base import Prompt
 from claimscope.tools.llm import ActionChoice, LLMError, ToolSpec
+from claimscope.tools.read.claim_analysis import decomposition
 
 __all__ = [
     "ACTION_PROMPT_NAME",
@@ -83,8 +84,14 @@ def get_llm(settings: Settings) -> LLMGateway:
         return gateway
 
 
+# Prompts whose benchmark inputs rest on a rule in tools/ (prompts sit below tools and cannot run it):
+# the tools module that calls the prompt builds them.
+BENCH_INPUTS_FROM_TOOLS = {"decompose": decomposition.bench_inputs}
+
+
 def discover_prompts() -> dict[str, tuple[Prompt[Any, Any], Any]]:
-    """Every prompts/ module defining PROMPT and bench_inputs(claim): name -> (PROMPT, bench_inputs)."""
+    """Every prompts/ module defining PROMPT and bench_inputs(claim) (or with its bench inputs in
+    BENCH_INPUTS_FROM_TOOLS): name -> (PROMPT, bench_inputs)."""
     from claimscope import prompts
 
     found: dict[str, tuple[Prompt[Any, Any], Any]] = {}
@@ -97,7 +104,7 @@ def discover_prompts() -> dict[str, tuple[Prompt[Any, Any], Any]]:
             log.warning("skipping prompts.%s: %s: %s", info.name, type(exc).__name__, exc)
             continue
         prompt = getattr(mod, "PROMPT", None)
-        bench = getattr(mod, "bench_inputs", None)
+        bench = getattr(mod, "bench_inputs", None) or BENCH_INPUTS_FROM_TOOLS.get(info.name)
         if isinstance(prompt, Prompt) and callable(bench):
             found[prompt.name] = (prompt, bench)
     return found

@@ -28,9 +28,17 @@ from claimscope.tools.read.claim_analysis.kinds import (
     ClaimType,
     _conjuncts,
     _continues_predicate,
+    detect_claim_type,
 )
 
 SUB_CLAIM_PREFIX = decompose_prompt.PREFIX
+
+
+def bench_inputs(claim: str) -> decompose_prompt.DecomposeInput:
+    """The decompose prompt's inputs for `claim` with its rule-detected type (most SciFact claims are
+    simple), for `claimscope llm check` and the prompt benchmarks. Built here rather than in the
+    prompt module because the rule is a tool and prompts sit below tools."""
+    return decompose_prompt.DecomposeInput(claim=claim, claim_type=detect_claim_type(claim).value)
 
 
 def _existence(statement: str) -> str:
