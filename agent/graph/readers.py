@@ -172,7 +172,8 @@ def counted_stances(state: InvestigationState, tree: AspectTree, node_id: str) -
     """Segment key -> stance of what an aspect's consensus counts: the classified segments whose
     stance was read (counted_keys); the root also counts the sentences the verdict's local labels
     rest on (tools.weigh.consistency.verdict_evidence), so that it never reads "no evidence"
-    beside a verdict on evidence whose sentences the tree's own search did not classify."""
+    beside a verdict on evidence whose sentences the tree's own search did not classify. A sentence of
+    a document whose local label is No Evidence counts as neutral."""
     from claimscope.tools.weigh.consistency import verdict_evidence
     from claimscope.tools.weigh.verdict import LocalLabel
 
@@ -184,6 +185,13 @@ def counted_stances(state: InvestigationState, tree: AspectTree, node_id: str) -
                   for d, a in (state.get("assessments") or {}).items()}
         for key, stance in verdict_evidence(labels, stances).items():
             out.setdefault(key, stance)
+    # A document the verdict reads as No Evidence takes no side in any aspect: its sentences count as
+    # neutral, so no aspect supports or opposes with what the documents table calls no evidence.
+    silent = {d for d, a in (state.get("assessments") or {}).items()
+              if a["assessment"].get("label") == LocalLabel.NO_EVIDENCE.value}
+    if silent:
+        out = {k: Stance.NEUTRAL if (p := SentenceKey.read(k)) is not None and p.doc_id in silent else stance
+               for k, stance in out.items()}
     return out
 
 

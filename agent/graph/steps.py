@@ -507,7 +507,10 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
     for node_id in tree.nodes:
         pairs = [(stance, doc_weight(state, key.doc_id if (key := SentenceKey.read(k)) else ""))
                  for k, stance in counted_stances(state, tree, node_id).items()]
-        per_node[node_id] = aspect_consensus(pairs, min_evidence=services.settings.verdict.min_node_evidence,
+        # The root is the claim itself and counts the evidence the verdict counts: a floor the verdict
+        # does not have would read "insufficient evidence" beside a verdict drawn from one document.
+        floor = 1 if node_id == tree.ROOT else services.settings.verdict.min_node_evidence
+        per_node[node_id] = aspect_consensus(pairs, min_evidence=floor,
                                              strong_labels=not debate or services.settings.verdict.debate_strong_labels,
                                              ).model_dump(mode="json")
     emit("counts", "aggregate", f"verdict: {verdict.weighted_label} (score {_fmt(verdict.weighted_score)})")
