@@ -235,7 +235,8 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
                designs: dict[str, str | None]) -> list[DocumentView]:
     """The assessed documents, re-ranked by retrieval score combined with trust, with their design,
     population and size, editorial notices, the sentence their label rests on and what it compares (intervention,
-    comparator, outcome, laid out along the claim's relation: the evidence table)."""
+    comparator, outcome from that sentence, else from the title, laid out along the claim's relation: the
+    evidence table)."""
     from claimscope.tools.appraise.ico import document_ico, extract_population
     from claimscope.tools.appraise.trust import rerank
     from claimscope.tools.models import Notice
@@ -272,7 +273,8 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
             notices=[n.describe() for n in notices],
             finding=Citation(doc_id=doc_id, sentence=cited[0], text=text_of(key)) if key and cited else None,
             direction=_direction(a.get("label")),
-            **document_ico(text_of(key) if key else None, doc.sentences, claim=oriented_by).model_dump(),
+            **document_ico(text_of(key) if key else None, doc.sentences, claim=oriented_by,
+                           title=doc.title).model_dump(),
         ))
     return out
 

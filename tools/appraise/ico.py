@@ -1,5 +1,8 @@
 """Intervention, comparator and outcome of a finding, read from its sentence by patterns.
 
+Over 600 lines: one concept (a study's PICO read by patterns: finding sentence, title, abstract
+arms, population), whose patterns share their phrase pieces.
+
 A trial's result sentence names what was compared and on what: "Compared with losartan,
 telmisartan reduced FPG by 8%", "HDLC in the exercise group was significantly higher than in the
 control group", "There were no differences in the closure rate between the A and B groups". The
@@ -277,6 +280,12 @@ def extract_ico(sentence: str) -> ICO:
         found = found.merged(_arms(text))
     if found.intervention and not found.comparator and (placebo := _PLACEBO.search(text)):
         found = found.merged(ICO(comparator=placebo.group(0).lower()))
+    # An arm is neither the outcome nor the other arm: a template that read one phrase twice
+    # ("the macular integrity index ... in the DHA group") named no arm.
+    if found.intervention and found.intervention in (found.outcome, found.comparator):
+        found = ICO(intervention=None, comparator=found.comparator, outcome=found.outcome).merged(_arms(text))
+        if found.intervention in (found.outcome, found.comparator):
+            found = ICO(intervention=None, comparator=found.comparator, outcome=found.outcome)
     # The comparator is the control arm, whichever the sentence names first.
     if found.intervention and found.comparator and _CONTROL_ARM.search(found.intervention) \
             and not _CONTROL_ARM.search(found.comparator):
@@ -324,17 +333,39 @@ def _outcome_anywhere(text: str) -> str | None:
     return None
 
 
+# "... with I-Gel compared to PLMA", "in the krill group compared with the fish group", "with intranasal
+# and intramuscular glucagon, respectively", "after 8-week liraglutide treatment".
+_WITH_COMPARED = re.compile(r"\b(?:with|in|after|following|by)\s+" + _THE + r"(?P<i>[^,;:.()]{2,60}?)" + _ARM
+                            + r"\s+(?:(?:as\s+)?compared\s+(?:with|to)|versus|vs\.?|relative\s+to|than\s+(?:with|in|after)"
+                            r")\s+" + _THE + r"(?P<c>[^,;:.()]{2,60}?)" + _ARM + r"(?=\s*[,;:.()]|\s+(?:at|after|in|during|"
+                            r"on|for|and|was|were|group|groups|respectively)\b|$)", _I)
+_RESPECTIVELY = re.compile(r"\b(?:with|in|for)\s+" + _THE + r"(?P<i>[^,;:.()]{2,60}?)" + _ARM + r"\s+and\s+" + _THE
+                           + r"(?P<c>[^,;:.()]{2,60}?)" + _ARM + r",?\s+respectively\b", _I)
+_AFTER_TREATMENT = re.compile(r"\b(?:after|following)\s+(?:\d+[- ](?:week|month|day|year)s?\s+)?"
+                              r"(?P<i>[A-Za-z][\w/+-]{2,40})\s+(?:treatment|therapy|supplementation|"
+                              r"administration|use)\b", _I)
+
+
 def _arms(text: str) -> ICO:
     """The arms a sentence names outside the templates: "between I and C", "I versus C", "treated with
     I", "compared with C", "in the A group ... in the B group"."""
     found = ICO()
+    for pattern in (_RESPECTIVELY, _WITH_COMPARED):
+        # "in expired tidal volume was seen with I-Gel compared to PLMA": the first "in" reads a clause,
+        # the later "with" the arm
+        start = 0
+        while (m := pattern.search(text, start)) is not None:
+            i, c = _arm(m.group("i")), _arm(m.group("c"))
+            if i and c and i != c:
+                return ICO(intervention=i, comparator=c)
+            start = m.start() + 1
     for pattern in (_BETWEEN, _VERSUS):
         m = pattern.search(text)
         if m:
             i, c = _arm(m.group("i")), _arm(m.group("c"))
             if i and c:
                 return ICO(intervention=i, comparator=c)
-    m = _TREATED.search(text)
+    m = _TREATED.search(text) or _AFTER_TREATMENT.search(text)
     if m:
         found = found.merged(ICO(intervention=_arm(next(g for g in m.groups() if g))))
     m = _COMPARED_TO.search(text)
@@ -362,14 +393,48 @@ def ico_from_abstract(sentences: Iterable[str]) -> ICO:
     return ICO()
 
 
-def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | None = None) -> ICO:
+def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | None = None,
+                 title: str | None = None) -> ICO:
     """What a document's finding compares: read from the finding sentence, with the arms the
-    abstract states ("randomised to X or Y") where the finding names none. With `claim`, oriented
-    by the claim's relation (claim_oriented)."""
+    abstract states ("randomised to X or Y") and then what its `title` names ("Effects of X on Y",
+    title_ico) where the finding names none. A reading that is a piece of a clause rather than a
+    phrase ("acceleration in SSB consumption trends ... would be expected to") is dropped first. With
+    `claim`, oriented by the claim's relation (claim_oriented)."""
     read = extract_ico(finding) if finding else ICO()
+    read = ICO(intervention=_cell(read.intervention), comparator=_cell(read.comparator), outcome=_cell(read.outcome))
     if not (read.intervention and read.comparator):
         read = read.merged(ico_from_abstract(sentences))
-    return claim_oriented(claim, read, finding, sentences) if claim else read
+    named = title_ico(title) if title else ICO()
+    if not (read.intervention and read.outcome):
+        read = read.merged(named)
+    if not claim:
+        return read
+    oriented = claim_oriented(claim, read, finding, sentences)
+    # What orientation leaves open (a finding naming only the exposure) the title may still name.
+    rest = claim_oriented(claim, named, None, [])
+    return ICO(intervention=oriented.intervention or (rest.intervention if rest.intervention != oriented.outcome else None),
+               comparator=oriented.comparator,
+               outcome=oriented.outcome or (rest.outcome if rest.outcome != oriented.intervention else None))
+
+
+# A table cell is a noun phrase: one holding a clause's verb, modal or opening word is a fragment.
+_FRAGMENT = re.compile(r"\b(?:would|could|should|can|may|might|will|shall|is|are|was|were|be|been|being|has|have|"
+                       r"had|does|did|provides?|suffers?|appears?|seems?|remains?|expected)\b|^(?:whether|this|these|"
+                       r"that|however|it|there|thus|which)\b", _I)
+CELL_MAX_WORDS = 15
+
+
+def _cell(phrase: str | None) -> str | None:
+    """`phrase` as a table cell: None when it is a fragment of a clause or longer than CELL_MAX_WORDS."""
+    if phrase is None or _FRAGMENT.search(phrase) or len(phrase.split()) > CELL_MAX_WORDS:
+        return None
+    return phrase
+
+
+# A claim's relation that names its exposure last: "is determined by", "depends on", "results from".
+_PASSIVE = re.compile(r"\b(?:is|are|was|were|be|being|been)\s+(?:\w+ly\s+)?\w+(?:ed|en)\s+(?:\w+ly\s+)?by\b|"
+                      r"\b(?:depends?|depended)\s+(?:\w+ly\s+)?on\b|\b(?:results?|resulted|stems?|arises?)\s+"
+                      r"(?:\w+ly\s+)?from\b|\b(?:is|are|was|were)\s+(?:\w+ly\s+)?due\s+to\b", _I)
 
 
 # A phrase of a sentence that can name an exposure or an outcome lies within a clause piece (it
@@ -419,6 +484,9 @@ def claim_oriented(claim: str, read: ICO, finding: str | None, sentences: Sequen
     terms = component_terms(claim)
     if not (parts.subject and parts.object and terms.subject and terms.object):
         return read
+    if _PASSIVE.search(parts.relation or ""):
+        # "Obesity is determined by genetic factors": the agent is the exposure, the subject the outcome
+        terms = ComponentTerms(subject=terms.object, object=terms.subject)
     who = {t for w in claim.split() if names_who_or_where(w) for t in tokenize(w)}
     ends = ComponentTerms(subject=[t for t in terms.subject if t not in who] or terms.subject,
                           object=[t for t in terms.object if t not in who] or terms.object)
@@ -561,7 +629,9 @@ _ENROL_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*)?(?:were|was)\s+(?:\w+
 # Where a post-modifier stops: a main verb, a period of time, a second clause.
 _POST_STOP = re.compile(r"\s+(?:(?:were|was|are|is|had|have|has|did|do|will|would|could|may|might|showed|developed|"
                         r"completed|participated|took|met|gave|performed|agreed|consented|exhibited|reported|received|"
-                        r"underwent|answered|filled|experienced|presented|presents|came|visited|died|survived|returned)\b|(?:from|between|during|since)\s+(?:\d|january|february|"
+                        r"underwent|answered|filled|experienced|presented|presents|came|visited|died|survived|returned|suffer|suffers|"
+                        r"appears?|seems?|tends?|remains?)\b|(?:also|often|still|frequently|usually|typically|commonly|"
+                        r"mostly|generally)\s+\w+|(?:from|between|during|since)\s+(?:\d|january|february|"
                         r"march|april|may|june|july|august|september|october|november|december)|over\s+(?:a|the)\s+"
                         r"(?:period|\d)|for\s+(?:a\s+|the\s+)?(?:period|mean|median|\d)|(?:and|while|whereas|but)\s+"
                         r"(?:the|then|their|were|was|had|\d)|using\b|by\s+(?:means|using)|to\s+(?:determine|assess|"
@@ -690,3 +760,74 @@ def extract_population(title: str | None, sentences: Sequence[str]) -> str | Non
         return found[0][2]
     cells = _CELLS.search(body) or (_CELLS.search(_first_sentence(title)) if title else None)
     return cells.group("c") if cells else None
+
+
+# What a title says a study compares: "Effects of X on Y in Z", "X versus Y for Z", "Association
+# between X and Y", "X and risk of Y", "X inhibits Y". A row whose document gives no finding
+# sentence is read from its title first: the title names the study's own exposure and outcome,
+# where the abstract's background sentences name the field's.
+_TITLE_VERB = (r"(?:inhibits?|suppress(?:es)?|reduces?|lowers?|decreases?|increases?|raises?|improves?|prevents?|"
+               r"promotes?|induces?|causes?|enhances?|impairs?|attenuates?|protects?\s+against|predicts?|"
+               r"regulates?|controls?|mediates?|drives?|blocks?|limits?|restricts?|triggers?|activates?|"
+               r"(?:is|are|was|were)\s+(?:not\s+)?(?:positively\s+|inversely\s+|negatively\s+|independently\s+)?"
+               r"(?:associated|correlated|linked)\s+with|(?:is|are)\s+(?:essential|required|necessary|critical)\s+for|correlates?\s+with)")
+_TITLE_SUBJECT = r"(?P<i>[^:;,]{2,80}?)"
+# A verb title's subject is a short name, not a clause ("ADAR1 Forms a Complex with Dicer to").
+_VERB_SUBJECT = r"(?P<i>(?:[^\s:;,]+\s+){0,5}?[^\s:;,]+)"
+_TITLE_OBJECT = r"(?P<o>[^:;,]{2,100}?)"
+_TITLE_STOP = (r"\s*[:;,.?]|\s*$|\s+(?:in|among)\s+(?:a\s+|an\s+|the\s+)?(?:[\w-]+\s+){0,5}?" + _HEAD + r"\b|"
+               r"\s+for\s+(?:(?!(?:in|of|with|and|or)\b)[\w-]+\s+)?" + _HEAD + r"\b|"
+               r"\s+in\s+(?:vivo|vitro|mice|rats|humans)\b")
+_TITLE_END = r"(?=" + _TITLE_STOP + r")"
+_TITLE_TEMPLATES: list[re.Pattern[str]] = [
+    # "Treatment of antidepressant-associated sexual dysfunction with sildenafil"
+    re.compile(r"^(?:the\s+)?(?:treatment|prevention)\s+of\s+" + _TITLE_OBJECT + r"\s+(?:with|by|using)\s+"
+               + _TITLE_SUBJECT + _TITLE_END, _I),
+    # "Effects of electro-acupuncture therapy on post-stroke depression in patients with ..."
+    re.compile(r"^(?:the\s+)?(?:[\w-]+\s+)?(?:effects?|impact|influence|efficacy|effectiveness|safety|"
+               r"benefits?|role|contribution)\s+of\s+" + _TITLE_SUBJECT + r"\s+(?:on|upon|against|in|for)\s+(?!(?:[\w-]+\s+){0,4}?on\s)"
+               r"(?:the\s+)?" + _TITLE_OBJECT + _TITLE_END, _I),
+    # "Association between birth weight and breast cancer", "Relationship of X to Y"
+    re.compile(r"^(?:the\s+)?(?:associations?|relationships?|relations?|links?|correlations?)\s+(?:between|of)\s+"
+               + _TITLE_SUBJECT + r"\s+(?:and|with|to)\s+(?:the\s+)?" + _TITLE_OBJECT + _TITLE_END, _I),
+    # "Telmisartan versus losartan for ...", "X compared with Y in ..."
+    re.compile(r"^" + _TITLE_SUBJECT + r"\s+(?:versus|vs\.?|compared\s+(?:with|to))\s+(?P<c>[^:;,]{2,80}?)"
+               r"(?:\s+(?:for|in\s+the\s+treatment\s+of|on)\s+" + _TITLE_OBJECT + r")?" + _TITLE_END, _I),
+    # "Birth size and breast cancer risk", "Stable partnership and progression to AIDS or death"
+    re.compile(r"^" + _TITLE_SUBJECT + r"\s+and\s+(?:the\s+)?" + r"(?P<o>(?:(?:risk|incidence|prevalence|progression|"
+               r"development|onset|mortality|survival|outcomes?|recurrence)\s+(?:of|to|from|in|after)\s+[^:;,]{2,80}?|"
+               r"[^:;,]{2,80}?\s+(?:risk|incidence|prevalence|mortality|survival|outcomes?|recurrence)))" + _TITLE_END, _I),
+    # "Immunosuppressant FTY720 inhibits thymocyte emigration"
+    re.compile(r"^" + _VERB_SUBJECT + r"\s+(?:(?:may|might|can|could|does|do)\s+(?:not\s+)?)?(?:\w+ly\s+)?" + _TITLE_VERB + r"\s+(?:the\s+)?" + _TITLE_OBJECT
+               + r"(?=\s+(?:through|via|by)\b|" + _TITLE_STOP + r")", _I),
+]
+
+
+def title_ico(title: str | None) -> ICO:
+    """What a study's title says it compares: the intervention or exposure, a comparator ("X versus Y")
+    and the outcome; fields it does not name are None."""
+    if not title:
+        return ICO()
+    text = _first_sentence(title).strip()
+    for pattern in _TITLE_TEMPLATES:
+        m = pattern.search(text)
+        if not m:
+            continue
+        fields = m.groupdict()
+        subject = fields.get("i") or ""
+        verb_title = pattern is _TITLE_TEMPLATES[-1]
+        if re.search(r"\s(?:to|through|via|by|with|of|and)$", subject, _I) \
+                or re.match(r"(?:incidence|prevalence|risk|rates?|frequency|trends?|patterns?|characteristics|"
+                            r"analysis|comparison|overview|review)\b", subject, _I) \
+                or re.search(r"\b(?:correlates?|is|are|was|were|may|might|can|could)\b", subject, _I) \
+                or (verb_title and re.search(r"\b(?:through|to|via|with)\b", subject, _I)):
+            continue
+        # "Oral semaglutide compared with placebo" names both arms; "... signalling and regulates
+        # neuronal death" ends the outcome at its second verb.
+        arms = re.split(r"\s+(?:compared\s+(?:with|to)|versus|vs\.?)\s+", subject, maxsplit=1, flags=_I)
+        outcome = re.sub(r"\s+and\s+" + _TITLE_VERB + r"\b.*$", "", fields.get("o") or "", flags=_I)
+        read = ICO(intervention=_arm(arms[0]), comparator=_arm(fields.get("c") or (arms[1] if len(arms) > 1 else None)),
+                   outcome=_outcome(outcome))
+        if read.intervention and (read.outcome or read.comparator):
+            return read
+    return ICO()

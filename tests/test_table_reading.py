@@ -1,0 +1,102 @@
+"""The evidence table's intervention / exposure and outcome as the study states them: read from the
+title when no finding sentence names them, oriented by the claim without swapping exposure and
+outcome (a passive claim names its exposure last), and never a fragment of a sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from claimscope.tools.appraise.ico import ICO, document_ico, extract_population, title_ico
+
+PARTNER = "Having a main partner increases survival rates in HIV patients."
+PARTNER_TITLE = ("Stable partnership and progression to AIDS or death in HIV infected patients receiving highly active "
+                 "antiretroviral therapy: Swiss HIV cohort study")
+PARTNER_ABSTRACT = [
+    "OBJECTIVES To explore the association between a stable partnership and clinical outcome in HIV infected "
+    "patients receiving highly active antiretroviral therapy (HAART).",
+    "RESULTS During follow up 2985 (80%) participants reported a stable partnership on at least one occasion.",
+    "CONCLUSIONS A stable partnership is associated with a slower rate of progression to AIDS or death in HIV "
+    "infected patients receiving HAART.",
+]
+
+
+@pytest.mark.parametrize(("title", "expected"), [
+    (PARTNER_TITLE, ICO(intervention="Stable partnership", outcome="progression to AIDS or death")),
+    ("Birth Size and Breast Cancer Risk: Re-analysis of Individual Participant Data from 32 Studies",
+     ICO(intervention="Birth Size", outcome="Breast Cancer Risk")),
+    ("Effects of Electro-Acupuncture Therapy on Post-Stroke Depression in Patients with Different Degrees of Motor "
+     "Function Impairments: a Pilot Study", ICO(intervention="Electro-Acupuncture Therapy", outcome="Post-Stroke Depression")),
+    ("Treatment of antidepressant-associated sexual dysfunction with sildenafil: a randomized controlled trial.",
+     ICO(intervention="sildenafil", outcome="antidepressant-associated sexual dysfunction")),
+    ("Association between influenza vaccination and cardiovascular outcomes in high-risk patients: a meta-analysis.",
+     ICO(intervention="influenza vaccination", outcome="cardiovascular outcomes")),
+    ("Immunosuppressant FTY720 inhibits thymocyte emigration.",
+     ICO(intervention="Immunosuppressant FTY720", outcome="thymocyte emigration")),
+    ("Autologous mesenchymal stem cells vs anti-IL-2 receptor antibody induction therapy in patients with end-stage "
+     "renal disease: a randomized controlled trial",
+     ICO(intervention="Autologous mesenchymal stem cells", comparator="anti-IL-2 receptor antibody induction therapy")),
+])
+def test_the_title_names_what_the_study_compares(title, expected):
+    assert title_ico(title) == expected
+
+
+@pytest.mark.parametrize("title", [
+    "ADAR1 Forms a Complex with Dicer to Promote MicroRNA Processing and RNA-Induced Gene Silencing",
+    "Intracellular sterol dynamics.",
+    "Translational control of intron splicing in eukaryotes",
+    "Incidence and risk of central nervous system metastases as site of first recurrence",
+])
+def test_a_title_that_names_no_comparison_gives_nothing(title):
+    assert title_ico(title) == ICO()
+
+
+def test_a_row_without_a_finding_reads_the_study_from_its_title_not_the_claim():
+    row = document_ico(None, PARTNER_ABSTRACT, claim=PARTNER, title=PARTNER_TITLE)
+    assert (row.intervention, row.outcome) == ("Stable partnership", "progression to AIDS or death")
+    # with a finding, the title fills only what the finding leaves open; HAART (the setting) is no exposure
+    row = document_ico(PARTNER_ABSTRACT[2], PARTNER_ABSTRACT, claim=PARTNER, title=PARTNER_TITLE)
+    assert row.intervention == "stable partnership" and row.outcome == "progression to AIDS or death"
+
+
+def test_a_passive_claim_names_its_exposure_last():
+    claim = "Obesity is determined mostly by genetic factors."
+    row = document_ico(None, ["Adoptees were studied for genetic factors and obesity."], claim=claim)
+    assert (row.intervention, row.outcome) == ("genetic factors", "obesity")
+
+
+def test_a_cell_is_a_phrase_never_a_fragment_of_a_sentence():
+    finding = ("However, acceleration in SSB consumption trends consistent with industry marketing models would be "
+               "expected to increase the impact efficacy of taxation.")
+    row = document_ico(finding, [], title="Averting obesity and type 2 diabetes in India through sugar-sweetened "
+                                          "beverage taxation: an economic-epidemiologic modeling study")
+    assert row.intervention is None or "would" not in row.intervention
+
+
+def test_a_population_phrase_ends_before_its_sentences_verb():
+    assert extract_population(None, ["Patients with CGD also suffer from chronic inflammatory conditions."]) \
+        in (None, "Patients with CGD")
+    assert extract_population(None, ["We studied 965 adults living in the same environment appears to matter."]) \
+        != "adults living in the same environment appears"
+
+
+@pytest.mark.parametrize(("sentence", "intervention", "comparator"), [
+    ("Significantly greater percentage decrease in expired tidal volume was seen with I-Gel compared to PLMA "
+     "(38.6% vs. 23.6%) during flexion (P = 0.001).", "I-Gel", "PLMA"),
+    ("Mean times to reach 70 mg/dL were 16 min and 13 min with intranasal glucagon and intramuscular glucagon, "
+     "respectively (P < 0.001).", "intranasal glucagon", "intramuscular glucagon"),
+    ("Compared to metformin therapy, the levels of sVCAM-1 were remarkably suppressed after 8-week liraglutide "
+     "treatment (382 vs 503 ng/ml, P = 0.046).", "liraglutide", "metformin"),
+])
+def test_arms_named_beside_the_result(sentence, intervention, comparator):
+    from claimscope.tools.appraise.ico import extract_ico
+
+    read = extract_ico(sentence)
+    assert (read.intervention, read.comparator) == (intervention, comparator)
+
+
+def test_an_arm_is_never_the_outcome_read_twice():
+    from claimscope.tools.appraise.ico import extract_ico
+
+    read = extract_ico("The macular integrity index decreased from 71.2 at baseline to 51.6 at 90 days (P=0.002) in "
+                       "the DHA group only.")
+    assert read.intervention != read.outcome
