@@ -3,7 +3,9 @@ paragraphs built from labelled claims, and the extraction's seconds per claim.
 
     python -m evals.check_text build            # the texts set -> evals/work/check_text/texts.jsonl
     python -m evals.check_text packets          # blind packets for readers (the texts only)
-    python -m evals.check_text run              # check every text (real models) -> outputs/
+    python -m evals.check_text run              # extract every text's claims (timed), write the
+                                                # judging packets, then investigate the FRoSC-style
+                                                # paragraphs (--investigate all|none); resumable
     python -m evals.check_text judge-packets    # the tool's claims, for readers to judge
     python -m evals.check_text score            # -> evals/results/check_text.json
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import time
 from collections.abc import Iterable
@@ -33,6 +36,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from claimscope.agent.services import Services
+from claimscope.tools.errors import InputError
 from evals._harness import REPO, RESULTS, SHARED, WORK, code_version, write_json
 from evals._metrics import macro_f1
 
@@ -42,6 +46,7 @@ LABELS = REPO / "evals" / "labels"
 READER_CLAIMS = LABELS / "check_text_claims.jsonl"
 JUDGEMENTS = LABELS / "check_text_judgements.jsonl"
 RESULT = RESULTS / "check_text.json"
+JUDGE_PACKETS = OUT_DIR / "judge_packets"
 VERDICTS = ("supported", "refuted", "insufficient evidence")
 _SCIFACT_VERDICT = {"SUPPORT": "supported", "CONTRADICT": "refuted"}
 # Reader claim covered by a tool claim: this share of the reader's characters inside the tool's span.
@@ -125,26 +130,94 @@ def read_texts(path: Path = TEXTS) -> list[EvalText]:
 
 # --------------------------------------------------------------------------------------------- run
 
-def run_texts(texts: list[EvalText], services: Services, out_dir: Path, options: dict[str, Any]) -> None:
-    """Check each text (one after another, services shared) and write its report and the seconds
-    its claim extraction took to `out_dir/<id>.json`; texts already there are skipped (resume)."""
-    from claimscope.agent.check import TextChecker, prepare_check
-    from claimscope.agent.investigation import Investigator, default_options
+# A text of our own (not in the set) whose second sentence needs the model: the warm-up call loads
+# the embedded model before any text is timed, so seconds per claim are "with models loaded".
+WARM_UP = "Aspirin lowers the risk of stroke in older adults. It also reduces the risk of heart attacks."
+# Kinds investigated by default: only the FRoSC-style paragraphs carry verdicts to score, and each
+# claim's investigation costs about a minute of both cores; the others need the extraction only.
+INVESTIGATED_BY_DEFAULT = ("frosc",)
 
-    checker = TextChecker(Investigator(services))
+
+def _load() -> list[float]:
+    """The load average (1, 5, 15 minutes), as `uptime` prints it."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def extract_texts(texts: list[EvalText], services: Services, out_dir: Path, options: dict[str, Any]) -> None:
+    """Extract every text's claims (models loaded first), timing each text, into `out_dir/<id>.json`
+    with the record to investigate later and the report as it stands (claims pending); texts already
+    there are skipped (resume)."""
+    from claimscope.agent.check import prepare_check, text_report
+    from claimscope.agent.investigation import default_options
+    from claimscope.tools.read.claim_extraction import extract_claims
+
     opts = default_options(services.settings, **options)
     out_dir.mkdir(parents=True, exist_ok=True)
+    todo = [t for t in texts if not (out_dir / f"{t.id}.json").exists()]
+    if todo:
+        extract_claims(WARM_UP, llm=services.llm)
+    for t in todo:
+        load_before = _load()
+        start = time.monotonic()
+        record = prepare_check(t.text, services, opts, source=t.id, check_id=f"eval-{t.id}")
+        seconds = time.monotonic() - start
+        _write(out_dir / f"{t.id}.json", {
+            "id": t.id, "kind": t.kind, "extraction_seconds": round(seconds, 4), "n_extracted": len(record.claims),
+            "load_before": load_before, "load_after": _load(), "investigated": False,
+            "record": record.model_dump(mode="json"), "report": text_report(record).model_dump(mode="json")})
+        print(f"{t.id}: {len(record.claims)} claims extracted ({len(record.to_check())} check-worthy) in "
+              f"{seconds:.2f}s, load {load_before[0]}", flush=True)
+
+
+def investigate_texts(texts: list[EvalText], services: Services, out_dir: Path,
+                      kinds: tuple[str, ...] = INVESTIGATED_BY_DEFAULT) -> None:
+    """Investigate the check-worthy claims of the extracted texts of `kinds`, one claim after
+    another with one investigator; each text's output gets the finished report. A text already
+    investigated is skipped; one cut short resumes from its saved check (its finished claims kept)."""
+    from claimscope.agent.check import CheckRecord, TextChecker
+    from claimscope.agent.investigation import Investigator
+
+    checker = TextChecker(Investigator(services))
     for t in texts:
         path = out_dir / f"{t.id}.json"
-        if path.exists():
+        if t.kind not in kinds or not path.exists():
             continue
-        start = time.monotonic()
-        record = prepare_check(t.text, services, opts, source=t.id)
-        extraction_s = time.monotonic() - start
-        report = checker.run(record)
-        path.write_text(json.dumps({"id": t.id, "extraction_seconds": extraction_s, "n_extracted": len(record.claims),
-                                    "report": report.model_dump(mode="json")}) + "\n", encoding="utf-8")
-        print(f"{t.id}: {len(report.claims)} claims checked", flush=True)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("investigated"):
+            continue
+        record = CheckRecord.model_validate(data["record"])
+        try:
+            record = checker.store.load(record.id)
+        except InputError:
+            pass  # never started: the extracted record
+        load_before = _load()
+
+        def say(e: Any, text_id: str = t.id) -> None:
+            if e.kind in ("claim_started", "claim_finished"):
+                print(f"{text_id} {e.line()}", flush=True)
+
+        report = checker.run(record, on_event=say)
+        data.update(report=report.model_dump(mode="json"), investigated=report.status == "complete",
+                    investigation_load_before=load_before, investigation_load_after=_load())
+        _write(path, data)
+        print(f"{t.id}: {len(report.claims)} claims investigated ({report.counts()}), load {_load()[0]}",
+              flush=True)
+
+
+def run_texts(texts: list[EvalText], services: Services, out_dir: Path, options: dict[str, Any],
+              kinds: tuple[str, ...] = INVESTIGATED_BY_DEFAULT, packets: Path | None = None) -> None:
+    """Extraction on every text first (then the judging packets, when `packets` is given, so readers
+    can start), then the investigations of the texts of `kinds`."""
+    extract_texts(texts, services, out_dir, options)
+    if packets is not None:
+        write_judge_packets(read_outputs(out_dir), packets)
+    investigate_texts(texts, services, out_dir, kinds)
 
 
 # ----------------------------------------------------------------------------------------- readers
@@ -210,14 +283,18 @@ def score(texts: list[EvalText], outputs: dict[str, dict[str, Any]], reader_clai
     found = [_covered(r, spans[r.text_id]) for r in marked]
     judged = [j for j in judgements if j.text_id in spans]
     gold, pred = [], []
-    for t in done:
+    investigated = [t for t in done if outputs[t.id].get("investigated")]
+    for t in investigated:
         claims = outputs[t.id]["report"]["claims"]
         for g in t.gold:
             hit = next((c for c in claims if c["start"] < g.end and g.start < c["end"]), None)
             gold.append(g.verdict)
             pred.append(hit["verdict"] if hit else "not checked")
     n_extracted = sum(outputs[t.id]["n_extracted"] for t in done)
-    checked = [c for t in done for c in outputs[t.id]["report"]["claims"] if c["status"] != "pending"]
+    checked = [c for t in investigated for c in outputs[t.id]["report"]["claims"] if c["status"] != "pending"]
+    loads = [outputs[t.id]["load_before"][0] for t in done if outputs[t.id].get("load_before")]
+    inv_loads = [outputs[t.id]["investigation_load_before"][0] for t in investigated
+                 if outputs[t.id].get("investigation_load_before")]
 
     def share(xs: list[bool]) -> float | None:
         return round(sum(xs) / len(xs), 4) if xs else None
@@ -234,8 +311,12 @@ def score(texts: list[EvalText], outputs: dict[str, dict[str, Any]], reader_clai
         "n_verdict_claims": len(gold),
         "seconds_per_claim": round(sum(outputs[t.id]["extraction_seconds"] for t in done) / n_extracted, 4)
         if n_extracted else None,
+        "extraction_load_1min": [min(loads), max(loads)] if loads else None,
+        "n_texts_investigated": len(investigated),
+        "n_claims_investigated": len(checked),
         "investigation_seconds_per_claim": round(sum(c["seconds"] for c in checked) / len(checked), 2)
         if checked else None,
+        "investigation_load_1min": [min(inv_loads), max(inv_loads)] if inv_loads else None,
         "targets": {"claim_recall": 0.85, "claim_precision": 0.85, "span_correct": 0.95, "seconds_per_claim": 1.0},
     }
 
@@ -252,6 +333,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--depth", type=int, default=1)
     ap.add_argument("--out", type=Path, default=RESULT)
+    ap.add_argument("--investigate", choices=("frosc", "all", "none"), default="frosc",
+                    help="run: whose claims are investigated after every text's extraction (default: the "
+                         "FRoSC-style paragraphs, the only texts with verdicts to score).")
     args = ap.parse_args(argv)
     if args.command == "build":
         write_jsonl(args.texts, build_texts(seed=args.seed))
@@ -262,10 +346,12 @@ def main(argv: list[str] | None = None) -> None:
 
         services = services_for()
         ensure_corpus(services, SHARED / "scifact" / "corpus.jsonl", "scifact")
+        kinds = {"frosc": INVESTIGATED_BY_DEFAULT, "all": ("press_release", "frosc", "opinion"), "none": ()}
         run_texts(read_texts(args.texts), services, args.outputs,
-                  {"corpora": ["scifact"], "sources": ["local"], "depth": args.depth})
+                  {"corpora": ["scifact"], "sources": ["local"], "depth": args.depth},
+                  kinds=kinds[args.investigate], packets=JUDGE_PACKETS)
     elif args.command == "judge-packets":
-        write_judge_packets(read_outputs(args.outputs), OUT_DIR / "judge_packets")
+        write_judge_packets(read_outputs(args.outputs), JUDGE_PACKETS)
     else:
         result = score(read_texts(args.texts), read_outputs(args.outputs), _read(READER_CLAIMS, ReaderClaim),
                        _read(JUDGEMENTS, Judgement))

@@ -11,6 +11,8 @@ from evals.check_text import (
     Judgement,
     ReaderClaim,
     build_texts,
+    extract_texts,
+    investigate_texts,
     read_outputs,
     run_texts,
     score,
@@ -69,3 +71,56 @@ def test_run_and_score_on_a_tiny_text(tmp_path):
     # Without labels the reader measures are None, not zero.
     bare = score([text], outputs, [], [])
     assert bare["claim_recall"] is None and bare["claim_precision"] is None
+
+
+def test_every_text_is_extracted_first_and_only_the_labelled_paragraphs_investigated(tmp_path):
+    frosc = EvalText(id="frosc-01", kind="frosc", text=TEXT, gold=[GoldClaim(start=0, end=58, verdict="supported")])
+    press = EvalText(id="pubmedqa-1", kind="press_release", text=TEXT)
+    out, packets = tmp_path / "outputs", tmp_path / "judge"
+    services = make_services(tmp_path)
+    opts = {"corpora": ["fixture"], "sources": ["local"], "depth": 1}
+    run_texts([press, frosc], services, out, opts, packets=packets)
+    outputs = read_outputs(out)
+    assert outputs["frosc-01"]["investigated"] and not outputs["pubmedqa-1"]["investigated"]
+    assert {c["status"] for c in outputs["pubmedqa-1"]["report"]["claims"]} == {"pending"}
+    assert len(outputs["pubmedqa-1"]["load_before"]) == 3 and outputs["pubmedqa-1"]["extraction_seconds"] >= 0
+    # Two investigations (the paragraph's two claims), none for the abstract.
+    assert services.llm.scripted.calls.count("anti_claim") == 2
+    assert sorted(p.name for p in packets.iterdir()) == ["frosc-01.md", "pubmedqa-1.md"]
+    result = score([press, frosc], outputs, [], [])
+    assert result["n_texts"] == 2 and result["n_texts_investigated"] == 1 and result["n_verdict_claims"] == 1
+    assert result["n_claims_investigated"] == 2 and result["seconds_per_claim"] is not None
+    # The flag's kinds: the abstract's claims now, the paragraph left as it was.
+    investigate_texts([press, frosc], services, out, kinds=("press_release", "frosc"))
+    assert read_outputs(out)["pubmedqa-1"]["investigated"]
+    assert services.llm.scripted.calls.count("anti_claim") == 4
+
+
+def test_an_investigation_cut_short_resumes_with_its_finished_claims(tmp_path, monkeypatch):
+    from claimscope.agent.check import TextChecker
+
+    frosc = EvalText(id="frosc-01", kind="frosc", text=TEXT)
+    out = tmp_path / "outputs"
+    services = make_services(tmp_path)
+    extract_texts([frosc], services, out, {"corpora": ["fixture"], "sources": ["local"], "depth": 1})
+    real = TextChecker._investigate
+    seen: list[str] = []
+
+    def crash_on_second(self, record, claim, *args, **kwargs):
+        seen.append(claim.id)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return real(self, record, claim, *args, **kwargs)
+
+    monkeypatch.setattr(TextChecker, "_investigate", crash_on_second)
+    try:
+        investigate_texts([frosc], services, out)
+    except KeyboardInterrupt:
+        pass
+    assert not read_outputs(out)["frosc-01"]["investigated"]
+    monkeypatch.setattr(TextChecker, "_investigate", real)
+    investigate_texts([frosc], services, out)
+    report = read_outputs(out)["frosc-01"]["report"]
+    assert [c["status"] for c in report["claims"]] == ["complete", "complete"]
+    # The first claim was not investigated again.
+    assert services.llm.scripted.calls.count("anti_claim") == 2
