@@ -46,7 +46,6 @@ from claimscope.agent.services import Services
 from claimscope.agent.settings import Settings, get_settings, load_settings
 from claimscope.tools.errors import ClaimscopeError, InputError
 from claimscope.tools.read.claim_analysis import MAX_CLAIM_CHARS, MIN_CLAIM_CHARS
-from claimscope.tools.read.claim_extraction import MAX_TEXT_CHARS
 
 if TYPE_CHECKING:
     from langchain_core.tools import StructuredTool
@@ -153,8 +152,10 @@ class SearchArgs(BaseModel):
     k: TopKParam = 10
 
 
-TextParam = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS),
-                      Field(description="The text to check, as plain text or Markdown.")]
+# The text's length bound is a setting (check.max_text_chars), applied where the text is read.
+TextParam = Annotated[str, StringConstraints(min_length=1), Field(
+    description="The text to check, as plain text or Markdown (at most check.max_text_chars characters, "
+    "50,000 by default).")]
 ClaimEditsParam = Annotated[list[EditedClaim] | None, Field(
     None, max_length=200, description="Optional edits of the extracted claims, by id ('c1', ...): "
     "check_worthy false drops a claim, true checks one the rules left out; text rewords it.")]

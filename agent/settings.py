@@ -327,6 +327,17 @@ class SessionSettings(_Section):
         return value.strip()
 
 
+class CheckSettings(_Section):
+    """Bounds of checking a whole text (`claimscope check`, the web app, MCP and Python check_text)."""
+
+    max_text_chars: int = Field(
+        50_000, ge=100, description="Longest text a check takes, in characters: a press release or an abstract is "
+        "a few thousand; a whole paper belongs in a corpus.")
+    max_claims: int = Field(
+        40, ge=1, description="Most check-worthy claims one check investigates: each takes about a minute on the "
+        "embedded model.")
+
+
 class _YamlSource(PydanticBaseSettingsSource):
     """Reads the YAML config file as the lowest-precedence explicit source."""
 
@@ -401,6 +412,7 @@ class Settings(BaseSettings):
     trust: TrustSettings = Field(default_factory=TrustSettings)
     verdict: VerdictSettings = Field(default_factory=VerdictSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
+    check: CheckSettings = Field(default_factory=CheckSettings)
 
     @classmethod
     def settings_customise_sources(

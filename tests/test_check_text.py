@@ -181,3 +181,24 @@ def test_the_json_report_reads_back(tmp_path):
         load_text_report({**data, "schema_version": "9"})
     with pytest.raises(InputError, match="the report format"):
         render_text_report(report, "pdf")
+
+
+def test_the_limits_are_settings_a_review_warns_and_its_choice_is_held_to_them(tmp_path):
+    from claimscope.agent.check import edit_record
+
+    services = make_services(tmp_path, check={"max_claims": 1, "max_text_chars": 200})
+    opts = default_options(services.settings, **OPTS)
+    with pytest.raises(InputError, match=r"2 check-worthy claims, more than the 1 one check runs \(check.max_claims\)"):
+        prepare_check(TEXT, services, opts)
+    with pytest.raises(InputError, match="too long .*limit 200"):
+        prepare_check(TEXT + " " + TEXT, services, opts)
+    # Reviewed first: a warning, and the person's choice must keep to the limit.
+    record = prepare_check(TEXT, services, opts, review=True)
+    assert any("more than 1 claims" in w for w in record.warnings)
+    with pytest.raises(InputError, match="leave some out"):
+        edit_record(record, [], services.settings)
+    kept = edit_record(record, [{"id": "c1", "check_worthy": False}], services.settings)
+    assert [c.id for c in kept.to_check()] == ["c3"]
+    with pytest.raises(InputError, match="no claim is left"):
+        edit_record(record, [{"id": "c1", "check_worthy": False}, {"id": "c3", "check_worthy": False}],
+                    services.settings)

@@ -225,3 +225,12 @@ def test_one_source_type():
     assert parse_sources("local, serpapi,local") == ["local", "serpapi"]
     with pytest.raises(InputError, match="semantic_scholar"):
         parse_sources("local,arxiv")
+
+
+def test_the_check_limits_are_settings_and_a_misspelt_one_is_refused(tmp_path, monkeypatch):
+    _config(tmp_path, monkeypatch, "check:\n  max_claims: 5\n  max_text_chars: 2000\n")
+    settings = load_settings()
+    assert (settings.check.max_claims, settings.check.max_text_chars) == (5, 2000)
+    _config(tmp_path, monkeypatch, "check:\n  max_claim: 5\n")
+    with pytest.raises(ConfigError, match=r"check.max_claim: unknown key \(did you mean 'max_claims'\?\)"):
+        load_settings()

@@ -10,17 +10,17 @@ from claimscope.agent.check.record import (
     text_report,
 )
 from claimscope.agent.check.runner import (
-    MAX_CHECK_CLAIMS,
     CheckHandler,
     CheckProgress,
     EditedClaim,
     TextChecker,
     apply_edits,
     check_text,
+    edit_record,
     prepare_check,
 )
 
 __all__ = [
-    "MAX_CHECK_CLAIMS", "CheckHandler", "CheckProgress", "CheckRecord", "CheckStore", "ClaimOutcome", "EditedClaim",
-    "TextChecker", "apply_edits", "check_text", "prepare_check", "strongest_evidence", "text_report",
+    "CheckHandler", "CheckProgress", "CheckRecord", "CheckStore", "ClaimOutcome", "EditedClaim", "TextChecker",
+    "apply_edits", "check_text", "edit_record", "prepare_check", "strongest_evidence", "text_report",
 ]

@@ -24,13 +24,11 @@ from claimscope.agent.investigation import Investigator, check_corpora
 from claimscope.agent.report.text_model import TextReport
 from claimscope.agent.runs import RunCancelledError
 from claimscope.agent.services import Services
+from claimscope.agent.settings import Settings
 from claimscope.tools.errors import ClaimscopeError, InputError
 from claimscope.tools.read.claim_analysis.validation import validate_claim
 from claimscope.tools.read.claim_extraction import ExtractedClaim, extract_claims, validate_text
 from claimscope.tools.text.text_guard import strip_control
-
-# Claims one check investigates at most: each takes minutes on the embedded model.
-MAX_CHECK_CLAIMS = 40
 
 
 class CheckProgress(BaseModel):
@@ -96,6 +94,15 @@ def apply_edits(claims: list[ExtractedClaim], edits: list[EditedClaim] | list[di
     return [out[c.id] for c in claims]
 
 
+def _check_count(claims: list[ExtractedClaim], settings: Settings,
+                 advice: str = "check it in parts, or drop claims with --claims-only and --claims FILE") -> None:
+    n = sum(c.check_worthy for c in claims)
+    limit = settings.check.max_claims
+    if n > limit:
+        raise InputError(f"the text has {n} check-worthy claims, more than the {limit} one check runs "
+                         f"(check.max_claims): {advice}.")
+
+
 def prepare_check(
     text: str,
     services: Services,
@@ -104,18 +111,37 @@ def prepare_check(
     source: str = "",
     edits: list[EditedClaim] | list[dict[str, Any]] | None = None,
     check_id: str | None = None,
+    review: bool = False,
 ) -> CheckRecord:
     """The text's claims (the model resolving references, when one is configured), with a person's
-    edits applied, as a record ready to run; InputError for a text with nothing to check."""
-    text = validate_text(strip_control(text, keep_newlines=True))
+    edits applied, as a record ready to run; InputError for a text with nothing to check, or too
+    long or with too many claims for the settings (check.*). With `review`, the claims go to a
+    person first (`edit_record` applies their choices), so more than check.max_claims is a warning
+    there, not a refusal."""
+    settings = services.settings
+    text = validate_text(strip_control(text, keep_newlines=True), max_chars=settings.check.max_text_chars)
     extraction = extract_claims(text, llm=services.llm)
     claims = apply_edits(extraction.claims, edits) if edits else extraction.claims
-    n = sum(c.check_worthy for c in claims)
-    if n > MAX_CHECK_CLAIMS:
-        raise InputError(f"the text has {n} check-worthy claims, more than the {MAX_CHECK_CLAIMS} one check runs: "
-                         "check it in parts, or drop claims with --claims-only and --claims FILE.")
+    warnings = list(extraction.warnings)
+    if not review:
+        _check_count(claims, settings)
+    elif sum(c.check_worthy for c in claims) > settings.check.max_claims:
+        warnings.append(f"more than {settings.check.max_claims} claims read as check-worthy, the most one check "
+                        "runs: leave some out before the check starts.")
     return CheckRecord(id=check_id or uuid.uuid4().hex[:12], source=source, text=text, claims=claims,
-                       warnings=list(extraction.warnings), options=options.model_dump(mode="json"))
+                       warnings=warnings, options=options.model_dump(mode="json"))
+
+
+def edit_record(record: CheckRecord, edits: list[EditedClaim] | list[dict[str, Any]], settings: Settings) -> CheckRecord:
+    """A record whose claims have not run yet, with a person's review applied (`apply_edits`) and
+    ready to run; refused when claims already ran, or when too many are left to check."""
+    if record.outcomes or record.status != "extracted":
+        raise InputError(f"the claims of check {record.id} were already chosen (status {record.status}).")
+    claims = apply_edits(record.claims, edits) if edits else record.claims
+    if not any(c.check_worthy for c in claims):
+        raise InputError("no claim is left to check: tick at least one.")
+    _check_count(claims, settings, "leave some out, or check the text in parts")
+    return record.model_copy(update={"claims": claims})
 
 
 class TextChecker:

@@ -134,7 +134,8 @@ def check(
         text, name = _read_text(source or "-")
         from claimscope.agent.services import Services
 
-        extraction = extract_claims(text, llm=Services().llm)
+        services = Services()
+        extraction = extract_claims(text, llm=services.llm, max_chars=services.settings.check.max_text_chars)
         for w in extraction.warnings:
             console.print(f"[yellow]! {w}[/]", highlight=False)
         payload = {"source": name, "how_to": CLAIMS_HOW_TO,
@@ -153,7 +154,8 @@ def check(
                                top_docs=top_docs, year_min=year_min, year_max=year_max,
                                no_perspectives=no_perspectives)
         check_corpora(inv.services, list(opts.corpora), opts.sources)
-        edits = _claim_edits(claims, extract_claims(text).claims) if claims is not None else None
+        edits = _claim_edits(claims, extract_claims(text, max_chars=inv.services.settings.check.max_text_chars).claims) \
+            if claims is not None else None
         record = prepare_check(text, inv.services, opts, source=name, edits=edits)
         for w in record.warnings:
             console.print(f"[yellow]! {w}[/]", highlight=False)

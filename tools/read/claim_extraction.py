@@ -34,8 +34,6 @@ from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.read.claim_analysis import claim_components
 from claimscope.tools.text.segmenter import sentence_spans, without_section_label
 
-# A press release or an abstract is a few thousand characters; a whole paper belongs in a corpus.
-MAX_TEXT_CHARS = 50_000
 # Words a statement needs to be a claim (fewer is a heading or a fragment).
 MIN_CLAIM_WORDS = 4
 # Share of the sentence's own terms a model rewrite must keep.
@@ -80,16 +78,17 @@ class ClaimExtraction(BaseModel):
         return [c for c in self.claims if c.check_worthy]
 
 
-def validate_text(text: str) -> str:
-    """The text to check; a one-line InputError when there is nothing to check or it is too long."""
+def validate_text(text: str, *, max_chars: int | None = None) -> str:
+    """The text to check; a one-line InputError when there is nothing to check or it is longer
+    than `max_chars` (the product's entry points pass the setting check.max_text_chars)."""
     if not isinstance(text, str):
         raise InputError(f"the text must be a string, got {type(text).__name__}.")
     if "\x00" in text:
         raise InputError("the text contains NUL bytes, as a binary file does: give plain text, Markdown or a PDF.")
     if not text.strip():
         raise InputError("the text is empty: give the text to check (a file, or '-' to read standard input).")
-    if len(text) > MAX_TEXT_CHARS:
-        raise InputError(f"the text is too long ({len(text):,} characters, limit {MAX_TEXT_CHARS:,}): check it "
+    if max_chars is not None and len(text) > max_chars:
+        raise InputError(f"the text is too long ({len(text):,} characters, limit {max_chars:,}): check it "
                          "in parts, or ingest a whole paper as a corpus with `claimscope ingest`.")
     if not re.search(r"[A-Za-z]{2}", text):
         raise InputError("the text contains no words: give the text to check in English.")
@@ -282,10 +281,11 @@ def accepted_rewrite(rewrite: str, claim: str, context: str) -> str | None:
 
 # ------------------------------------------------------------------------------------ entry point
 
-def extract_claims(text: str, llm: StructuredLLM | None = None) -> ClaimExtraction:
+def extract_claims(text: str, llm: StructuredLLM | None = None, *, max_chars: int | None = None) -> ClaimExtraction:
     """Every atomic claim of `text` with its span and check-worthiness (rules), resolved to read
-    alone (rules, then the model when `llm` is given and its rewrite holds to the text)."""
-    text = validate_text(text)
+    alone (rules, then the model when `llm` is given and its rewrite holds to the text); a text
+    longer than `max_chars` is refused."""
+    text = validate_text(text, max_chars=max_chars)
     claims: list[ExtractedClaim] = []
     warnings: list[str] = []
     previous: str | None = None  # the last statement, for resolving references
