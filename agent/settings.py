@@ -158,9 +158,13 @@ class SearchSettings(_Section):
 class HierarchySettings(_Section):
     depth: Depth = Field(2, description="Depth of the aspect tree.")
     aspects: Literal["proposed", "facets"] = Field(
-        "proposed", description="Where the top-level aspects come from: proposed by the LLM from the claim and its "
-        "segments, or facets of the claim's structure that the on-claim findings speak to (tools.read.hierarchy.facets; "
-        "the LLM only names them).",
+        "facets", description="Where the top-level aspects come from: facets of the claim's structure that the "
+        "on-claim findings speak to (tools.read.hierarchy.facets; named by rules, none when no finding speaks to "
+        "one), or proposed by the LLM from the claim and its segments.",
+    )
+    perspective_summaries: Literal["quoted", "written"] = Field(
+        "quoted", description="An aspect's perspective per stance: its firmest findings quoted (each citing "
+        "itself), or written by the LLM and attribution-checked.",
     )
     top_k: AspectsPerNode = Field(3, description="Aspects per node.")
     keywords: int = Field(8, ge=1, le=30, description="Keywords per aspect after enrichment.")

@@ -87,7 +87,10 @@ def first_offered_step(messages: list[dict[str, Any]]) -> ActionChoice:
 
 
 def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
-    return load_settings(data_dir=tmp_path / "data", **overrides)
+    # The script's aspects ("dosing regimen", ...) are the model's proposals, so the graph tests run with
+    # hierarchy.aspects: proposed; tests of the default (facets) ask for it: hierarchy={"aspects": "facets"}.
+    hierarchy = {"aspects": "proposed", **overrides.pop("hierarchy", {})}
+    return load_settings(data_dir=tmp_path / "data", hierarchy=hierarchy, **overrides)
 
 
 def make_services(tmp_path: Path, *, script: dict[str, Any] | None = None, **overrides: Any) -> Services:

@@ -242,12 +242,36 @@ def test_perspectives_are_attribution_checked_in_the_graph(tmp_path):
 
     script = investigation_script()
     script["perspective"] = [{"citations": [1], "summary": "Coffee improves sleep quality overall."}]
-    inv = Investigator(make_services(tmp_path, script=script), persistent=False)
+    services = make_services(tmp_path, script=script, hierarchy={"perspective_summaries": "written"})
+    inv = Investigator(services, persistent=False)
     opts = InvestigationOptions(corpora=["fixture"], sources=["local"], depth=1, top_k_aspects=3, top_documents=6)
     result = inv.run(CLAIM, opts)
     state = inv.state(result.thread_id)
     persp = list((state.get("perspectives") or {}).values())
     assert persp and all(p["mode"] == "extractive" and "Coffee" not in p["summary"] for p in persp)
+
+
+def test_perspectives_quote_their_findings_by_default(tmp_path):
+    """The default perspective is the aspect's firmest findings in their own words, each citing itself:
+    the model is not asked, so it cannot add a cause, drop a hedge or generalise."""
+    from claimscope.agent.graph.state import InvestigationOptions
+    from claimscope.agent.investigation import Investigator
+    from claimscope.tools.read.hierarchy.facets import is_finding
+    from claimscope.tools.text.segmenter import without_section_label
+
+    script = investigation_script()
+    script["perspective"] = [{"citations": [1], "summary": "Coffee improves sleep quality overall."}]
+    services = make_services(tmp_path, script=script, hierarchy={"aspects": "proposed"})
+    inv = Investigator(services, persistent=False)
+    opts = InvestigationOptions(corpora=["fixture"], sources=["local"], depth=1, top_k_aspects=3, top_documents=6)
+    state = inv.state(inv.run(CLAIM, opts).thread_id)
+    persp = list((state.get("perspectives") or {}).values())
+    assert persp
+    for p in persp:
+        cited = [s.text for s in services.store.get_segments(p["citations"])]
+        assert 1 <= len(cited) <= 2 and all(is_finding(t) for t in cited)
+        assert p["summary"] == " ".join(" ".join(without_section_label(t).split()) for t in cited)
+    assert "perspective" not in (state.get("usage") or {})
 
 
 @pytest.mark.parametrize("bad", [LOOP, "Vitamin D 预防 infections."])

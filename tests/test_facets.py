@@ -4,7 +4,7 @@ varies on; the model only words their names."""
 from __future__ import annotations
 
 from claimscope.tools.models import Segment
-from claimscope.tools.read.hierarchy import AspectTree
+from claimscope.tools.read.hierarchy import AspectDraft, AspectTree
 from claimscope.tools.read.hierarchy.facets import (
     claim_parts,
     facet_drafts,
@@ -128,3 +128,61 @@ def test_the_aspects_setting_chooses_facets_or_proposed_aspects_in_the_graph(tmp
     assert all(not n.terms for n in tops["proposed"])
     assert tops["facets"] and all(n.terms and n.segment_keys for n in tops["facets"])
     assert "population studied" in [n.name for n in tops["facets"]]
+
+
+# What readers found wrong with facets: a word that only looks like a facet, a facet word about
+# something else in the sentence, a generic modifier, synonyms split as subgroups, background quoted.
+
+def test_a_word_that_starts_with_pre_is_not_a_contrast():
+    claim = "Bariatric surgery has a deleterious impact on mental health."
+    findings = ["The prevalence of depression after bariatric surgery was 19%, and mental health worsened in "
+                "10% of patients.",
+                "Mental health after bariatric surgery was worse in patients with a high prevalence of anxiety."]
+    assert not [f.name for f in find_facets(claim, findings, k=5) if f.kind == "contrast"]
+
+
+def test_a_measurement_word_far_from_the_exposure_defines_no_facet():
+    far = ("Hospital records of 500 mothers were reviewed, and women with a lower birth weight had a higher "
+           "breast cancer risk.")
+    assert not [f for f in find_facets(CLAIM, [far], k=5) if f.kind == "exposure_measure"]
+    near = "Breast cancer risk was higher in women whose lower birth weight came from birth records."
+    assert [f.terms for f in find_facets(CLAIM, [near], k=5) if f.kind == "exposure_measure"] == [["records"]]
+
+
+def test_a_generic_modifier_names_no_type_of_outcome():
+    claim = "Obesity increases the risk of breast cancer."
+    findings = ["Obesity was associated with common breast cancer subtypes and with invasive breast cancer."]
+    types = [f.terms for f in find_facets(claim, findings, k=5) if f.kind == "outcome_type"]
+    assert types == [["invasive"]]
+
+
+def test_background_open_questions_and_advice_are_not_findings():
+    assert not is_finding("Mental health conditions may be common among patients seeking bariatric surgery; "
+                          "however, whether they are associated with postoperative outcomes remains unknown.")
+    assert not is_finding("Thereby, service teams caring for bariatric patients should include at least one "
+                          "mental health provider.")
+    assert not is_finding("Eligibility criteria for selecting studies Eligible studies examined diagnosis of "
+                          "hypertension in adults of all ages.")
+
+
+def test_sub_facets_split_only_distinct_values_never_wordings_of_one_thing():
+    segs = ["High birth weight was associated with breast cancer risk.",
+            "Women with higher birth weight had more breast cancer.",
+            "Low birth weight was associated with less breast cancer, adjusted for confounders."]
+    levels = sub_facets(["high birth weight", "higher birth weight", "low birth weight"], segs, k=3,
+                        kind="exposure_level", claim=CLAIM)
+    assert [d.name for d in levels] == ["high birth weight", "low birth weight"]
+    assert sub_facets(["adjusted", "confounders"], segs, k=3, kind="adjustment", claim=CLAIM) == []
+
+
+def test_a_facet_word_used_about_something_else_is_not_quoted_under_the_facet():
+    tree = AspectTree.new(CLAIM)
+    [facet] = tree.add_children(tree.ROOT, [AspectDraft(name="peripheral status", terms=["peripheral"],
+                                                        facet="contrast")])
+    about = Segment(doc_id="d1", start=0, end=1, text="Birth weight was linked to peripheral breast cancer.",
+                    embed_text="x")
+    word_only = Segment(doc_id="d2", start=0, end=1, text="Neutrophils are peripheral blood leukocytes that "
+                        "defend against infection.", embed_text="y")
+    tree.set_segments(facet.id, [(about.key, 1.0)])  # the tree step found only `about` to be about it
+    assigned = classify_segments(tree, [about, word_only], HashEmbedder(dim=64), min_similarity=-1.0)
+    assert assigned == {about.key: facet.id, word_only.key: tree.ROOT}

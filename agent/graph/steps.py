@@ -212,10 +212,10 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
         rank_segments,
     )
     from claimscope.tools.read.hierarchy.facets import (
+        belongs,
         facet_drafts,
         find_facets,
         is_finding,
-        mentions,
         sub_facets,
     )
     from claimscope.tools.read.relevance import node_relevance
@@ -238,14 +238,23 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
             on_claim_found = {s.key: s for s, ok in zip(found, on_claim, strict=True) if ok}
             context = [s.text for s in on_claim_found.values()][: h.segments_per_node]
             # Facets of the claim's structure that the on-claim findings speak to; the model only words them.
-            facets = (find_facets(state["claim"], [s.text for s in on_claim_found.values() if is_finding(s.text)],
-                                  k=opts.top_k_aspects) if h.aspects == "facets" else [])
-            drafts = facet_drafts(state["claim"], facets, services.llm) if facets else None
+            if h.aspects == "facets":
+                # Facets of the claim's structure that the on-claim findings speak to, under the rules'
+                # names (readers found the small model's names circular or at odds with the facet).
+                # No facet found: no aspects, rather than topics the model would invent.
+                facets = find_facets(state["claim"], [s.text for s in on_claim_found.values() if is_finding(s.text)],
+                                     k=opts.top_k_aspects)
+                drafts = facet_drafts(state["claim"], facets, None)
+                if not drafts:
+                    warnings.append("no facet of the claim (population, measurement, level, comparison, outcome "
+                                    "type, adjustment, time, mechanism) is stated by its on-claim findings: "
+                                    "the report has no aspects")
         else:
             # The parent's kept segments already passed the relevance test for it.
             context = [seg.text for seg in lookup_segments(services, parent.segment_keys[: h.segments_per_node])]
             if parent.terms:
-                drafts = sub_facets(parent.terms, context, k=opts.top_k_aspects)
+                drafts = sub_facets(parent.terms, context, k=opts.top_k_aspects, kind=parent.facet,
+                                    claim=state["claim"])
             if len(context) < h.min_node_segments or (parent.terms and not drafts):
                 tree.mark_expanded(parent.id)
                 emit("tree", "grow_hierarchy", f"{parent.name!r} not split: {len(context)} relevant segment(s)",
@@ -267,7 +276,8 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     for node in new_nodes:
         candidates = segments_for_node(state, services, tree, node, k=h.segments_per_node * 3)
         if node.terms:
-            candidates.update({k: s for k, s in on_claim_found.items() if mentions(s.text, node.terms)})
+            candidates.update({k: s for k, s in on_claim_found.items()
+                               if belongs(s.text, node.facet, node.terms, state["claim"])})
         # Enrichment steers the retrieval that seeds sub-aspects; leaves keep the proposed keywords
         # unless configured otherwise (it is one LLM call per node). A facet is defined by its terms.
         enrich = not node.terms and (h.enrich_leaves or node.depth < opts.depth)
@@ -285,10 +295,10 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
             embedder, beta=h.beta, gamma=h.gamma, keep=len(candidates) or 1,
         )
         if node.terms:
-            # A facet's segments address the claim, use its terms and state a finding.
+            # A facet's segments address the claim, state a finding and are about the facet (`belongs`).
             on = test.addresses([s.text for s in candidates.values()])
             relevant = {k for (k, s), ok in zip(candidates.items(), on, strict=True)
-                        if ok and mentions(s.text, node.terms) and is_finding(s.text)}
+                        if ok and is_finding(s.text) and belongs(s.text, node.facet, node.terms, state["claim"])}
         else:
             relevant = set(node_relevance(test, node, tree.ancestors(node.id), list(candidates.values()), embedder,
                                           min_similarity=h.aspect_min_similarity).relevant)
@@ -385,7 +395,14 @@ def _perspectives(
             chosen = [k for k in keys if stances[k]["label"] == stance.value][:6]
             if not chosen:
                 continue
+            # Firmest first: the sentences quoted (or summarised) are those that take the stance most clearly.
+            chosen.sort(key=lambda k: -float(stances[k].get(stance.value, 0.0)))
             segs = [(k, text[k]) for k in chosen]
+            if services.settings.hierarchy.perspective_summaries == "quoted":
+                quoted = _quoted_perspective(stance, segs)
+                if quoted is not None:
+                    out[f"{node.id}:{stance.value}"] = quoted.model_dump(mode="json")
+                continue
             try:
                 p = perspective_summary(state["claim"], node.name, stance, segs, services.llm)
             except LLMError as exc:
@@ -397,6 +414,23 @@ def _perspectives(
                 warnings.append(f"perspective on {node.name!r} ({stance.value}): {p.warning}")
             out[f"{node.id}:{stance.value}"] = p.model_dump(mode="json")
     return out, warnings
+
+
+def _quoted_perspective(stance: Stance, segs: list[tuple[str, str]], *, n: int = 2) -> Any:
+    """A perspective in its findings' own words: up to `n` of `segs` ((key, text), firmest first) that
+    state a finding, quoted without a structured abstract's heading, each citing itself; None when no
+    segment states a finding. Readers found the embedded model's summaries adding causal words,
+    dropping hedges and generalising past what they cite; a quote says only what it cites."""
+    from claimscope.tools.explain import Perspective
+    from claimscope.tools.read.hierarchy.facets import is_finding
+    from claimscope.tools.text.segmenter import without_section_label
+
+    quoted = [(k, " ".join(without_section_label(t).split())) for k, t in segs if is_finding(t)][:n]
+    if not quoted:
+        return None
+    return Perspective(stance=stance, summary=" ".join(t for _, t in quoted), citations=[k for k, _ in quoted],
+                       n_segments=len(segs), mode="extractive", sentences_checked=len(quoted),
+                       sentences_supported=len(quoted))
 
 
 def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:

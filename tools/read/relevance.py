@@ -308,8 +308,9 @@ def classify_segments(
 
     With `use_rankings`, a segment that the discriminative ranking put in the kept list of one or more
     children goes to the child where its score is highest (that ranking already weighed the siblings);
-    other segments follow the similarity rule. A child with defining terms (a facet) takes only
-    findings that use them (tools.read.hierarchy.facets)."""
+    other segments follow the similarity rule. A child with defining terms (a facet) takes only the
+    findings the tree step found to be about it (its kept segments, `tools.read.hierarchy.facets.belongs`);
+    a facet not ranked yet takes findings that use its terms."""
     unique = list({s.key: s for s in segments}.values())
     if not unique:
         return {}
@@ -324,9 +325,11 @@ def classify_segments(
             children = tree.node(current).children
             if not children:
                 break
-            # A facet takes only findings that use its terms: an aims or methods sentence stays above it.
+            # A facet takes only findings about it: an aims or methods sentence, or one that uses a
+            # facet's word about something else ("peripheral blood leukocytes"), stays above it.
             children = [c for c in children if not tree.nodes[c].terms
-                        or (mentions(seg.text, tree.nodes[c].terms) and is_finding(seg.text))]
+                        or (seg.key in ranked[c] if ranked.get(c)
+                            else mentions(seg.text, tree.nodes[c].terms) and is_finding(seg.text))]
             if not children:
                 break
             by_rank = [(ranked[c][seg.key], c) for c in children if seg.key in ranked.get(c, {})]

@@ -52,6 +52,16 @@ _AIM = re.compile(
     r"(?:little|less) is known|it is (?:unclear|unknown|not known)|whether .{0,80} (?:is|are|remains?) unclear)",
     re.I,
 )
+# Background, open questions, recommendations and method statements that read like results: "remains
+# unknown", "should include", "has been proposed", "have been investigated".
+_NOT_RESULT = re.compile(
+    r"\b(?:remains?|is|are) (?:unknown|unclear|poorly understood|not known|controversial|debated)\b|"
+    r"\b(?:should|must) (?:be|include|consider|receive)\b|\bhas been (?:proposed|suggested|hypothesi[sz]ed)\b|"
+    r"\b(?:have|has) been (?:investigated|studied|examined|assessed|measured)\.?$|^(?:and relevance|relevance)\b|"
+    r"^eligib|\beligible (?:studies|trials|participants)\b|"
+    r"\b(?:was|were) (?:used|utili[sz]ed|employed|performed|conducted|recruited|enrolled) (?:to|in|from)\b",
+    re.I,
+)
 
 
 def is_finding(text: str) -> bool:
@@ -64,7 +74,7 @@ def is_finding(text: str) -> bool:
             and not re.search(r"\b(?:results?|findings|conclusions?|interpretation)\b", label.lower()):
         return False
     body = body.strip()
-    if _AIM.search(body):
+    if _AIM.search(body) or _NOT_RESULT.search(body):
         return False
     return judge(body)[0] not in {"method", "question", "plan", "fragment"}
 
@@ -85,23 +95,37 @@ def mentions(text: str, terms: Sequence[str]) -> bool:
 class Facet(BaseModel):
     """A facet of the claim the on-claim evidence speaks to."""
 
-    kind: str = Field(description="population, contrast, exposure_measure, exposure_level, comparator, "
-                                  "outcome_type, adjustment, time.")
+    kind: str = Field(description="One of FACET_KINDS.")
     name: str = Field(description="The rule's name for it.")
     description: str
     terms: list[str] = Field(description="Defining terms the on-claim segments use, most frequent first.")
-    segments: list[int] = Field(description="Indices of the on-claim segments that mention a term.")
+    segments: list[int] = Field(description="Indices of the on-claim segments that belong to it (`belongs`).")
+
+
+FACET_KINDS = ("contrast", "population", "exposure_measure", "exposure_level", "comparator", "outcome_type",
+               "adjustment", "time", "mechanism")
+# Kinds whose terms are values a finding is split by (premenopausal / postmenopausal, records / recall);
+# the other kinds' terms are wordings of one thing ("adjusted", "confounders") and are not split.
+VALUE_KINDS = frozenset({"contrast", "population", "exposure_measure", "exposure_level", "outcome_type"})
+# A measurement or level word is about the claim's exposure only next to it ("self-reported birth
+# weight", "birth weight from records"); elsewhere in the sentence it is about something else ("serum
+# IgE ... and activated basophils", "most errors occurred when giving bolus doses").
+NEAR_WORDS = 4
+_NEAR_KINDS = frozenset({"exposure_measure", "exposure_level"})
 
 
 class ClaimParts(BaseModel):
-    """The claim's relation read for facets: who, what exposure or intervention, what outcome."""
+    """The claim's relation read for facets: who, what exposure or intervention, what outcome, and
+    the mechanism the claim names ("... by regulating membrane raft functions")."""
 
     population: str = ""
     exposure: str
     outcome: str
+    mechanism: str = ""
 
 
 _GROUP_SPLIT = re.compile(r"^(?P<who>[\w\s\-]+?)\s+(?:with|who|whose|taking|receiving|given|on|exposed to)\s+(?P<rest>.+)$", re.I)
+_LEADING_SETTING = re.compile(r"^(?:in|among|for)\s+(?P<who>[^,]{3,80}),\s*(?P<rest>.+)$", re.I)
 _OUTCOME_LEAD = re.compile(
     r"^(?:(?:are|is|be)\s+)?(?:(?:more|less|much more|much less)\s+likely\s+to\s+(?:develop|have|get|experience|die of|"
     r"suffer from|be)\s+|(?:the\s+)?(?:risk|rates?|odds|incidence|chance|likelihood|occurrence)\s+of\s+|"
@@ -110,39 +134,100 @@ _TIME_TAIL = re.compile(r"\s+(?:later in life|in later life|in adulthood|in chil
                         r"in old age|at \w+ age|after \d+ \w+|within \d+ \w+)$", re.I)
 _LEVEL = re.compile(r"^(?:an?\s+|the\s+)?(?:lower|higher|low|high|increased|decreased|reduced|greater|"
                     r"more|less|elevated)\s+", re.I)
+# Words that cannot stand for a claim's exposure on their own (a parse that stopped too early).
+_NOT_HEADS = frozenset("prior current remote recent previous new use uses usage".split())
+
+
+def _content(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z][a-z0-9\-]+", text.lower()) if w not in _STOPWORDS and len(w) >= 3]
 
 
 def claim_parts(claim: str) -> ClaimParts:
     """The population, exposure (or intervention) and outcome of `claim`, by rules on its split
-    into subject / relation / object."""
-    parts = claim_components(claim)
-    subject = parts.subject.strip()
+    into subject / relation / object. A leading setting ("In young adults, X ...") is the population."""
+    text = " ".join(claim.split())
     population = ""
+    if m := _LEADING_SETTING.match(text):
+        population, text = m.group("who").strip(), m.group("rest").strip()
+    parts = claim_components(text)
+    subject = parts.subject.strip()
     if m := _GROUP_SPLIT.match(subject):
         population, subject = m.group("who").strip(), m.group("rest").strip()
     exposure = _LEVEL.sub("", subject).strip() or subject
+    if not [w for w in _content(exposure) if w not in _NOT_HEADS]:
+        # The split stopped inside the exposure ("patients with prior | use of ..."): name it plainly.
+        exposure = "the exposure"
     outcome = parts.object.strip()
     for _ in range(2):
         outcome = _OUTCOME_LEAD.sub("", outcome).strip()
     outcome = _TIME_TAIL.sub("", outcome).strip() or parts.object.strip()
     outcome = re.sub(r"^(?:the|a|an)\s+", "", outcome, flags=re.I)
-    return ClaimParts(population=population, exposure=exposure or parts.subject, outcome=outcome)
+    mechanism = ""
+    if m := _MECHANISM.search(outcome):
+        outcome, mechanism = outcome[: m.start()].strip(" ,"), m.group("how").strip(" ,.")
+    return ClaimParts(population=population, exposure=exposure or parts.subject, outcome=outcome or parts.object,
+                      mechanism=mechanism)
+
+
+_MECHANISM = re.compile(r"\s*,?\s+(?:by|through|via|mediated by|by way of)\s+(?P<how>.{4,})$", re.I)
+# Words of a mechanism clause that name no thing ("regulating membrane raft functions" -> membrane, raft).
+_MECHANISM_FILLER = frozenset("function functions role roles activity activities level levels process processes "
+                              "pathway pathways mechanism mechanisms".split())
+
+
+def _mechanism_terms(mechanism: str) -> list[str]:
+    return [w for w in _content(mechanism) if w not in _MECHANISM_FILLER and not w.endswith("ing") and len(w) >= 4]
+
+
+def _stem(word: str) -> str:
+    return (word[:-1] if len(word) > 4 and word.endswith("s") else word)[:5]
+
+
+def _anchors(parts: ClaimParts) -> tuple[set[str], set[str]]:
+    """Stems of the exposure's and of the outcome's content words."""
+    return ({_stem(w) for w in _content(parts.exposure) if w not in _NOT_HEADS},
+            {_stem(w) for w in _content(parts.outcome)})
+
+
+def belongs(text: str, kind: str, terms: Sequence[str], claim: str) -> bool:
+    """Whether a finding `text` is about a facet of `claim`: it uses one of the facet's `terms`, and
+    for a measurement or level facet the term stands within NEAR_WORDS words of the claim's exposure
+    (or outcome), so it qualifies the claim's relation and not some other thing the sentence names."""
+    if not mentions(text, terms):
+        return False
+    if kind not in _NEAR_KINDS:
+        return True
+    exposure, outcome = _anchors(claim_parts(claim))
+    anchors = exposure | outcome
+    words = re.findall(r"[a-z][a-z0-9\-]*", text.lower())
+    at = [i for i, w in enumerate(words) if _stem(w) in anchors]
+    if not at:
+        return False
+    low = " ".join(words)
+    for t in terms:
+        for m in _pattern(t).finditer(low):
+            i = len(low[: m.start()].split())
+            j = i + len(m.group(0).split()) - 1
+            # "high birth weight" names the exposure itself; "records" must stand next to it.
+            if any(i - NEAR_WORDS <= a <= j + NEAR_WORDS for a in at):
+                return True
+    return False
 
 
 # Words of each kind a scientist looks for in the evidence (whole words, plurals allowed).
 _LEXICON: dict[str, tuple[str, ...]] = {
     "population": ("children", "schoolchildren", "infants", "adolescents", "adults", "older adults", "elderly",
-                   "young", "girls", "boys", "women", "men", "pregnant", "smokers", "nonsmokers", "never smokers",
-                   "obese", "overweight", "healthy", "caucasian", "white", "black", "african", "asian", "hispanic",
-                   "european", "chinese", "japanese", "twins", "siblings", "veterans", "nurses"),
+                   "girls", "boys", "women", "men", "pregnant", "smokers", "nonsmokers", "never smokers",
+                   "obese", "overweight", "caucasians", "african americans", "asians", "hispanics",
+                   "european", "chinese", "japanese", "twins", "siblings", "veterans", "nurses", "mice", "rats"),
     "exposure_measure": ("self-reported", "recall", "recalled", "questionnaire", "interview",
                          "records", "recorded", "registry", "register", "birth certificates", "medical records",
-                         "measured", "biomarker", "serum", "plasma", "assay", "validated", "diary", "objectively"),
-    "exposure_level": ("dose-response", "dose", "doses", "dosage", "quartile", "quintile",
-                       "tertile", "decile", "linear", "nonlinear", "u-shaped", "j-shaped", "trend", "threshold",
-                       "categories", "per unit", "daily", "weekly", "monthly", "high-dose", "low-dose", "bolus"),
+                         "assay", "validated", "diary", "objectively"),
+    "exposure_level": ("dose-response", "dose", "dosage", "quartile", "quintile",
+                       "tertile", "decile", "nonlinear", "u-shaped", "j-shaped", "threshold",
+                       "per unit", "high-dose", "low-dose"),
     "comparator": ("placebo", "control group", "controls", "versus", "compared with", "compared to",
-                   "reference group", "unexposed", "usual care", "no treatment"),
+                   "reference group", "unexposed", "usual care", "no treatment", "nonuse", "non-users"),
     "adjustment": ("adjusted", "adjustment", "adjusting", "confounding", "confounders", "confounder",
                    "covariates", "multivariable", "multivariate", "independent of", "controlling for",
                    "gestational age", "socioeconomic", "sensitivity analysis"),
@@ -151,32 +236,65 @@ _LEXICON: dict[str, tuple[str, ...]] = {
 }
 _CONTRAST = re.compile(r"\b(pre|post|peri|non)[\s\-]?([a-z]{5,})\b")
 _LEVEL_WORDS = r"(?:very\s+)?(?:high|low|higher|lower|highest|lowest|increasing|decreasing|elevated|reduced)"
+# Modifiers that name no kind of the outcome ("common mental health", "complex inflammatory response").
+_GENERIC = frozenset(
+    """common complex important significant major minor new novel potential possible overall total general
+    other various several many different specific such similar same certain main key further additional
+    increased decreased reduced elevated high low higher lower greater overall previous prior current
+    subsequent early late risk rate rates level levels incidence development""".split()
+)
+# A kind of an outcome is named by an adjective or a hyphenated qualifier ("invasive", "ductal",
+# "er-positive", "fatal"), not by a verb or a noun the pattern happened to catch ("protects").
+_ADJECTIVE = re.compile(r"^(?:[a-z]+-[a-z]+|[a-z]+(?:al|ic|ive|ous|ary|ar|ent|ant|ile|oid|less))$")
+
+
+def _value_key(term: str) -> str:
+    # One key for the wordings of one value: "high" / "higher" / "highest", "records" / "recorded".
+    return " ".join(re.sub(r"(?:est|er|ed|s)$", "", w)[:5] for w in re.findall(r"[a-z0-9]+", term.lower()))
+
+
+def _distinct_values(terms: Sequence[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for t in _dedupe(terms):
+        key = _value_key(t)
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
+
+
+def _short(text: str, words: int = 6) -> str:
+    parts = text.split()
+    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
 
 
 def _rule_name(kind: str, parts: ClaimParts, terms: Sequence[str], root: str = "") -> tuple[str, str]:
-    exposure, outcome = parts.exposure.lower(), parts.outcome.lower()
-    shown = ", ".join(terms[:3])
+    exposure, outcome = _short(parts.exposure.lower()), _short(parts.outcome.lower())
+    shown = ", ".join(_distinct_values(terms)[:3])
     table = {
-        "contrast": (f"{root} status", f"Whether the link between {exposure} and {outcome} differs by {root} "
+        "contrast": (f"{root} status", f"Whether the findings on {exposure} and {outcome} differ by {root} "
                                         f"status ({shown})."),
-        "population": ("population studied", f"In whom the link between {exposure} and {outcome} was studied "
+        "population": ("population studied", f"The groups in whom {exposure} and {outcome} were studied "
                                              f"({shown})."),
         "exposure_measure": (f"how {exposure} was measured", f"How {exposure} was measured or reported "
-                                                             f"({shown}), and whether that changes the result."),
-        "exposure_level": (f"level of {exposure}", f"Which levels or doses of {exposure} were compared ({shown}) "
-                                                   f"and the shape of the relation."),
-        "comparator": ("comparison group", f"What {exposure} was compared against ({shown})."),
-        "outcome_type": (f"type of {outcome}", f"Which forms of {outcome} were studied ({shown})."),
-        "adjustment": ("adjustment for confounders", f"Which factors the link between {exposure} and {outcome} "
-                                                     f"was adjusted for ({shown})."),
+                                                             f"({shown})."),
+        "exposure_level": (f"level of {exposure}", f"Which levels or doses of {exposure} the findings compare "
+                                                   f"({shown})."),
+        "comparator": ("comparison group", f"What {exposure} was compared with ({shown})."),
+        "outcome_type": (f"type of {outcome}", f"Which forms of {outcome} the findings concern ({shown})."),
+        "adjustment": ("adjustment for confounders", f"Whether the findings on {exposure} and {outcome} were "
+                                                     f"adjusted for other factors ({shown})."),
         "time": ("time course", f"When {outcome} was observed after {exposure} ({shown})."),
+        "mechanism": (_clip(f"mechanism: {parts.mechanism.lower()}", NAME_CHARS),
+                      f"Whether {exposure} acts on {outcome} through {parts.mechanism.lower()} ({shown})."),
     }
     name, description = table[kind]
     return _clip(name, NAME_CHARS), _clip(description, DESCRIPTION_CHARS)
 
 
 def find_facets(claim: str, segments: Sequence[str], *, k: int, min_segments: int = 1) -> list[Facet]:
-    """Up to `k` facets of `claim` that the on-claim `segments` (texts that address the claim)
+    """Up to `k` facets of `claim` that the on-claim `segments` (findings that address the claim)
     speak to, most-mentioned first. Terms already in the claim define no facet (every on-claim
     segment uses them); siblings sharing most of their segments are merged."""
     parts = claim_parts(claim)
@@ -184,47 +302,54 @@ def find_facets(claim: str, segments: Sequence[str], *, k: int, min_segments: in
     lows = [s.lower() for s in segments]
     candidates: list[tuple[str, list[str], str]] = []  # (kind, terms, contrast root)
 
+    # pre- / post- / peri- / non-X: a contrast when the evidence draws it (two sides, or the plain
+    # word beside one side), not a word that merely starts with "pre" ("prevalence").
     roots: dict[str, Counter[str]] = {}
     for low in lows:
         for prefix, root in _CONTRAST.findall(low):
-            if root not in _STOPWORDS:
+            if root not in _STOPWORDS and root not in _GENERIC:
                 roots.setdefault(root, Counter())[f"{prefix}{root}"] += 1
     for root, variants in roots.items():
-        candidates.append(("contrast", [f for f, _ in variants.most_common()], root))
+        plain = any(re.search(rf"(?<![a-z\-]){re.escape(root)}\b", low) for low in lows)
+        if len(variants) >= 2 or plain:
+            candidates.append(("contrast", [f for f, _ in variants.most_common()], root))
 
     for kind, words in _LEXICON.items():
         candidates.append((kind, [w for w in words if w not in claim_low], ""))
 
     # High vs low levels of the exposure, and forms of the outcome, as the evidence words them.
-    exposure_head = [w for w in re.findall(r"[a-z][a-z\-]+", parts.exposure.lower()) if w not in _STOPWORDS]
-    if exposure_head:
+    exposure_head = [w for w in _content(parts.exposure) if w not in _NOT_HEADS]
+    if exposure_head and len(exposure_head) <= 4:
         pat = re.compile(_LEVEL_WORDS + r"\s+" + r"\s+".join(map(re.escape, exposure_head[:2])))
         levels = Counter(m.group(0) for low in lows for m in pat.finditer(low))
         candidates.append(("exposure_level", [t for t, _ in levels.most_common()], ""))
-    outcome_head = [w for w in re.findall(r"[a-z][a-z\-]+", parts.outcome.lower()) if w not in _STOPWORDS]
-    if outcome_head:
-        head = re.escape(outcome_head[-1].rstrip("s"))
-        pat = re.compile(r"\b([a-z][a-z\-]{2,}(?:\s+[a-z][a-z\-]{2,})?)\s+(?:" + "|".join(
-            map(re.escape, outcome_head[:-1])) + (r"\s+" if len(outcome_head) > 1 else "") + r")?" + head)
+    outcome_head = _content(parts.outcome)
+    if outcome_head and len(outcome_head) <= 4:
+        pat = re.compile(r"\b([a-z][a-z\-]{2,})\s+" + r"\s+".join(map(re.escape, outcome_head[:-1]))
+                         + (r"\s+" if len(outcome_head) > 1 else "") + re.escape(outcome_head[-1].rstrip("s")))
         forms: Counter[str] = Counter()
         for low in lows:
             for m in pat.finditer(low):
-                found = [w for w in m.group(1).split() if w not in _STOPWORDS and w not in claim_low
-                         and not re.fullmatch(_LEVEL_WORDS, w)]
-                if found:
-                    forms[" ".join(found)] += 1
+                word = m.group(1)
+                if (word not in _STOPWORDS and word not in _GENERIC and word not in claim_low
+                        and _ADJECTIVE.match(word) and not re.fullmatch(_LEVEL_WORDS, word)
+                        and not _CONTRAST.fullmatch(word)):  # "postmenopausal" is a side of a contrast
+                    forms[word] += 1
         candidates.append(("outcome_type", [t for t, _ in forms.most_common()], ""))
+
+    if parts.mechanism:
+        candidates.append(("mechanism", _mechanism_terms(parts.mechanism), ""))
 
     facets: list[Facet] = []
     for kind, terms, root in candidates:
-        used = [t for t in _dedupe(terms) if any(mentions(low, [t]) for low in lows)]
+        used = [t for t in _dedupe(terms) if any(belongs(low, kind, [t], claim) for low in lows)]
         # The claim's own wording ("lower birth weight") is used by every on-claim segment: it
         # defines a facet only beside a term the claim does not use ("high birth weight").
         if any(t not in claim_low for t in used):
             used = [t for t in used if t not in claim_low]
         else:
             used = []
-        members = [i for i, low in enumerate(lows) if mentions(low, used)]
+        members = [i for i, low in enumerate(lows) if belongs(low, kind, used, claim)]
         if not used or len(members) < min_segments:
             continue
         name, description = _rule_name(kind, parts, used, root)
@@ -232,27 +357,30 @@ def find_facets(claim: str, segments: Sequence[str], *, k: int, min_segments: in
     return _merge(sorted(facets, key=lambda f: (-len(f.segments), f.name)))[:k]
 
 
-def _merge(facets: Sequence[Facet], *, overlap: float = 0.6) -> list[Facet]:
-    """Greedy: a facet sharing `overlap` of its segments (Jaccard) or its terms with an earlier one
-    is folded into it (terms and segments unioned)."""
+def _merge(facets: Sequence[Facet], *, overlap: float = 0.8) -> list[Facet]:
+    """Greedy: a facet whose terms are all an earlier (better-evidenced) one's, or that shares
+    `overlap` of at least three segments (Jaccard) with it, is a near-duplicate sibling and is dropped."""
     kept: list[Facet] = []
     for f in facets:
-        into = next((g for g in kept if _jaccard(set(f.segments), set(g.segments)) >= overlap
-                     or set(f.terms) <= set(g.terms)), None)
+        # Facets of different kinds are different questions even when one sentence answers both; so
+        # shared evidence merges them only when there is enough of it to say they are one facet.
+        into = next((g for g in kept if set(f.terms) <= set(g.terms)
+                     or (min(len(f.segments), len(g.segments)) >= 3
+                         and _jaccard(set(f.segments), set(g.segments)) >= overlap)), None)
         if into is None:
             kept.append(f.model_copy(deep=True))
             continue
-        into.terms = _dedupe([*into.terms, *f.terms])[:8]
-        into.segments = sorted(set(into.segments) | set(f.segments))
-        log.info("merged facet %r into %r", f.name, into.name)
+        # Dropped, not unioned: a facet whose terms mix two kinds would take evidence about either.
+        log.info("facet %r dropped: it shares its evidence with %r", f.name, into.name)
     return kept
 
 
 def facet_drafts(claim: str, facets: Sequence[Facet], llm: StructuredLLM | None) -> list[AspectDraft]:
-    """Aspect drafts for `facets`: the rule's names, or the model's wording where it passes the
-    checks (`name_facets`). The defining terms travel with the draft."""
+    """Aspect drafts for `facets`: the rule's names, or, given an `llm`, the model's wording where it
+    passes the checks (`name_facets`). The defining terms and the kind travel with the draft."""
     named = name_facets(claim, facets, llm) if llm is not None and facets else [(f.name, f.description) for f in facets]
-    return [AspectDraft(name=name, description=description, keywords=list(f.terms[:8]), terms=list(f.terms))
+    return [AspectDraft(name=name, description=description, keywords=list(f.terms[:8]), terms=list(f.terms),
+                        facet=f.kind)
             for f, (name, description) in zip(facets, named, strict=True)]
 
 
@@ -292,15 +420,23 @@ def name_facets(claim: str, facets: Sequence[Facet], llm: StructuredLLM) -> list
     return named
 
 
-def sub_facets(parent_terms: Sequence[str], segments: Sequence[str], *, k: int,
-               min_segments: int = 1) -> list[AspectDraft]:
-    """The values a facet's evidence is split by: one draft per defining term that at least
-    `min_segments` of `segments` mention ("premenopausal", "postmenopausal" under menopausal status),
-    most-mentioned first; none when fewer than two values are found (nothing to split)."""
-    counts = [(t, sum(1 for s in segments if mentions(s, [t]))) for t in _dedupe(parent_terms)]
+def sub_facets(parent_terms: Sequence[str], segments: Sequence[str], *, k: int, min_segments: int = 1,
+               kind: str = "contrast", claim: str = "") -> list[AspectDraft]:
+    """The values a facet's evidence is split by: one draft per distinct value among the parent's
+    defining terms that at least `min_segments` of `segments` state ("premenopausal", "postmenopausal"
+    under menopausal status), most-stated first; none when fewer than two values are found (nothing
+    to split), and none for a facet whose terms are wordings of one thing (adjustment, comparison,
+    time: "adjusted" and "confounders" are not two subgroups)."""
+    if kind not in VALUE_KINDS:
+        return []
+    values_in = [t for t in _distinct_values(parent_terms) if t.lower() not in _GENERIC]
+    counts = [(t, sum(1 for s in segments if (belongs(s, kind, [t], claim) if claim else mentions(s, [t]))))
+              for t in values_in]
     values = sorted([(t, c) for t, c in counts if c >= min_segments], key=lambda tc: -tc[1])[:k]
     if len(values) < 2:
         return []
-    return [AspectDraft(name=_clip(t, NAME_CHARS), description=_clip(f"The evidence that concerns {t} ({c} "
-                        f"excerpt{'s' if c != 1 else ''}).", DESCRIPTION_CHARS), keywords=[t], terms=[t])
+    parts = claim_parts(claim) if claim else None
+    about = f" on {_short(parts.exposure.lower())} and {_short(parts.outcome.lower())}" if parts else ""
+    return [AspectDraft(name=_clip(t, NAME_CHARS), description=_clip(f"The findings{about} that concern {t} ({c} "
+                        f"excerpt{'s' if c != 1 else ''}).", DESCRIPTION_CHARS), keywords=[t], terms=[t], facet=kind)
             for t, c in values]

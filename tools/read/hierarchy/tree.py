@@ -27,6 +27,8 @@ class AspectDraft(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     terms: list[str] = Field(default_factory=list, description="Defining terms: a segment belongs to the "
                              "aspect only when it uses one (tools.read.hierarchy.facets); [] for a model-proposed one.")
+    facet: str = Field("", description="The facet's kind (tools.read.hierarchy.facets.FACET_KINDS); '' for a "
+                       "model-proposed aspect.")
     origin: Literal["llm", "fallback"] = Field("llm", description="'fallback' when the LLM failed.")
     note: str = Field("", description="Why a fallback was used, for the run's warnings.")
 
@@ -39,6 +41,7 @@ class AspectNode(BaseModel):
     description: str = ""
     keywords: list[str] = Field(default_factory=list)
     terms: list[str] = Field(default_factory=list, description="Defining terms (see AspectDraft.terms).")
+    facet: str = Field("", description="The facet's kind (see AspectDraft.facet).")
     depth: int = Field(ge=0, description="0 for the root.")
     parent_id: str | None = None
     children: list[str] = Field(default_factory=list)
@@ -83,6 +86,7 @@ class AspectTree(BaseModel):
                 description=draft.description,
                 keywords=list(draft.keywords),
                 terms=list(draft.terms),
+                facet=draft.facet,
                 depth=parent.depth + 1,
                 parent_id=parent_id,
                 origin="fallback" if draft.origin == "fallback" else "llm",
