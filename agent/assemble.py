@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 from claimscope.agent.graph.readers import (
@@ -35,6 +37,7 @@ from claimscope.agent.report import (
 from claimscope.agent.services import Services
 from claimscope.tools.appraise.ico import names_who_or_where
 from claimscope.tools.appraise.study_design import design_summary
+from claimscope.tools.find.sparse import tokenize
 from claimscope.tools.models import Document, SentenceKey, Stance
 from claimscope.tools.text.segmenter import without_section_label
 from claimscope.tools.weigh.verdict import GlobalLabel, LocalLabel, Verdict
@@ -401,12 +404,39 @@ def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> Evide
         else:
             summary.append(f"{many} only some words of its subject ({words}), not "
                            f"{_lower_first(parts.subject)}{titles(rest)}; not counted as evidence.")
-    if not on_subject and meta and parts.subject:
+    if not on_subject and meta and parts.subject and not _named_in(parts.subject, docs.values()):
         summary.append(f"None of them is about {_lower_first(parts.subject)}.")
     summary.append("To go further, add a corpus that covers the question (`claimscope ingest PATH --corpus NAME`) "
                    "or search scholarly sources (`--sources local,semantic_scholar`).")
     return EvidenceGap(queries=queries, sources=sources, documents_found=len(meta), documents_read=read,
                        subject=parts.subject, object=parts.object, on_subject=about, summary=summary)
+
+
+# Greek letters as a Latin-script name spells them in a claim ("PKCζ" -> "pkcz", "TNF-α" -> "tnfa").
+_GREEK = str.maketrans({"α": "a", "β": "b", "γ": "g", "δ": "d", "ε": "e", "ζ": "z", "η": "h", "θ": "q", "ι": "i",
+                        "κ": "k", "λ": "l", "μ": "m", "ν": "n", "ξ": "x", "π": "p", "ρ": "r", "σ": "s", "τ": "t",
+                        "φ": "f", "χ": "c", "ψ": "y", "ω": "w"})
+
+
+def _spelled(text: str) -> set[str]:
+    """The words of `text` in lower case, Greek letters in Latin, hyphens and slashes closed up."""
+    return set(re.findall(r"[a-z0-9]+", re.sub(r"(?<=\w)[-/](?=\w)", "", text.lower().translate(_GREEK))))
+
+
+def _named_in(subject: str, docs: Iterable[Document]) -> bool:
+    """Whether some document names every specific word of the claim's `subject` (not those that only say
+    who or where), leniently: Greek letters read as Latin and a name inside a longer one ("PKCζ" for
+    "aPKCz"). The evidence gap says "None of them is about <subject>" only when none does: the screen's
+    reading of a document is not enough to say so (readers found "none is about aPKCz" beside a
+    document on PKCζ)."""
+    wanted = [w for w in _spelled(subject) if len(w) >= 3 and tokenize(w) and not names_who_or_where(w)]
+    if not wanted:
+        return False
+    for doc in docs:
+        have = _spelled(" ".join([doc.title or "", *doc.sentences]))
+        if all(w in have or any(len(h) >= 4 and (h in w or w in h) for h in have) for w in wanted):
+            return True
+    return False
 
 
 def _subject_matches(claim: str, on_subject: list[str], docs: dict[str, Document]
