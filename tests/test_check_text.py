@@ -5,6 +5,7 @@ the report on the text in Markdown, JSON and HTML."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 
 import pytest
@@ -159,8 +160,30 @@ def test_the_markdown_report_marks_the_spans_and_lists_what_was_not_checked(tmp_
     assert "| claim | verdict | confidence | strongest evidence |" in md
     assert "We believe it is wonderful. — *opinion:*" in md
     assert "<script>" not in md
-    # Each claim's full report follows, its headings below the claim's.
-    assert f"### Claim: {c1.text}" in md or "### Claim: Vitamin D supplementation" in md
+    # Each claim's full report follows under the claim's own heading, without repeating the claim.
+    assert f"### c1: {c1.text}" in md and "#### Verdict" in md and "### Claim:" not in md
+    # One space between two marked spans, a legend of the marks, a part said as one.
+    assert "  **" not in md and "*Marks:* " in md
+    assert re.search(r"2 claims \([^)]*\), 2 parts not check-worthy", md)
+
+
+def test_the_strongest_evidence_reads_as_title_then_quote_then_key():
+    from claimscope.agent.report.model import Citation
+    from claimscope.agent.report.text_model import CheckedClaim, SkippedSentence, StrongestEvidence
+
+    finding = Citation(doc_id="17077004", sentence=7, text="The hazard ratio was 0.79.")
+    claim = CheckedClaim(id="c1", text="A slows B.", start=0, end=10, quote="A slows B.", verdict="supported",
+                         evidence=StrongestEvidence(doc_id="17077004", title="Swiss HIV cohort study.", year=2006,
+                                                    finding=finding))
+    why = SkippedSentence(id="c2", start=11, end=15, quote="Why?", category="question", reason="asks")
+    report = TextReport(check_id="x", text="A slows B. Why?", claims=[claim], not_check_worthy=[why])
+    md = render_text_report(report, "md")
+    assert "1 claim (1 supported), 1 part not check-worthy." in md
+    assert "Swiss HIV cohort study (2006): “The hazard ratio was 0.79.” (17077004\\#7)" in md
+    page = render_text_report(report, "html")
+    # The marked text is one block: only the text's own line breaks show (white-space: pre-wrap).
+    text = page.split('<div class="text">')[1].split("</div>")[0]
+    assert "\n" not in text and text.endswith(" Why?")
 
 
 def test_the_html_report_marks_each_span_by_its_verdict_and_embeds_the_full_report(tmp_path):

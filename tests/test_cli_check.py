@@ -39,7 +39,7 @@ def test_check_a_file_writes_the_report_on_the_text(tmp_path, monkeypatch, capsy
     assert data["source"] == "release.md" and [c["id"] for c in data["claims"]] == ["c1", "c3"]
     assert all(c["report"] for c in data["claims"])
     assert "claim 1 of 2: gather" in printed and "claim 2 of 2: report" in printed
-    assert "2 check-worthy claims, 1 parts not check-worthy" in printed
+    assert "2 check-worthy claims, 1 part not check-worthy" in printed
 
 
 def test_check_standard_input_prints_markdown(tmp_path, monkeypatch, capsys, services):

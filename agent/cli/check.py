@@ -160,8 +160,9 @@ def check(
         for w in record.warnings:
             console.print(f"[yellow]! {w}[/]", highlight=False)
         n = len(record.to_check())
+        rest = len(record.claims) - n
         console.print(f"check {record.id}: {n} check-worthy claim{'s' if n != 1 else ''}, "
-                      f"{len(record.claims) - n} parts not check-worthy", highlight=False)
+                      f"{rest} part{'s' if rest != 1 else ''} not check-worthy", highlight=False)
     try:
         with stoppable():
             report = checker.run(record, on_event=None if quiet else _print_progress)

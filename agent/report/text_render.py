@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
 
 from claimscope.agent.report import md_escape, render_html, render_markdown, report_format
 from claimscope.agent.report.text_model import (
@@ -23,19 +23,47 @@ _SYMBOL = {"supported": "✓", "refuted": "✗", "mixed": "±", "insufficient ev
 _BLANK_LINE = re.compile(r"\n\s*\n")
 
 
-def _pieces(report: TextReport) -> list[tuple[str, CheckedClaim | None]]:
-    """The text cut into (words, claim) pieces in order: a checked span with its claim, the rest
-    with None. Overlapping spans (never made by the extraction) keep the first."""
-    out: list[tuple[str, CheckedClaim | None]] = []
+class _Span(Protocol):
+    start: int
+    end: int
+
+
+S = TypeVar("S", bound=_Span)
+
+
+def text_pieces(text: str, spans: Sequence[S]) -> list[tuple[str, S | None]]:
+    """`text` cut into (words, span) pieces in order: each span's words with it, the rest with
+    None. Overlapping spans (never made by the extraction) keep the first."""
+    out: list[tuple[str, S | None]] = []
     at = 0
-    for claim in sorted(report.claims, key=lambda c: c.start):
-        if claim.start < at:
+    for span in sorted(spans, key=lambda c: c.start):
+        if span.start < at:
             continue
-        out.append((report.text[at:claim.start], None))
-        out.append((report.text[claim.start:claim.end], claim))
-        at = claim.end
-    out.append((report.text[at:], None))
-    return [(words, claim) for words, claim in out if words]
+        out.append((text[at:span.start], None))
+        out.append((text[span.start:span.end], span))
+        at = span.end
+    out.append((text[at:], None))
+    return [(words, span) for words, span in out if words]
+
+
+def _pieces(report: TextReport) -> list[tuple[str, CheckedClaim | None]]:
+    return text_pieces(report.text, report.claims)
+
+
+def _shown_verdicts(report: TextReport) -> list[str]:
+    """The verdicts the marked text shows, in the verdicts' order (its legend)."""
+    return list(report.counts())
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def summary_line(report: TextReport) -> str:
+    """'4 claims (1 refuted, 1 mixed, 2 insufficient evidence), 1 part not check-worthy'."""
+    counts = ", ".join(f"{n} {v}" for v, n in report.counts().items())
+    return (_plural(len(report.claims), "claim", "claims") + (f" ({counts})" if counts else "")
+            + ", " + _plural(len(report.not_check_worthy), "part", "parts") + " not check-worthy")
 
 
 def _confidence(c: CheckedClaim) -> str:
@@ -46,10 +74,11 @@ def _evidence_text(e: StrongestEvidence | None) -> tuple[str, str]:
     """(the document, its cited sentence) of a claim's strongest evidence, unescaped."""
     if e is None:
         return "", ""
-    doc = e.title or e.doc_id
+    # A title's own full stop would meet the sentence's colon ("... cohort study.: “...”").
+    doc = (e.title or e.doc_id).rstrip(" .")
     if e.year:
         doc += f" ({e.year})"
-    cite = f"{e.finding.key}: {e.finding.text}" if e.finding is not None else ""
+    cite = f"“{e.finding.text}” ({e.finding.key})" if e.finding is not None else ""
     return doc, cite
 
 
@@ -63,6 +92,8 @@ def _verdict_line(c: CheckedClaim) -> str:
 
 def _md_block(text: str) -> str:
     """Unchecked text escaped, its paragraph breaks kept."""
+    if not text.strip():  # the space between two marked spans: one space, or its paragraph break
+        return "\n\n" if _BLANK_LINE.search(text) else " "
     parts = _BLANK_LINE.split(text)
     body = "\n\n".join(md_escape(p) for p in parts)
     # md_escape trims; the spaces around a marked span are part of the text.
@@ -71,16 +102,18 @@ def _md_block(text: str) -> str:
 
 
 def _demoted(markdown: str) -> str:
-    """A claim report's Markdown with its headings two levels down, under the claim's own heading."""
-    return "\n".join("##" + line if line.startswith("#") else line for line in markdown.splitlines())
+    """A claim report's Markdown under the claim's own heading: without its title (the claim, which
+    that heading already says) and with its sections two levels down."""
+    lines = markdown.splitlines()
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    return "\n".join("##" + line if line.startswith("#") else line for line in lines).strip("\n")
 
 
 def render_text_markdown(report: TextReport) -> str:
     r = report
     lines = ["# Checked text" + (f": {md_escape(r.source)}" if r.source else ""), ""]
-    counts = ", ".join(f"{n} {v}" for v, n in r.counts().items())
-    lines += [f"*Check:* `{r.check_id}`; *status:* {md_escape(r.status)}; {len(r.claims)} claims checked"
-              + (f" ({counts})" if counts else "") + f", {len(r.not_check_worthy)} parts not check-worthy.", ""]
+    lines += [f"*Check:* `{r.check_id}`; *status:* {md_escape(r.status)}; {md_escape(summary_line(r))}.", ""]
     lines += ["## The text", ""]
     body = ""
     for words, claim in _pieces(r):
@@ -89,10 +122,12 @@ def render_text_markdown(report: TextReport) -> str:
         else:
             body += f"**{md_escape(words)}** [[{claim.id} {_SYMBOL[claim.verdict]} {claim.verdict}]](#claim-{claim.id})"
     lines += [body.strip(), ""]
+    if r.claims:
+        lines += ["*Marks:* " + ", ".join(f"{_SYMBOL[v]} {v}" for v in _shown_verdicts(r)) + ".", ""]
     lines += ["## Summary", "", "| claim | verdict | confidence | strongest evidence |", "|---|---|---|---|"]
     for c in r.claims:
         doc, cite = _evidence_text(c.evidence)
-        ev = md_escape(doc) + (f": “{md_escape(cite)}”" if cite else "") if doc else "-"
+        ev = md_escape(doc) + (f": {md_escape(cite)}" if cite else "") if doc else "-"
         lines.append(f"| [{c.id}](#claim-{c.id}) {md_escape(c.text)} | {md_escape(_verdict_line(c))} | "
                      f"{_confidence(c)} | {ev} |")
     lines.append("")
@@ -124,7 +159,7 @@ h2{font-size:1.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top
 mark{padding:0 .1rem;border-radius:.2rem}mark a{color:inherit;text-decoration:none}
 .v-supported{background:#d8f0d8}.v-refuted{background:#f6cfcf}.v-mixed{background:#fbf1d6}
 .v-insufficient-evidence{background:#e4e4ee}.v-not-checked{background:#eee}
-.tag{font-size:.75rem;vertical-align:super;color:#444}
+.tag{font-size:.75rem;vertical-align:super;color:#444}table.summary td:nth-child(2){white-space:nowrap}.legend span{padding:0 .3rem;border-radius:.2rem;margin-right:.3rem}
 table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;
 font-size:.9rem;vertical-align:top}.small{font-size:.85rem;color:#555}
 iframe{width:100%;height:40rem;border:1px solid #ddd;border-radius:.3rem}section.claim:target{background:#fff8d6}
@@ -139,40 +174,50 @@ def _slug(verdict: str) -> str:
     return "v-" + verdict.replace(" ", "-")
 
 
-def render_text_html(report: TextReport) -> str:
-    r = report
-    out = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
-           '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           f"<title>Checked text{': ' + _e(r.source) if r.source else ''}</title>",
-           f"<style>{_CSS}</style></head><body>",
-           f"<h1>Checked text{': ' + _e(r.source) if r.source else ''}</h1>"]
-    counts = ", ".join(f"{n} {v}" for v, n in r.counts().items())
-    out.append(f'<p class="meta">Check <code>{_e(r.check_id)}</code>; status {_e(r.status)}; {len(r.claims)} '
-               f"claims checked{' (' + _e(counts) + ')' if counts else ''}, {len(r.not_check_worthy)} parts not "
-               "check-worthy.</p>")
-    out.append('<h2>The text</h2><div class="text">')
+ClaimLink = Callable[[CheckedClaim], "str | None"]
+
+
+def _html_body(r: TextReport, claim_link: ClaimLink | None) -> list[str]:
+    """The report's body. With `claim_link`, each claim's full report is the page it links to
+    (the web app's session page); without, it is embedded below its claim."""
+    def target(c: CheckedClaim) -> str:
+        url = claim_link(c) if claim_link is not None else None
+        return _e(url) if url else f"#claim-{_e(c.id)}"
+
+    out = []
+    if claim_link is None:  # the web page says where the check stands in its own header
+        out.append(f'<p class="meta">Check <code>{_e(r.check_id)}</code>; status {_e(r.status)}; '
+                   f"{_e(summary_line(r))}.</p>")
+    # One string: the text keeps its own line breaks (white-space: pre-wrap), and no others.
+    text = ""
     for words, claim in _pieces(r):
         if claim is None:
-            out.append(_e(words))
+            text += _e(words)
         else:
-            out.append(f'<mark class="{_slug(claim.verdict)}" title="{_e(claim.id + ": " + _verdict_line(claim))}">'
-                       f'<a href="#claim-{_e(claim.id)}">{_e(words)}</a></mark>'
-                       f'<span class="tag">{_e(claim.id)} {_e(_SYMBOL[claim.verdict])}</span>')
-    out.append("</div>")
-    out.append("<h2>Summary</h2><table><tr><th>claim</th><th>verdict</th><th>confidence</th>"
+            text += (f'<mark class="{_slug(claim.verdict)}" data-claim="{_e(claim.id)}" '
+                     f'title="{_e(claim.id + ": " + _verdict_line(claim))}">'
+                     f'<a href="{target(claim)}">{_e(words)}</a></mark>'
+                     f'<span class="tag">{_e(claim.id)} {_e(_SYMBOL[claim.verdict])}</span>')
+    out.append(f'<h2>The text</h2><div class="text">{text.strip()}</div>')
+    if r.claims:
+        out.append('<p class="legend small">' + " ".join(
+            f'<span class="{_slug(v)}">{_e(_SYMBOL[v])} {_e(v)}</span>' for v in _shown_verdicts(r)) + "</p>")
+    out.append('<h2>Summary</h2><table class="summary"><tr><th>claim</th><th>verdict</th><th>confidence</th>'
                "<th>strongest evidence</th></tr>")
     for c in r.claims:
-        out.append(f'<tr><td><a href="#claim-{_e(c.id)}">{_e(c.id)}</a> {_e(c.text)}</td>'
+        out.append(f'<tr><td><a href="{target(c)}">{_e(c.id)}</a> {_e(c.text)}</td>'
                    f'<td class="{_slug(c.verdict)}">{_e(_verdict_line(c))}</td><td>{_confidence(c)}</td>'
                    f"<td>{_evidence_html(c.evidence)}</td></tr>")
     out.append("</table>")
     if r.not_check_worthy:
-        out.append("<h2>Not checked</h2><ul>")
+        out.append('<h2>Not checked</h2><ul class="not-checked">')
         out += [f"<li>{_e(s.quote)} <span class=\"small\">— {_e(s.category)}: {_e(s.reason)}</span></li>"
                 for s in r.not_check_worthy]
         out.append("</ul>")
     if r.warnings:
         out.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{_e(w)}</li>" for w in r.warnings) + "</ul>")
+    if claim_link is not None:
+        return out
     out.append("<h2>Claims</h2>")
     for c in r.claims:
         out.append(f'<section class="claim" id="claim-{_e(c.id)}"><h3>{_e(c.id)}: {_e(c.text)}</h3>')
@@ -184,8 +229,23 @@ def render_text_html(report: TextReport) -> str:
             out.append(f'<details><summary>Full report</summary><iframe sandbox="" title="report on {_e(c.id)}" '
                        f'srcdoc="{_e(render_html(c.report))}"></iframe></details>')
         out.append("</section>")
-    out.append("</body></html>")
+    return out
+
+
+def render_text_html(report: TextReport) -> str:
+    r = report
+    title = f"Checked text{': ' + _e(r.source) if r.source else ''}"
+    out = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>{title}</title>", f"<style>{_CSS}</style></head><body>", f"<h1>{title}</h1>",
+           *_html_body(r, None), "</body></html>"]
     return "\n".join(out) + "\n"
+
+
+def marked_text_html(report: TextReport, claim_link: ClaimLink) -> tuple[str, str]:
+    """(stylesheet, body) of the report on a text for a page of the web app: the marked text, the
+    summary, what was not checked; each claim linked by `claim_link` to its own full report."""
+    return _CSS, "\n".join(_html_body(report, claim_link))
 
 
 def _evidence_html(e: StrongestEvidence | None) -> str:
@@ -194,7 +254,7 @@ def _evidence_html(e: StrongestEvidence | None) -> str:
         return "-"
     name = f'<a href="{_e(e.link)}">{_e(doc)}</a>' if e.link and e.link.lower().startswith(("http://", "https://")) \
         else _e(doc)
-    return name + (f'<br><span class="small">“{_e(cite)}”</span>' if cite else "")
+    return name + (f'<br><span class="small">{_e(cite)}</span>' if cite else "")
 
 
 # --------------------------------------------------------------------------------------- dispatch

@@ -91,12 +91,14 @@ def create_app(manager: RunManager, config: WebConfig | None = None, *, mcp: boo
     """The ASGI app: pages over `manager`, behind the access / CSRF / size guard. With `mcp`, the
     MCP server's streamable HTTP endpoint is served at /mcp too, on the same run manager (behind
     the same access token, sent as a bearer header)."""
+    from claimscope.agent.web.checks import check_routes
     from claimscope.agent.web.routes import error_handlers, routes
     from claimscope.agent.web.security import Guard
 
     cfg = config or WebConfig()
     ctx = WebContext(manager, cfg)
-    app = Starlette(routes=[*routes(ctx), Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
+    app = Starlette(routes=[*routes(ctx), *check_routes(ctx),
+                            Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
                     exception_handlers=error_handlers(ctx))
     app.state.ctx = ctx
     # Multipart framing and the other form fields ride on top of the file itself.

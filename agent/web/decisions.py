@@ -1,4 +1,5 @@
-"""The guided review forms turned into review decisions.
+"""The guided review forms turned into review decisions, and a checked text's claims review into its
+claim edits.
 
 A form yields the same decision object `claimscope sessions resume -d` and the MCP `answer` tool
 take ('accept', or an edit whose fields depend on the review point); validation is the engine's
@@ -108,3 +109,41 @@ def _hierarchy_edits(form: FormData | Mapping[str, Any], summary: dict[str, Any]
         edits.append({"op": "add", "parent_id": _text(form, "add_parent") or "root", "name": new_name,
                       "description": _text(form, "add_description")})
     return {"edits": edits} if edits else {}
+
+
+# The claims review of a checked text, typed as JSON (the edits `claimscope check --claims` and the
+# MCP tool's `claims=` take).
+CLAIM_EDITS_EXAMPLE = '[{"id": "c2", "check_worthy": false}, {"id": "c3", "text": "Statins lower LDL cholesterol."}]'
+
+
+def claim_edits_from_form(form: FormData | Mapping[str, Any], claims: list[Any]) -> list[dict[str, Any]]:
+    """The edits a submitted claims review stands for, applied by agent.check.apply_edits like the
+    command line's claims file: an unticked claim is dropped, a ticked one the rules left out is
+    checked, a ticked claim's changed wording rewords it (an emptied one is refused there, with the
+    claim's id).
+    Edits typed as JSON (a list, or a claims file's {"claims": [...]}) replace the form's."""
+    import json
+
+    raw = _text(form, "edits_json")
+    if raw:
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"the edits are a JSON list, e.g. {CLAIM_EDITS_EXAMPLE}; got {raw[:80]!r}.") from exc
+        rows = data.get("claims") if isinstance(data, dict) else data
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise InputError(f"the edits are a JSON list of objects, e.g. {CLAIM_EDITS_EXAMPLE}.")
+        return [{k: r[k] for k in ("id", "text", "check_worthy") if k in r} for r in rows]
+    edits: list[dict[str, Any]] = []
+    for c in claims:
+        edit: dict[str, Any] = {"id": c.id}
+        keep = bool(_text(form, f"check-{c.id}"))
+        if keep != c.check_worthy:
+            edit["check_worthy"] = keep
+        field = f"text-{c.id}"
+        wording = " ".join(_text(form, field).split())  # a textarea: a wrapped claim is one line
+        if keep and field in form and wording != c.text:  # a dropped claim's wording is not checked
+            edit["text"] = wording
+        if len(edit) > 1:
+            edits.append(edit)
+    return edits

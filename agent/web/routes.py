@@ -77,22 +77,8 @@ def routes(ctx: WebContext) -> list[Route]:
         return page("sessions.html", sessions=await _blocking(rows), cancelling=ctx.cancelling)
 
     # ------------------------------------------------------------------------------ new investigation
-    def form_choices() -> dict[str, Any]:
-        from claimscope.agent.bounds import DEPTH_MAX, DEPTH_MIN, SOURCE_NAMES
-        from claimscope.agent.datadir import open_store
-
-        settings = manager.investigator.services.settings
-        corpora = open_store(manager.investigator.services).corpora()
-        names = [c.name for c in corpora]
-        chosen = _last_corpora(manager, names) or (names if len(names) == 1 else [])
-        return {"corpora": corpora, "source_names": SOURCE_NAMES,
-                "depths": list(range(DEPTH_MIN, DEPTH_MAX + 1)),
-                "defaults": {"sources": list(settings.search.sources), "depth": settings.hierarchy.depth,
-                             "claim_kind": settings.stance.claim_kind, "corpora": chosen, "claim": "",
-                             "guided": False}}
-
     async def new_form(request: Request) -> Response:
-        return page("new.html", **await _blocking(form_choices))
+        return page("new.html", **await _blocking(lambda: form_choices(manager)))
 
     async def new_submit(request: Request) -> Response:
         from pydantic import ValidationError
@@ -125,7 +111,7 @@ def routes(ctx: WebContext) -> list[Route]:
                            "write the claim in English.")
             else:
                 message = plain(str(exc))
-            choices = await _blocking(form_choices)
+            choices = await _blocking(lambda: form_choices(manager))
             choices["defaults"] = {**choices["defaults"], **{k: v for k, v in raw.items() if v is not None},
                                    "claim": claim}
             if raw["corpora"] is None:  # an unticked box stays unticked
@@ -348,6 +334,24 @@ def error_handlers(ctx: WebContext) -> dict[Any, Callable[[Request, Exception], 
 
 
 # ---------------------------------------------------------------------------------- helpers
+
+def form_choices(manager: Any) -> dict[str, Any]:
+    """The run options a form offers (corpora, sources, depths) and their defaults: the settings',
+    and the corpora of the newest session that chose any. Shared by the New investigation and
+    Check a text pages."""
+    from claimscope.agent.bounds import DEPTH_MAX, DEPTH_MIN, SOURCE_NAMES
+    from claimscope.agent.datadir import open_store
+
+    settings = manager.investigator.services.settings
+    corpora = open_store(manager.investigator.services).corpora()
+    names = [c.name for c in corpora]
+    chosen = _last_corpora(manager, names) or (names if len(names) == 1 else [])
+    return {"corpora": corpora, "source_names": SOURCE_NAMES,
+            "depths": list(range(DEPTH_MIN, DEPTH_MAX + 1)),
+            "defaults": {"sources": list(settings.search.sources), "depth": settings.hierarchy.depth,
+                         "claim_kind": settings.stance.claim_kind, "corpora": chosen, "claim": "",
+                         "guided": False}}
+
 
 def _strings(form: FormData, name: str) -> list[str]:
     return [v.strip() for v in form.getlist(name) if isinstance(v, str) and v.strip()]

@@ -212,6 +212,55 @@
     });
   }
 
+  // A check in progress: where it stands ("claim 3 of 7: gather"), each claim's step or verdict;
+  // the page reloads when the check ends, showing the marked text.
+  function checkProgress(section) {
+    var id = section.dataset.check;
+    var line = document.getElementById("check-line");
+    var bar = document.getElementById("check-bar");
+    var count = document.getElementById("check-count");
+    var status = document.getElementById("check-status");
+    var list = document.getElementById("check-claims");
+    function poll() {
+      fetch("/checks/" + encodeURIComponent(id) + "/status", {credentials: "same-origin"})
+        .then(function (r) { return r.json(); })
+        .then(function (s) {
+          if (line && s.line) { line.textContent = s.line; }
+          if (bar) { bar.value = s.done; }
+          count.textContent = s.done + " of " + s.total;
+          if (status.textContent !== "cancelling…" || s.status !== "running") {
+            status.textContent = s.status === "cancelling" ? "cancelling…" : s.status;
+            status.className = "status st-" + s.status;
+          }
+          s.claims.forEach(function (c) {
+            var li = list ? list.querySelector('li[data-claim="' + CSS.escape(c.id) + '"]') : null;
+            if (!li) { return; }
+            li.className = c.verdict ? "done" : (c.step ? "running" : "waiting");
+            li.querySelector(".msg").textContent = c.verdict || c.step;
+          });
+          if (["queued", "running", "cancelling"].indexOf(s.status) < 0) {
+            window.location.reload();
+          } else {
+            window.setTimeout(poll, 1000);
+          }
+        })
+        .catch(function () { window.setTimeout(poll, 3000); });
+    }
+    poll();
+  }
+
+  // Finding the claims takes a few seconds: the form says so and cannot be sent twice.
+  function checkBusy() {
+    var form = document.getElementById("check-form");
+    if (!form) { return; }
+    form.addEventListener("submit", function () {
+      window.setTimeout(function () {
+        form.querySelector("button[type=submit]").disabled = true;
+        document.getElementById("check-busy").hidden = false;
+      }, 0);
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     var section = document.getElementById("session");
     if (section && section.dataset.live === "yes") { liveProgress(section); }
@@ -223,5 +272,8 @@
     stepTimers();
     askBusy();
     cancelling();
+    var check = document.getElementById("check");
+    if (check && check.dataset.live === "yes") { checkProgress(check); }
+    checkBusy();
   });
 })();
