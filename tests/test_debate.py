@@ -98,7 +98,7 @@ def _debate_script() -> dict:
     return script
 
 
-def _debate_services(tmp_path, **overrides):
+def _debate_services(tmp_path, hierarchy=None, **overrides):
     from claimscope.agent.llm.fake import scripted_llm
     from claimscope.agent.services import Services
     from claimscope.tools.find.ingest import read_path
@@ -107,7 +107,7 @@ def _debate_services(tmp_path, **overrides):
     from tests.investigation_fixtures import make_settings
 
     # The hashing embedder's cosines are far below MiniLM's: its relevance cut is lowered to match.
-    settings = make_settings(tmp_path, hierarchy={"relevance_min_similarity": 0.1}, **overrides)
+    settings = make_settings(tmp_path, hierarchy={"relevance_min_similarity": 0.1, **(hierarchy or {})}, **overrides)
     embedder = HashEmbedder(dim=128)
     store = EvidenceStore(embedder, path=tmp_path / "qdrant")
     store.add_documents(read_path(DEBATE_CORPUS).documents, corpus="debate")
@@ -148,6 +148,17 @@ def test_a_debate_claim_is_investigated_from_its_arguments(tmp_path) -> None:
         assert side in ("For the claim", "Against the claim") and quote in texts, s["text"]
         assert (side == "For the claim") == (ARGUMENTS[next(w for w in ARGUMENTS if w in quote.lower())]
                                              is Stance.SUPPORT)
+
+
+def test_a_debate_claim_has_its_aspects_proposed_from_its_arguments_not_as_study_facets(tmp_path) -> None:
+    """Facets are questions about a study's design; a debate's aspects are its lines of argument. With
+    facets (the default), a debate claim gets no "population studied" but aspects proposed from its
+    arguments."""
+    result, state = _run(_debate_services(tmp_path, hierarchy={"aspects": "facets"}))
+    assert result.status == "complete", result.warnings
+    tops = [state["tree"]["nodes"][c] for c in state["tree"]["nodes"]["root"]["children"]]
+    assert tops and all(not n["terms"] for n in tops)
+    assert {n["name"] for n in tops} <= {"protection of children", "parental rights"}
 
 
 def test_without_the_argument_model_a_debate_claim_finds_no_evidence(tmp_path) -> None:

@@ -237,8 +237,10 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
             on_claim = test.addresses([s.text for s in found])
             on_claim_found = {s.key: s for s, ok in zip(found, on_claim, strict=True) if ok}
             context = [s.text for s in on_claim_found.values()][: h.segments_per_node]
-            # Facets of the claim's structure that the on-claim findings speak to; the model only words them.
-            if h.aspects == "facets":
+            # A debate's aspects are its lines of argument, not a study's design ("population studied"
+            # means nothing for "Vaccination must be made compulsory"): they are proposed from its arguments.
+            debate = (state.get("analysis") or {}).get("claim_kind") == "debate"
+            if h.aspects == "facets" and not debate:
                 # Facets of the claim's structure that the on-claim findings speak to, under the rules'
                 # names (readers found the small model's names circular or at odds with the facet).
                 # No facet found: no aspects, rather than topics the model would invent.
