@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from claimscope.agent.graph.events import ProgressEvent
+from claimscope.agent.graph.review import parse_decision
 from claimscope.agent.graph.state import InvestigationOptions
 from claimscope.agent.investigation import (
     Investigator,
@@ -156,8 +157,6 @@ class RunManager:
         """Give a paused guided session its review decision and continue it in the background.
 
         The decision is validated here, so a bad one is refused before anything runs."""
-        from claimscope.agent.graph.review import parse_decision
-
         sid = self._existing(session_id)
         self._refuse_if_active(sid)
         waiting = self.investigator.pending(sid)

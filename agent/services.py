@@ -8,11 +8,13 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from claimscope.agent.resources import get_embedder, get_store
 from claimscope.agent.settings import Settings, get_settings
+from claimscope.tools.appraise.retractions import RetractionIndex
+from claimscope.tools.find.scholarly import ScholarlySearch
+from claimscope.tools.read.stance import load_argument_model, load_stance
 
 if TYPE_CHECKING:
-    from claimscope.tools.appraise.retractions import RetractionIndex
-    from claimscope.tools.find.scholarly import ScholarlySearch
     from claimscope.tools.find.store import EvidenceStore
     from claimscope.tools.llm import StructuredLLM
     from claimscope.tools.models import Embedder, StanceScorer
@@ -32,16 +34,12 @@ class Services:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            from claimscope.agent.resources import get_embedder
-
             self._embedder = get_embedder(self.settings)
         return self._embedder
 
     @property
     def store(self) -> EvidenceStore:
         if self._store is None:
-            from claimscope.agent.resources import get_store
-
             self._store = get_store(self.settings)
         return self._store
 
@@ -61,8 +59,6 @@ class Services:
     @property
     def stance(self) -> StanceScorer:
         if self._stance is None:
-            from claimscope.tools.read.stance import load_stance
-
             s = self.settings.stance
             self._stance = load_stance(
                 s.backend,
@@ -77,8 +73,6 @@ class Services:
     def argument(self) -> StanceScorer:
         """The argument model that reads debate claims (tools.read.stance.load_argument_model)."""
         if self._argument is None:
-            from claimscope.tools.read.stance import load_argument_model
-
             self._argument = load_argument_model(batch_size=self.settings.stance.batch_size)
         return self._argument
 
@@ -87,16 +81,12 @@ class Services:
         """The imported Retraction Watch index (search.retractions), read once and reread when the
         file changes."""
         if self._retractions is None:
-            from claimscope.tools.appraise.retractions import RetractionIndex
-
             self._retractions = RetractionIndex(self.settings.resolve(self.settings.search.retractions))
         return self._retractions
 
     @property
     def scholarly(self) -> ScholarlySearch:
         if self._scholarly is None:
-            from claimscope.tools.find.scholarly import ScholarlySearch
-
             s = self.settings.search
             self._scholarly = ScholarlySearch(
                 cache_dir=self.settings.resolve("cache/scholarly/x").parent,

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from claimscope.agent.check.record import CheckRecord, CheckStore, ClaimOutcome, text_report
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.state import InvestigationOptions
-from claimscope.agent.investigation import Investigator, check_corpora
+from claimscope.agent.investigation import Investigator, check_corpora, default_options
 from claimscope.agent.report.text_model import TextReport
 from claimscope.agent.runs import RunCancelledError
 from claimscope.agent.services import Services
@@ -246,8 +246,6 @@ def check_text(
     """Check every check-worthy claim of `text` and return the report on the text. `claims`: edits
     of the extracted claims (see `apply_edits`); `options`: as for `investigate` (corpora, sources,
     depth, ...); `investigator`: one already running other investigations (the MCP server's)."""
-    from claimscope.agent.investigation import default_options
-
     checker = TextChecker(investigator or Investigator(services))
     opts = default_options(checker.investigator.services.settings, **options)
     check_corpora(checker.investigator.services, list(opts.corpora), opts.sources)

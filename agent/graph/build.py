@@ -24,7 +24,7 @@ from claimscope.agent.graph.readers import options_of
 from claimscope.agent.graph.review import due_review, review
 from claimscope.agent.graph.state import InvestigationInput, InvestigationOutput, InvestigationState
 from claimscope.agent.services import Services
-from claimscope.tools.llm import LLMError
+from claimscope.tools.llm import LLMError, ToolSpec
 
 PLANNER_SYSTEM = (
     "You steer a fact-checking investigation. Choose the next step from the tools offered. "
@@ -56,8 +56,6 @@ def plan(state: InvestigationState, runtime: Runtime[Services]) -> Command[str]:
         if steps.FINISH not in allowed:
             allowed.append(steps.FINISH)
         try:
-            from claimscope.tools.llm import ToolSpec
-
             action = services.llm.choose_action(  # type: ignore[attr-defined]
                 PLANNER_SYSTEM, planner.describe_state(state),
                 [ToolSpec(**spec) for spec in planner.tool_specs(allowed)],

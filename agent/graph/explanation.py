@@ -9,6 +9,16 @@ from collections.abc import Callable
 from typing import Any
 
 from claimscope.agent.services import Services
+from claimscope.tools.explain import (
+    check_attribution,
+    citable_evidence,
+    drop_unsupported_echoes,
+    extractive_explanation,
+    findings_explanation,
+    global_explanation,
+    revise_unsupported,
+    sided_quotes,
+)
 from claimscope.tools.models import StanceScorer
 
 
@@ -21,21 +31,11 @@ def explain_claim(claim: str, local: list[Any], get: Callable[[str], str | None]
     the explain step on these local labels (`llm` defaults to the services' model; the explanation
     benchmark passes a memo of it). With `arguments` (the argument model of a debate claim) the
     strongest arguments are quoted instead."""
-    from claimscope.tools.explain import (
-        check_attribution,
-        citable_evidence,
-        findings_explanation,
-        global_explanation,
-        revise_unsupported,
-    )
-
     llm = llm if llm is not None else services.llm
     v = services.settings.verdict
     if arguments is not None:
         # A debate claim's evidence is arguments, each one sentence a reader weighs as written:
         # restating it ("The study found that ...") would only misname it, so they are quoted.
-        from claimscope.tools.explain import extractive_explanation, sided_quotes
-
         expl = sided_quotes(extractive_explanation(claim, local, get, arguments), local)
         return check_attribution(expl, get, services.stance, threshold=v.attribution_threshold,
                                  mode=v.unsupported_sentences, min_overlap=v.attribution_overlap)
@@ -59,12 +59,6 @@ def handle_claim_echoes(expl: Any, claim: str, anti_claim: str | None, local: li
     """verdict.unsupported_claim_echoes on a checked explanation: "drop" drops the sentences that
     only restate the claim (or `anti_claim`) without support; when nothing is left to read, the
     extractive explanation of `local` is shown instead. "flag" leaves them as interpretation."""
-    from claimscope.tools.explain import (
-        check_attribution,
-        drop_unsupported_echoes,
-        extractive_explanation,
-    )
-
     v = services.settings.verdict
     if v.unsupported_claim_echoes != "drop":
         return expl

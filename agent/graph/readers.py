@@ -9,18 +9,17 @@ record beyond a plain field goes through a function here, so a record's shape is
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from claimscope.agent.graph.state import InvestigationOptions, InvestigationState
 from claimscope.agent.services import Services
+from claimscope.tools.explain import LocalAssessment
+from claimscope.tools.find.store import SearchFilter
 from claimscope.tools.models import Document, Segment, SentenceKey, Stance, StanceScorer
-
-if TYPE_CHECKING:
-    from claimscope.tools.explain import LocalAssessment
-    from claimscope.tools.find.store import SearchFilter
-    from claimscope.tools.read.hierarchy import AspectNode, AspectTree
-    from claimscope.tools.read.relevance import EvidenceTest
-    from claimscope.tools.weigh.verdict import Verdict
+from claimscope.tools.read.claim_analysis import ClaimKind
+from claimscope.tools.read.hierarchy import AspectNode, AspectTree, node_queries
+from claimscope.tools.read.relevance import EvidenceTest, evidence_test
+from claimscope.tools.weigh.consistency import verdict_evidence
+from claimscope.tools.weigh.verdict import LocalLabel, Verdict
 
 
 def options_of(state: InvestigationState) -> InvestigationOptions:
@@ -42,8 +41,6 @@ def query_plan(state: InvestigationState) -> list[tuple[str, str]]:
 
 
 def search_filter(state: InvestigationState, doc_ids: Iterable[str] | None = None) -> SearchFilter:
-    from claimscope.tools.find.store import SearchFilter
-
     opts = options_of(state)
     corpora = list(opts.corpora)
     if state.get("investigation_corpus"):
@@ -112,9 +109,6 @@ def claim_reading(state: InvestigationState, services: Services) -> tuple[Stance
     """How this claim is read, by its kind: the scorer of a text's stance toward the claim and the
     evidence test (tools.read.relevance). Debate claims use the argument model, unless
     stance.argument_model is off; empirical claims the stance model and the relation test."""
-    from claimscope.tools.read.claim_analysis import ClaimKind
-    from claimscope.tools.read.relevance import evidence_test
-
     if reads_as_debate(state, services):
         scorer = services.argument
         return scorer, evidence_test(state["claim"], ClaimKind.DEBATE, argument_scorer=scorer,
@@ -129,8 +123,6 @@ def reads_as_debate(state: InvestigationState, services: Services) -> bool:
 
 def tree_of(state: InvestigationState) -> AspectTree:
     """The aspect tree built so far (a root alone before the hierarchy step)."""
-    from claimscope.tools.read.hierarchy import AspectTree
-
     if state.get("tree"):
         return AspectTree.model_validate(state["tree"])
     return AspectTree.new(state["claim"])
@@ -141,8 +133,6 @@ def segments_for_node(
 ) -> dict[str, Segment]:
     """The best `k` gathered segments for each of `node`'s queries (its name and keywords in the
     context of its ancestors), by key."""
-    from claimscope.tools.read.hierarchy import node_queries
-
     out: dict[str, Segment] = {}
     for q in node_queries(node, tree.ancestors(node.id)):
         for seg in evidence_segments(state, services, q, k=k):
@@ -174,9 +164,6 @@ def counted_stances(state: InvestigationState, tree: AspectTree, node_id: str) -
     rest on (tools.weigh.consistency.verdict_evidence), so that it never reads "no evidence"
     beside a verdict on evidence whose sentences the tree's own search did not classify. A sentence of
     a document whose local label is No Evidence counts as neutral."""
-    from claimscope.tools.weigh.consistency import verdict_evidence
-    from claimscope.tools.weigh.verdict import LocalLabel
-
     stances = {k: Stance(v["label"]) for k, v in (state.get("stances") or {}).items()}
     out = {k: stances[k] for k in counted_keys(tree, node_id, state.get("assignments") or {}) if k in stances}
     if node_id == tree.ROOT:
@@ -235,14 +222,10 @@ def stance_label(state: InvestigationState, key: str) -> str | None:
 
 def local_assessments(state: InvestigationState) -> list[LocalAssessment]:
     """The weighed documents' local labels."""
-    from claimscope.tools.explain import LocalAssessment
-
     return [LocalAssessment.model_validate(a["assessment"]) for a in (state.get("assessments") or {}).values()]
 
 
 def verdict_of(state: InvestigationState) -> Verdict | None:
     """The global verdict, None before one is reached."""
-    from claimscope.tools.weigh.verdict import Verdict
-
     raw = state.get("verdict")
     return Verdict.model_validate(raw) if raw else None

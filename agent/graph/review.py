@@ -18,10 +18,12 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from claimscope.agent.graph.events import emit
+from claimscope.agent.graph.readers import segments_for_node, tree_of
 from claimscope.agent.graph.state import InvestigationState
 from claimscope.agent.graph.steps import TABLE
 from claimscope.agent.services import Services
 from claimscope.tools.errors import InputError
+from claimscope.tools.read.hierarchy import AspectDraft, rank_segments
 from claimscope.tools.text.text_guard import strip_control
 
 ReviewPoint = Literal["claim", "sources", "hierarchy", "verdict"]
@@ -285,9 +287,6 @@ def _find_document(services: Services, ref: str, corpora: list[str]) -> tuple[st
 
 
 def _apply_hierarchy(d: HierarchyDecision, state: InvestigationState, services: Services) -> dict[str, Any]:
-    from claimscope.agent.graph.readers import segments_for_node, tree_of
-    from claimscope.tools.read.hierarchy import AspectDraft, rank_segments
-
     tree = tree_of(state)
     applied: list[str] = []
     warnings: list[str] = []

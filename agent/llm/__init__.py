@@ -13,6 +13,7 @@ import pkgutil
 import threading
 from typing import Any
 
+from claimscope import prompts
 from claimscope.agent.llm.embedded import EmbeddedModelError, get_server, get_spec
 from claimscope.agent.llm.gateway import ACTION_PROMPT_NAME, LLMGateway
 from claimscope.agent.llm.usage import PromptUsage, Usage
@@ -92,8 +93,6 @@ BENCH_INPUTS_FROM_TOOLS = {"decompose": decomposition.bench_inputs}
 def discover_prompts() -> dict[str, tuple[Prompt[Any, Any], Any]]:
     """Every prompts/ module defining PROMPT and bench_inputs(claim) (or with its bench inputs in
     BENCH_INPUTS_FROM_TOOLS): name -> (PROMPT, bench_inputs)."""
-    from claimscope import prompts
-
     found: dict[str, tuple[Prompt[Any, Any], Any]] = {}
     for info in sorted(pkgutil.iter_modules(prompts.__path__), key=lambda m: m.name):
         if info.name == "base":

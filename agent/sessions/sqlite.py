@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.sqlite import SqliteSaver
 
 from claimscope.agent.sessions.common import (
     SESSION_ID_CHARS,
@@ -66,8 +67,6 @@ def database_guard(path: Path) -> Iterator[None]:
 
 def sqlite_checkpointer(path: Path) -> BaseCheckpointSaver:
     """A SQLite checkpointer usable from the thread that runs the graph."""
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
     path.parent.mkdir(parents=True, exist_ok=True)
     with database_guard(path):
         conn = sqlite3.connect(str(path), check_same_thread=False)
@@ -80,8 +79,6 @@ def sqlite_checkpointer(path: Path) -> BaseCheckpointSaver:
 
 def checkpoint_schema(conn: sqlite3.Connection) -> None:
     """The checkpointer's tables, created by LangGraph's own saver so they always match it."""
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
     SqliteSaver(conn).setup()
 
 

@@ -26,6 +26,14 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
+from claimscope.tools.find.sparse import tokenize
+from claimscope.tools.read.claim_analysis import claim_components
+from claimscope.tools.read.coverage import (
+    DEFAULT_MIN_COVERAGE,
+    ComponentTerms,
+    component_terms,
+    coverage,
+)
 from claimscope.tools.text.segmenter import without_section_label
 
 _I = re.IGNORECASE
@@ -471,15 +479,6 @@ def claim_oriented(claim: str, read: ICO, finding: str | None, sentences: Sequen
     phrase that covers at least two of its terms (tools.read.coverage), else, for an empty column, the
     abstract's first such phrase. Words that only say who ("women") are not an exposure. A claim without both ends
     leaves `read` as it is."""
-    from claimscope.tools.find.sparse import tokenize
-    from claimscope.tools.read.claim_analysis import claim_components
-    from claimscope.tools.read.coverage import (
-        DEFAULT_MIN_COVERAGE,
-        ComponentTerms,
-        component_terms,
-        coverage,
-    )
-
     parts = claim_components(claim)
     terms = component_terms(claim)
     if not (parts.subject and parts.object and terms.subject and terms.object):

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from claimscope.tools.find.sparse import tokenize
 from claimscope.tools.read.direction import Direction, sentence_direction
+from claimscope.tools.read.hierarchy.facets import is_finding
 from claimscope.tools.text.segmenter import without_section_label
 
 # A trailing judgement about the claim ("..., which directly supports the claim") is not a fact any
@@ -283,8 +284,6 @@ def states_a_finding(sentence: str) -> bool:
     """False for a sentence that states what a study set out to do or how (aims, methods) or what was
     not known before it (background), by its heading or its opening (the aspect step's is_finding,
     and the openings above); True otherwise."""
-    from claimscope.tools.read.hierarchy.facets import is_finding
-
     s = sentence.strip()
     return is_finding(s) and not _NOT_FINDING.search(without_section_label(s))
 

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
+from pypdf import PdfReader
+from pypdf.errors import PdfReadError
 
 from claimscope.tools.errors import InputError
 from claimscope.tools.models import Document
@@ -268,9 +270,6 @@ def _not_a_pdf(path: Path) -> str | None:
 
 def _pdf_text(path: Path) -> tuple[str, str]:
     """(title, text) of a PDF; raises ValueError when it cannot be read."""
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
-
     not_pdf = _not_a_pdf(path)
     if not_pdf:
         raise ValueError(not_pdf)

@@ -19,17 +19,16 @@ import os
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
 
+from claimscope.prompts.stance import PROMPT, StanceInput
 from claimscope.tools.errors import ClaimscopeError, InputError
 from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import Stance, StanceResult, StanceScorer
-
-if TYPE_CHECKING:
-    from claimscope.tools.read.document_model import DocumentModel
+from claimscope.tools.read.document_model import DocumentModel, decide, load_document_model
 
 log = logging.getLogger(__name__)
 
@@ -263,8 +262,6 @@ class LLMStanceModel(StanceModel):
         self.name = f"llm:{type(llm).__name__}:{id(llm)}"
 
     def _probs(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        from claimscope.prompts.stance import PROMPT, StanceInput
-
         out = np.zeros((len(pairs), 3), dtype=np.float32)
         limit = self.max_length * 6  # characters: a rough token budget for the prompt
         for i, (claim, ev) in enumerate(pairs):
@@ -349,8 +346,6 @@ def _label(s: float, r: float, rule: dict[str, float]) -> DocLabelName:
 
 def document_model_of(scorer: StanceScorer) -> DocumentModel | None:
     """The learned document decision shipped with `scorer` (packaged model), else None."""
-    from claimscope.tools.read.document_model import load_document_model
-
     return load_document_model(getattr(scorer, "config", None))
 
 
@@ -365,8 +360,6 @@ def decide_document(sent: Sequence[StanceResult], rule: dict[str, float], *, cla
         return DocumentLabel(label="NEI", confidence=1.0)
     rule = {**DEFAULT_DOCUMENT_RULE, **_expand(rule)}
     if model is not None and claim and sentences is not None:
-        from claimscope.tools.read.document_model import decide
-
         label, conf, idx, ev = decide(model, claim, sentences, sent, title=title,
                                       rationale_threshold=rule["rationale_threshold"])
         return DocumentLabel(label=label, confidence=round(conf, 6), rationale_indices=idx,  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
 from claimscope.tools.errors import InputError
@@ -50,8 +51,6 @@ def migrate_local_mode(root: Path, collection: str, edge: EdgeClient, *,
                        doc_keywords: Callable[[str, Sequence[str]], SparseVec],
                        with_doc_keywords: bool) -> int:
     """Copy `collection` from the local-mode store at `root` into `edge`; returns points copied."""
-    from qdrant_client import QdrantClient
-
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
