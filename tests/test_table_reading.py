@@ -100,3 +100,11 @@ def test_an_arm_is_never_the_outcome_read_twice():
     read = extract_ico("The macular integrity index decreased from 71.2 at baseline to 51.6 at 90 days (P=0.002) in "
                        "the DHA group only.")
     assert read.intervention != read.outcome
+
+
+def test_a_laboratory_study_names_its_organism_as_population():
+    assert extract_population("Synaptic glutamate release by ventromedial hypothalamic neurons", [
+        "Mice lacking VGLUT2 in SF1 neurons had hypoglycaemia during fasting.",
+        "These mice failed to mount a counterregulatory response."]) == "mice"
+    # one passing mention is earlier work, not the system studied
+    assert extract_population(None, ["As shown in mice, islets fail.", "Human islets were infected."]) is None

@@ -758,7 +758,26 @@ def extract_population(title: str | None, sentences: Sequence[str]) -> str | Non
     if found and found[0][0] == 1:
         return found[0][2]
     cells = _CELLS.search(body) or (_CELLS.search(_first_sentence(title)) if title else None)
-    return cells.group("c") if cells else None
+    return cells.group("c") if cells else _organism(title, body)
+
+
+# Laboratory work names its organism rather than a group of people: "mice lacking VGLUT2", "Drosophila
+# Dicer-2", "Arabidopsis mutants". Named in the title or at least twice in the abstract, it is the
+# system studied; one passing mention is often earlier work ("as shown in mice").
+_ORGANISMS = {
+    "mice": r"\bmice\b|\bmouse\b|\bmurine\b", "rats": r"\brats?\b", "Drosophila": r"\bDrosophila\b|\bfruit\s+fl(?:y|ies)\b",
+    "Arabidopsis": r"\bArabidopsis\b", "C. elegans": r"\bC\.\s*elegans\b|\bCaenorhabditis\b", "zebrafish": r"\bzebrafish\b",
+    "yeast": r"\byeasts?\b|\bSaccharomyces\b", "E. coli": r"\bE\.\s*coli\b|\bEscherichia\s+coli\b",
+    "rhesus monkeys": r"\brhesus\b|\bmacaques?\b",
+}
+
+
+def _organism(title: str | None, body: str) -> str | None:
+    """The organism a laboratory study names most (in its title, or twice in its abstract), else None."""
+    counts = {name: 3 * len(re.findall(p, title or "", _I)) + len(re.findall(p, body, _I))
+              for name, p in _ORGANISMS.items()}
+    name, n = max(counts.items(), key=lambda kv: kv[1])
+    return name if n >= 2 else None
 
 
 # What a title says a study compares: "Effects of X on Y in Z", "X versus Y for Z", "Association
