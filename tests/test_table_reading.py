@@ -104,7 +104,7 @@ def test_an_arm_is_never_the_outcome_read_twice():
 
 def test_a_laboratory_study_names_its_organism_as_population():
     assert extract_population("Synaptic glutamate release by ventromedial hypothalamic neurons", [
-        "Mice lacking VGLUT2 in SF1 neurons had hypoglycaemia during fasting.",
-        "These mice failed to mount a counterregulatory response."]) == "mice"
+        "Loss of VGLUT2 in SF1 neurons of mice caused hypoglycaemia during fasting.",
+        "Such mice failed to mount a counterregulatory response."]) == "mice"
     # one passing mention is earlier work, not the system studied
-    assert extract_population(None, ["As shown in mice, islets fail.", "Human islets were infected."]) is None
+    assert extract_population(None, ["Unlike the mouse gene, the human gene is spliced.", "Islet RNA was read."]) is None
