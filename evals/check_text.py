@@ -29,6 +29,7 @@ import json
 import os
 import random
 import time
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -38,7 +39,7 @@ from pydantic import BaseModel, Field
 from claimscope.agent.services import Services
 from claimscope.tools.errors import InputError
 from evals._harness import REPO, RESULTS, SHARED, WORK, code_version, write_json
-from evals._metrics import macro_f1
+from evals._metrics import macro_f1, per_class
 
 OUT_DIR = WORK / "check_text"
 TEXTS = OUT_DIR / "texts.jsonl"
@@ -309,6 +310,8 @@ def score(texts: list[EvalText], outputs: dict[str, dict[str, Any]], reader_clai
         "span_correct": share([j.span_correct for j in judged]),
         "verdict_macro_f1": round(macro_f1(gold, pred, VERDICTS), 4) if gold else None,
         "n_verdict_claims": len(gold),
+        "verdict_per_class": per_class(gold, pred, VERDICTS) if gold else None,
+        "verdict_pairs": dict(sorted(Counter(f"{g} -> {p}" for g, p in zip(gold, pred, strict=True)).items())),
         "seconds_per_claim": round(sum(outputs[t.id]["extraction_seconds"] for t in done) / n_extracted, 4)
         if n_extracted else None,
         "extraction_load_1min": [min(loads), max(loads)] if loads else None,
@@ -318,7 +321,29 @@ def score(texts: list[EvalText], outputs: dict[str, dict[str, Any]], reader_clai
         if checked else None,
         "investigation_load_1min": [min(inv_loads), max(inv_loads)] if inv_loads else None,
         "targets": {"claim_recall": 0.85, "claim_precision": 0.85, "span_correct": 0.95, "seconds_per_claim": 1.0},
+        "notes": _notes(marked, judged, done, investigated),
     }
+
+
+def _notes(marked: list[ReaderClaim], judged: list[Judgement], done: list[EvalText],
+           investigated: list[EvalText]) -> list[str]:
+    """What the figures rest on, and why a figure is None."""
+    notes = []
+    if marked:
+        readers = sorted({r.reader for r in marked})
+        notes.append(f"claim_recall pools the marks of {len(readers)} reader(s) ({', '.join(readers)}): a reader's "
+                     f"claim counts as found when a tool claim's span holds {MIN_COVER:.0%} of its characters.")
+    else:
+        notes.append(f"claim_recall is null: no reader has marked the texts' claims yet ({READER_CLAIMS.name}).")
+    if not judged:
+        notes.append(f"claim_precision and span_correct are null: readers have not judged the tool's claims yet "
+                     f"(judging packets in {JUDGE_PACKETS.relative_to(REPO)}, judgements to {JUDGEMENTS.name}).")
+    skipped = [t.id for t in done if t.gold and t not in investigated]
+    if skipped:
+        notes.append(f"verdict_macro_f1 leaves out {len(skipped)} labelled paragraph(s) not investigated yet.")
+    notes.append("seconds_per_claim is the extraction's wall time per extracted claim with the models loaded; "
+                 "extraction_load_1min is the 1-minute load average before each text (min, max).")
+    return notes
 
 
 def read_outputs(folder: Path) -> dict[str, dict[str, Any]]:

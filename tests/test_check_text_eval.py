@@ -71,6 +71,8 @@ def test_run_and_score_on_a_tiny_text(tmp_path):
     # Without labels the reader measures are None, not zero.
     bare = score([text], outputs, [], [])
     assert bare["claim_recall"] is None and bare["claim_precision"] is None
+    assert any("claim_precision and span_correct are null" in n for n in bare["notes"])
+    assert not any("are null" in n for n in result["notes"])
 
 
 def test_every_text_is_extracted_first_and_only_the_labelled_paragraphs_investigated(tmp_path):
