@@ -6,6 +6,7 @@ from __future__ import annotations
 from claimscope.tools.models import Segment
 from claimscope.tools.read.hierarchy import AspectDraft, AspectTree
 from claimscope.tools.read.hierarchy.facets import (
+    belongs,
     claim_parts,
     facet_drafts,
     find_facets,
@@ -186,3 +187,18 @@ def test_a_facet_word_used_about_something_else_is_not_quoted_under_the_facet():
     tree.set_segments(facet.id, [(about.key, 1.0)])  # the tree step found only `about` to be about it
     assigned = classify_segments(tree, [about, word_only], HashEmbedder(dim=64), min_similarity=-1.0)
     assert assigned == {about.key: facet.id, word_only.key: tree.ROOT}
+
+
+def test_a_finding_belongs_to_a_facet_only_when_it_names_the_claims_exposure():
+    other = ("Premenopausal women with an interval of 16 years between menarche and first birth had a higher "
+             "breast cancer risk than postmenopausal women.")
+    about = "Lower birthweight was linked to premenopausal, but not postmenopausal, breast cancer."
+    assert not belongs(other, "contrast", ["premenopausal"], CLAIM)  # "first birth" is not birth weight
+    assert belongs(about, "contrast", ["premenopausal"], CLAIM)
+    levels = [f.terms for f in find_facets(CLAIM, ["High birthweight and higher birth weight were associated with "
+                                                   "breast cancer risk."], k=5) if f.kind == "exposure_level"]
+    assert levels and len(levels[0]) >= 1
+    assert [d.name for d in sub_facets([*levels[0], "low birthweight"], [
+        "High birthweight was associated with breast cancer.", "Low birthweight was associated with breast cancer.",
+        "Higher birth weight was associated with breast cancer."], k=3, kind="exposure_level", claim=CLAIM)] == [
+        "high birthweight", "low birthweight"]

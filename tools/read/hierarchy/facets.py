@@ -134,6 +134,7 @@ _TIME_TAIL = re.compile(r"\s+(?:later in life|in later life|in adulthood|in chil
                         r"in old age|at \w+ age|after \d+ \w+|within \d+ \w+)$", re.I)
 _LEVEL = re.compile(r"^(?:an?\s+|the\s+)?(?:lower|higher|low|high|increased|decreased|reduced|greater|"
                     r"more|less|elevated)\s+", re.I)
+_UNREAD = "the exposure"
 # Words that cannot stand for a claim's exposure on their own (a parse that stopped too early).
 _NOT_HEADS = frozenset("prior current remote recent previous new use uses usage".split())
 
@@ -156,7 +157,7 @@ def claim_parts(claim: str) -> ClaimParts:
     exposure = _LEVEL.sub("", subject).strip() or subject
     if not [w for w in _content(exposure) if w not in _NOT_HEADS]:
         # The split stopped inside the exposure ("patients with prior | use of ..."): name it plainly.
-        exposure = "the exposure"
+        exposure = _UNREAD
     outcome = parts.object.strip()
     for _ in range(2):
         outcome = _OUTCOME_LEAD.sub("", outcome).strip()
@@ -184,22 +185,28 @@ def _stem(word: str) -> str:
 
 
 def _anchors(parts: ClaimParts) -> tuple[set[str], set[str]]:
-    """Stems of the exposure's and of the outcome's content words."""
-    return ({_stem(w) for w in _content(parts.exposure) if w not in _NOT_HEADS},
+    """Stems of the exposure's and of the outcome's content words (none for an exposure not read)."""
+    exposure = "" if parts.exposure == _UNREAD else parts.exposure
+    return ({_stem(w) for w in _content(exposure) if w not in _NOT_HEADS},
             {_stem(w) for w in _content(parts.outcome)})
 
 
 def belongs(text: str, kind: str, terms: Sequence[str], claim: str) -> bool:
-    """Whether a finding `text` is about a facet of `claim`: it uses one of the facet's `terms`, and
-    for a measurement or level facet the term stands within NEAR_WORDS words of the claim's exposure
-    (or outcome), so it qualifies the claim's relation and not some other thing the sentence names."""
+    """Whether a finding `text` is about a facet of `claim`: it names the claim's exposure (two of its
+    word stems, or its only one), uses one of the facet's `terms`, and for a measurement or level
+    facet the term stands within NEAR_WORDS words of the exposure (or the outcome), so it qualifies the
+    claim's relation and not some other thing the sentence names."""
     if not mentions(text, terms):
+        return False
+    exposure, outcome = _anchors(claim_parts(claim))
+    low = text.lower()
+    # The finding names the claim's exposure, not one word of it ("first birth" is not birth weight).
+    if exposure and sum(1 for a in exposure if a in low) < min(2, len(exposure)):
         return False
     if kind not in _NEAR_KINDS:
         return True
-    exposure, outcome = _anchors(claim_parts(claim))
     anchors = exposure | outcome
-    words = re.findall(r"[a-z][a-z0-9\-]*", text.lower())
+    words = re.findall(r"[a-z][a-z0-9\-]*", low)
     at = [i for i, w in enumerate(words) if _stem(w) in anchors]
     if not at:
         return False
@@ -250,7 +257,8 @@ _ADJECTIVE = re.compile(r"^(?:[a-z]+-[a-z]+|[a-z]+(?:al|ic|ive|ous|ary|ar|ent|an
 
 def _value_key(term: str) -> str:
     # One key for the wordings of one value: "high" / "higher" / "highest", "records" / "recorded".
-    return " ".join(re.sub(r"(?:est|er|ed|s)$", "", w)[:5] for w in re.findall(r"[a-z0-9]+", term.lower()))
+    # "high birthweight" and "higher birth weight" too: the words are joined after their endings go.
+    return "".join(re.sub(r"(?:est|er|ed|ing|s)$", "", w) for w in re.findall(r"[a-z0-9]+", term.lower()))
 
 
 def _distinct_values(terms: Sequence[str]) -> list[str]:
@@ -318,9 +326,9 @@ def find_facets(claim: str, segments: Sequence[str], *, k: int, min_segments: in
         candidates.append((kind, [w for w in words if w not in claim_low], ""))
 
     # High vs low levels of the exposure, and forms of the outcome, as the evidence words them.
-    exposure_head = [w for w in _content(parts.exposure) if w not in _NOT_HEADS]
+    exposure_head = [] if parts.exposure == _UNREAD else [w for w in _content(parts.exposure) if w not in _NOT_HEADS]
     if exposure_head and len(exposure_head) <= 4:
-        pat = re.compile(_LEVEL_WORDS + r"\s+" + r"\s+".join(map(re.escape, exposure_head[:2])))
+        pat = re.compile(_LEVEL_WORDS + r"\s+" + r"[\s\-]?".join(map(re.escape, exposure_head[:2])))
         levels = Counter(m.group(0) for low in lows for m in pat.finditer(low))
         candidates.append(("exposure_level", [t for t, _ in levels.most_common()], ""))
     outcome_head = _content(parts.outcome)
