@@ -92,7 +92,7 @@ def child_run(spec: dict[str, Any]) -> None:
     """Reference run (kill_at = 0) or a run that SIGKILLs itself at event number kill_at."""
     work = Path(spec["work"])
     inv = _investigator(work)
-    log = open(work / "events.jsonl", "a", encoding="utf-8")  # stays open until the kill
+    log = open(work / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115 - stays open until the kill
     count = 0
 
     def on_event(ev: Any) -> None:
@@ -343,10 +343,12 @@ def mcp_concurrency(n: int, workers: int) -> dict[str, Any]:
     work.mkdir(parents=True)
     port = _free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OMP_NUM_THREADS": "1"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "evals.sessions", "--child-serve", str(port), str(work), str(workers)],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"),
-    )
+    # The server writes its own copy of the log's descriptor; ours is closed once it has started.
+    with open(work / "server.log", "w") as server_log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "evals.sessions", "--child-serve", str(port), str(work), str(workers)],
+            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=server_log,
+        )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

@@ -504,5 +504,5 @@ def test_titles_match_and_organic_parsing():
                         "Mining learning and crafting scientific experiments: a literature review on the use of minecraft in education")
     doc = organic_to_document(bananas()["organic_results"][0])
     assert doc.year == 2010 and doc.authors == ["JC Robinson", "VG Saúco"] and doc.publication_types == ["Book"]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="without a title"):
         organic_to_document({"snippet": "no title"})

@@ -42,9 +42,9 @@ def test_inverted_index_is_rebuilt_in_order_with_gaps_skipped():
     assert rebuild_abstract(None) == "" and rebuild_abstract({}) == ""
     with pytest.raises(ValueError, match="position"):
         rebuild_abstract({"word": [-1]})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="other than a list of positions"):
         rebuild_abstract({"word": "3"})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="is not an object"):
         rebuild_abstract(["not", "a", "map"])
 
 

@@ -214,9 +214,9 @@ def test_stance_prompt_bench_inputs_and_bounds():
     inp = bench_inputs("Statins reduce the risk of dementia.")
     assert isinstance(inp, StanceInput) and "statins reduce" in inp.evidence
     assert "Statins reduce" in PROMPT.render(inp)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="label"):
         StanceOutput(label="maybe", confidence=0.5)  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="confidence"):
         StanceOutput(label="support", confidence=1.5)
 
 
