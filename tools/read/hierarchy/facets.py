@@ -272,33 +272,51 @@ def _distinct_values(terms: Sequence[str]) -> list[str]:
     return out
 
 
-def _short(text: str, words: int = 6) -> str:
-    parts = text.split()
-    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
+def _clean(text: str, words: int = 5) -> str:
+    """`text` lower-cased when it reads as a short phrase; "" for a long or unread part (a split that
+    went wrong would write "the groups in whom ... and rise to cell types from all ... were studied")."""
+    text = " ".join(text.split())
+    return text.lower() if text and text != _UNREAD and len(text.split()) <= words else ""
 
 
 def _rule_name(kind: str, parts: ClaimParts, terms: Sequence[str], root: str = "") -> tuple[str, str]:
-    exposure, outcome = _short(parts.exposure.lower()), _short(parts.outcome.lower())
+    exposure, outcome = _clean(parts.exposure), _clean(parts.outcome)
+    what = exposure or "the exposure"
+    rel = f"{exposure} and {outcome}" if exposure and outcome else "the claim"
     shown = ", ".join(_distinct_values(terms)[:3])
     table = {
-        "contrast": (f"{root} status", f"Whether the findings on {exposure} and {outcome} differ by {root} "
-                                        f"status ({shown})."),
-        "population": ("population studied", f"The groups in whom {exposure} and {outcome} were studied "
-                                             f"({shown})."),
-        "exposure_measure": (f"how {exposure} was measured", f"How {exposure} was measured or reported "
-                                                             f"({shown})."),
-        "exposure_level": (f"level of {exposure}", f"Which levels or doses of {exposure} the findings compare "
-                                                   f"({shown})."),
-        "comparator": ("comparison group", f"What {exposure} was compared with ({shown})."),
-        "outcome_type": (f"type of {outcome}", f"Which forms of {outcome} the findings concern ({shown})."),
-        "adjustment": ("adjustment for confounders", f"Whether the findings on {exposure} and {outcome} were "
-                                                     f"adjusted for other factors ({shown})."),
-        "time": ("time course", f"When {outcome} was observed after {exposure} ({shown})."),
+        "contrast": (f"{root} status", f"Whether the findings on {rel} differ by {root} status ({shown})."),
+        "population": ("population studied", f"Who the findings on {rel} are about ({shown})."),
+        "exposure_measure": (f"how {what} was measured", f"How {what} was measured or reported ({shown})."),
+        "exposure_level": (f"level of {what}", f"Which levels or doses of {what} the findings compare ({shown})."),
+        "comparator": ("comparison group", f"What {what} was compared with ({shown})."),
+        "outcome_type": (f"type of {outcome or 'outcome'}",
+                         f"Which forms of {outcome or 'the outcome'} the findings concern ({shown})."),
+        "adjustment": ("adjustment for confounders", f"Whether the findings on {rel} were adjusted for other "
+                                                     f"factors ({shown})."),
+        "time": ("time course", f"Over what time the findings on {rel} were observed ({shown})."),
         "mechanism": (_clip(f"mechanism: {parts.mechanism.lower()}", NAME_CHARS),
-                      f"Whether {exposure} acts on {outcome} through {parts.mechanism.lower()} ({shown})."),
+                      f"Whether {what} acts through {parts.mechanism.lower()} ({shown})."),
     }
     name, description = table[kind]
     return _clip(name, NAME_CHARS), _clip(description, DESCRIPTION_CHARS)
+
+
+_COMPARED = re.compile(r"\b(?:compared (?:with|to)|versus|vs\.?|relative to)\s+((?:[a-z0-9\-]+\s?){1,4})")
+
+
+def _compared_with(lows: Sequence[str]) -> list[str]:
+    """What the findings compare against, as they word it ("compared with nonuse or remote use" ->
+    "nonuse or remote use"): a comparison group is shown by its groups, not by the words "compared with"."""
+    out = []
+    for low in lows:
+        for m in _COMPARED.finditer(low):
+            words = [w for w in m.group(1).split() if w]
+            while words and words[-1] in _STOPWORDS:
+                words.pop()
+            if words:
+                out.append(" ".join(words))
+    return _dedupe(out)
 
 
 def find_facets(claim: str, segments: Sequence[str], *, k: int, min_segments: int = 1) -> list[Facet]:
@@ -307,6 +325,7 @@ def find_facets(claim: str, segments: Sequence[str], *, k: int, min_segments: in
     segment uses them); siblings sharing most of their segments are merged."""
     parts = claim_parts(claim)
     claim_low = claim.lower()
+    claim_stems = {_stem(w) for w in _content(claim)}
     lows = [s.lower() for s in segments]
     candidates: list[tuple[str, list[str], str]] = []  # (kind, terms, contrast root)
 
@@ -350,6 +369,8 @@ def find_facets(claim: str, segments: Sequence[str], *, k: int, min_segments: in
 
     facets: list[Facet] = []
     for kind, terms, root in candidates:
+        # A term that is a claim word in another form ("adulthood" for "adult") is the claim's own wording.
+        terms = [t for t in terms if not (len(t.split()) == 1 and _stem(t) in claim_stems)]
         used = [t for t in _dedupe(terms) if any(belongs(low, kind, [t], claim) for low in lows)]
         # The claim's own wording ("lower birth weight") is used by every on-claim segment: it
         # defines a facet only beside a term the claim does not use ("high birth weight").
@@ -360,7 +381,8 @@ def find_facets(claim: str, segments: Sequence[str], *, k: int, min_segments: in
         members = [i for i, low in enumerate(lows) if belongs(low, kind, used, claim)]
         if not used or len(members) < min_segments:
             continue
-        name, description = _rule_name(kind, parts, used, root)
+        shown = _compared_with([lows[i] for i in members]) if kind == "comparator" else []
+        name, description = _rule_name(kind, parts, shown or used, root)
         facets.append(Facet(kind=kind, name=name, description=description, terms=used[:8], segments=members))
     return _merge(sorted(facets, key=lambda f: (-len(f.segments), f.name)))[:k]
 
@@ -444,7 +466,8 @@ def sub_facets(parent_terms: Sequence[str], segments: Sequence[str], *, k: int, 
     if len(values) < 2:
         return []
     parts = claim_parts(claim) if claim else None
-    about = f" on {_short(parts.exposure.lower())} and {_short(parts.outcome.lower())}" if parts else ""
+    about = f" on {_clean(parts.exposure)} and {_clean(parts.outcome)}" if parts and _clean(parts.exposure) \
+        and _clean(parts.outcome) else ""
     return [AspectDraft(name=_clip(t, NAME_CHARS), description=_clip(f"The findings{about} that concern {t} ({c} "
                         f"excerpt{'s' if c != 1 else ''}).", DESCRIPTION_CHARS), keywords=[t], terms=[t], facet=kind)
             for t, c in values]
