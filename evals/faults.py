@@ -1,5 +1,8 @@
 """Fault benchmark: what a user meets when inputs are wrong or the machine misbehaves.
 
+Over 600 lines: one table of scenarios, each a few lines driving a real entry point, that share the
+fixtures and the runner below.
+
     python -m evals.faults [--out evals/results/faults.json]
 
 Each scenario drives the real entry points in-process (the `claimscope` command's `main()`, the

@@ -1,6 +1,9 @@
 """Careful readers' labels for the evidence reader: the pool of (claim, evidence sentence) pairs they
 read, the chunks handed to them, and the assembled label file the stance model trains on.
 
+Over 600 lines: the three phases of one labelling round (pool, collect, agreement) share the pair
+sources and the chunk format.
+
     python -m evals.stance_readers pool      # draw the pairs, write reader chunks (evals/work/)
     python -m evals.stance_readers collect   # readers' answers -> evals/labels/stance_reader_train.tsv
     python -m evals.stance_readers agreement # two-reader agreement -> evals/results/stance_readers.json

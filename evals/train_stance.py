@@ -1,5 +1,8 @@
 """Train the packaged stance cross-encoder (support / neutral / refute) from public data.
 
+Over 600 lines: the whole recipe the model card cites (data, training, export, calibration) is one
+file, so that one command reproduces the shipped model.
+
 One reproducible command (fixed seed), run from the repository root:
 
     python -m evals.train_stance            # train + export + calibrate, writes tools/read/stance_model/

@@ -1,5 +1,7 @@
 """tools/explain/ and its prompts: takeaways, local labels, perspectives, the global explanation
-and its attribution check, all with scripted fakes (no model is loaded)."""
+and its attribution check, all with scripted fakes (no model is loaded).
+
+Over 600 lines: the tests of one package, sharing its fixture documents and fakes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
 """The investigation's steps, one graph node each.
 
+Over 600 lines: the step table and the steps it names stay in one module, so that a step's
+function, its readiness test and its row are read together (the explain step's work on a set of
+local labels is in explanation.py).
+
 Each step reads the (JSON-able) state, calls tools with the services from the runtime context, and
 returns a state update that marks it done. Pydantic results are dumped here and re-validated when a
 later step needs them, so a resumed run never depends on pickled objects.
