@@ -5,16 +5,14 @@ spans open each claim's full report; markup in the text never runs. Run with `py
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
-from claimscope.agent.check import TextChecker
 from claimscope.agent.investigation import Investigator
 from claimscope.agent.runs import RunManager
 from claimscope.agent.web.app import background_server
 from tests.investigation_fixtures import make_services
 from tests.test_web_browser import Watched, browser  # noqa: F401 (the module's browser fixture)
+from tests.test_web_check import hold_second_claim
 
 pytestmark = pytest.mark.browser
 
@@ -35,15 +33,7 @@ def _paste(page, base: str, text: str) -> None:
 
 
 def test_review_progress_and_the_marked_text_in_the_browser(browser, tmp_path, monkeypatch):  # noqa: F811
-    release = threading.Event()
-    real = TextChecker._investigate
-
-    def held_second(self, record, claim, options, index, *args, **kwargs):
-        if index == 2:
-            release.wait(30)
-        return real(self, record, claim, options, index, *args, **kwargs)
-
-    monkeypatch.setattr(TextChecker, "_investigate", held_second)
+    release = hold_second_claim(monkeypatch)
     manager = RunManager(Investigator(make_services(tmp_path)), max_workers=1)
     w = Watched(browser)
     page = w.page

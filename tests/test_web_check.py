@@ -37,6 +37,21 @@ def app(tmp_path):
     manager.shutdown(cancel=True, wait=True)
 
 
+def hold_second_claim(monkeypatch: Any) -> threading.Event:
+    """The second claim of a check waits until the returned event is set (at most 30 s), so a
+    test sees a check in the middle of its run."""
+    release = threading.Event()
+    real = TextChecker._investigate
+
+    def held_second(self, record, claim, options, index, *args, **kwargs):
+        if index == 2:
+            release.wait(30)
+        return real(self, record, claim, options, index, *args, **kwargs)
+
+    monkeypatch.setattr(TextChecker, "_investigate", held_second)
+    return release
+
+
 def _submit(client: TestClient, text: str = TEXT, files: Any = None, **extra: str) -> Any:
     csrf = _csrf(client.get("/check").text)
     return client.post("/check", data={"csrf": csrf, "text": text, **OPTIONS, **extra}, files=files,
@@ -146,15 +161,7 @@ def test_a_bad_edit_is_refused_with_the_claim_named_and_the_wordings_kept(app):
 
 
 def test_progress_per_claim_cancel_and_resume(app, monkeypatch):
-    release = threading.Event()
-    real = TextChecker._investigate
-
-    def held_second(self, record, claim, options, index, *args, **kwargs):
-        if index == 2:
-            release.wait(30)
-        return real(self, record, claim, options, index, *args, **kwargs)
-
-    monkeypatch.setattr(TextChecker, "_investigate", held_second)
+    release = hold_second_claim(monkeypatch)
     cid = _check_id(_submit(app))
     assert _review(app, cid, **{"check-c1": "1", "check-c3": "1"}).status_code == 303
     deadline = time.monotonic() + 60
