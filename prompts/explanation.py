@@ -5,7 +5,7 @@ explanation for the given claim by considering the provided abstracts").
 Citations are indices into the numbered evidence list shown in the prompt. The output schema
 built by `prompt_for(n)` only admits the integers 1..n (a JSON-schema enum), so a citation of a
 sentence that is not in the evidence cannot be produced by a schema-constrained model and fails
-validation for any other; tools/explain.py maps the indices back to "docid#idx" keys.
+validation for any other; tools/explain/ maps the indices back to "docid#idx" keys.
 
 This module also owns the numbering helpers that the takeaway, local-label and perspective
 prompts share (`numbered`, `index_literal`, `index_list`).

@@ -5,7 +5,7 @@ sentences behind the documents' labels), then the model restates each sentence i
 one call per sentence. A 1.5B model that is asked to summarise and cite at once writes claims no
 source states; restating one given sentence keeps every sentence of the explanation traceable to
 the sentence it cites, and a restatement that the attribution check rejects is replaced by the
-quote itself (tools/explain.py).
+quote itself (tools/explain/).
 """
 
 from __future__ import annotations

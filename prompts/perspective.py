@@ -2,7 +2,7 @@
 (ClaimSpect: per aspect node, a short summary per stance grounded in the segments).
 
 Segments are shown numbered; the answer cites them by number (restricted by `prompt_for(n)` to
-those shown) and tools/explain.py maps the numbers back to segment keys.
+those shown) and tools/explain/ maps the numbers back to segment keys.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ evidence, in the spirit of "verify then edit" post-hoc attribution repair).
 
 The model sees the failing sentence and its cited sentences numbered [S1]..[Sn]; the output schema
 built by `prompt_for(n)` admits only citations 1..n, so a revision cannot cite anything new.
-tools/explain.py re-runs the attribution check on the revision and keeps it only if it passes.
+tools/explain/ re-runs the attribution check on the revision and keeps it only if it passes.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ provide any stance about the claim.").
 
 The abstract is shown as numbered sentences; the sentences retrieval matched carry a "*". The
 answer names the sentences the takeaway rests on by number, restricted by `prompt_for(n)` to the
-sentences shown. An unrelated abstract has no takeaway and is pruned by tools/explain.py.
+sentences shown. An unrelated abstract has no takeaway and is pruned by tools/explain/.
 """
 
 from __future__ import annotations

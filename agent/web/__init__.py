@@ -2,7 +2,7 @@
 
 `create_app(manager)` builds the Starlette app over a `RunManager` (agent/runs.py): the pages start
 investigations, stream their progress (server-sent events), take guided review decisions, show the
-report and answer follow-up questions through the chat's tools (agent/chat.py). `serve()` runs it
+report and answer follow-up questions through the chat's tools (agent/chat/). `serve()` runs it
 with uvicorn (`claimscope serve`).
 
 One module per concern: app (assembly, settings, serving), security (access token, CSRF, body

@@ -1,8 +1,9 @@
-"""From evidence to what a user reads: perspective summaries per aspect and stance, per-document
-takeaways and local labels, the global explanation and its attribution check.
+"""Explain: from evidence to what a user reads. Owns the perspective summaries per aspect and
+stance, the per-document takeaways and local labels, the global explanation and its attribution
+check.
 
-Method: "Faithful reasoning over scientific claims" (Tan et al.; DESIGN.md). Per abstract a
-takeaway (unrelated abstracts are pruned), a local label on the 7-grade scale with a reason, then
+Method: "Faithful reasoning over scientific claims" (Tan et al.; docs/methods/explanations.md). Per
+abstract a takeaway (unrelated abstracts are pruned), a local label on the 7-grade scale with a reason, then
 a global explanation that summarises the local explanations (No Evidence excluded) in which every
 sentence cites the source sentences it rests on, and a check that traces each sentence to them.
 

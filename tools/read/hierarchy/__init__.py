@@ -14,7 +14,7 @@ Proposed names are tidied into phrases and checked (`tools.text.text_guard`): a 
 finding is dropped, a description copied from an excerpt is replaced by a written one. Which
 segments a node may be grown from and keep is decided by `tools.read.relevance.node_relevance`.
 
-Discriminative score of segment s for node t with siblings N (DESIGN.md):
+Discriminative score of segment s for node t with siblings N (ClaimSpect; docs/methods/hierarchy.md):
     pos(s) = harmonic-weighted mean (weights 1, 1/2, 1/3, ...) of cos(s, q_i), queries from `node_queries`
     neg(s) = 0.5 * mean_{n in N} pos_n(s) + 0.5 * max_{n in N} pos_n(s)
     score  = (beta * pos) / (gamma * neg)

@@ -1,6 +1,6 @@
 """Ranking segments for a node: its queries and the discriminative score against its siblings.
 
-Discriminative score of segment s for node t with siblings N (DESIGN.md):
+Discriminative score of segment s for node t with siblings N (ClaimSpect; docs/methods/hierarchy.md):
     pos(s) = harmonic-weighted mean (weights 1, 1/2, 1/3, ...) of cos(s, q_i), queries from `node_queries`
     neg(s) = 0.5 * mean_{n in N} pos_n(s) + 0.5 * max_{n in N} pos_n(s)
     score  = (beta * pos) / (gamma * neg)
