@@ -7,10 +7,11 @@
     checked = check_text(open("press_release.md").read(), corpora=["scifact"])
     print(checked.counts())
 
-The argument models below (`InvestigateArgs`, `ToolOptions`, `SearchArgs`, `CheckTextArgs`) are the single source of
-the tools' parameters: the OpenAI function schemas (`tool_schemas()`), the LangChain tools
-(`langchain_tools()`) and the MCP server's tools (agent/mcp_server.py) are all generated from them,
-so the three cannot drift apart.
+The argument models below (`InvestigateArgs`, `SearchArgs`, `CheckTextArgs`, with `ToolOptions`, which
+agent/options.py derives from the run options' one declaration) are the single source of the tools'
+parameters: the OpenAI function schemas (`tool_schemas()`), the LangChain tools (`langchain_tools()`)
+and the MCP server's tools (agent/mcp_server.py) are all generated from them, so the three cannot
+drift apart.
 """
 
 from __future__ import annotations
@@ -20,24 +21,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from claimscope.agent.bounds import (
-    AspectsPerNode,
-    ClaimKind,
-    Depth,
-    PlannerMode,
-    Sources,
-    TopDocuments,
-    Year,
-)
 from claimscope.agent.check import CheckHandler, EditedClaim
 from claimscope.agent.graph.events import ProgressEvent
-from claimscope.agent.graph.state import InvestigationOptions
-from claimscope.agent.investigation import (
-    Investigator,
-    RunResult,
-    ainvestigate,
+from claimscope.agent.investigation import Investigator, RunResult, ainvestigate, investigate
+from claimscope.agent.options import (
+    REFUSED,
+    CorpusName,
+    InvestigationOptions,
+    SessionOptions,
+    ToolOptions,
     default_options,
-    investigate,
 )
 from claimscope.agent.report import Report, render
 from claimscope.agent.report.text_model import TextReport
@@ -52,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EvidenceHit", "InvestigateArgs", "InvestigationOptions", "Investigator", "ProgressEvent", "Report",
-    "RunEvent", "RunManager", "RunResult", "SearchArgs", "Services", "SessionInfo", "Settings", "ToolOptions",
+    "RunEvent", "RunManager", "RunResult", "SearchArgs", "Services", "SessionInfo", "SessionOptions", "Settings", "ToolOptions",
     "CheckTextArgs", "TextReport", "check_text", "ainvestigate", "default_options", "get_settings", "investigate", "langchain_tools", "load_settings",
     "search_evidence", "tool_schemas", "validate_args",
 ]
@@ -77,47 +70,6 @@ CHECK_DESCRIPTION = (
     "settle, not opinions, plans or definitions), investigate each against the literature, and return the text "
     "with each claim marked supported / refuted / mixed / insufficient evidence. Takes minutes per claim."
 )
-
-CorpusName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
-
-
-class ToolOptions(BaseModel):
-    """Per-investigation choices a caller may make; anything left out comes from claimscope's settings."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    corpora: list[CorpusName] | None = Field(
-        None, max_length=20, description="Local corpora to search (names given to `claimscope ingest --corpus`)."
-    )
-    sources: Sources | None = Field(None, description="Evidence sources to query.")
-    depth: Depth | None = Field(None, description="Depth of the aspect hierarchy.")
-    top_k_aspects: AspectsPerNode | None = Field(None, description="Aspects proposed per node.")
-    top_documents: TopDocuments | None = Field(None, description="Documents given a takeaway and local label.")
-    year_min: Year | None = Field(None, description="Earliest publication year.")
-    year_max: Year | None = Field(None, description="Latest publication year.")
-    planner: PlannerMode | None = Field(
-        None, description="'fixed' runs the steps in the papers' order; 'llm' lets the model choose the next step."
-    )
-    perspectives: bool | None = Field(None, description="Summarise each stance per top-level aspect.")
-    claim_kind: ClaimKind | None = Field(
-        None, description="How to read the claim: 'empirical' (evidence reports findings on its relation), "
-        "'debate' (evidence argues for or against it, e.g. 'Vaccination must be made compulsory'), or 'auto'.",
-    )
-
-    def to_options(self, settings: Settings, **extra: Any) -> InvestigationOptions:
-        """The full investigation options: settings' defaults overridden by what was given here."""
-        if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
-            raise InputError(f"year_min ({self.year_min}) is after year_max ({self.year_max}).")
-        return default_options(settings, **self.model_dump(exclude_none=True), **extra)
-
-
-class SessionOptions(ToolOptions):
-    """Options of a background (MCP) investigation: the same as ToolOptions, plus guided review."""
-
-    guided: bool | None = Field(
-        None, description="Pause at review points (claim, sources, hierarchy, verdict) for answer() decisions."
-    )
-
 
 # A claim's content is checked once, at intake (investigation.accept_claim), with the same message
 # for every entry point; the schema only shows a calling model the bounds intake applies.
@@ -186,11 +138,15 @@ class EvidenceHit(BaseModel):
 
 
 def describe_validation_error(exc: ValidationError, what: str) -> str:
-    """One line naming each bad field and why, for a person or a calling model."""
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
-    )
-    return f"invalid {what} ({problems})."
+    """One line naming each bad field and why, for a person or a calling model. Refused run options
+    read as the options model words them (agent/options.refusal), alone when nothing else is wrong,
+    so that every entry point shows the same line for them."""
+    errors = exc.errors()
+    refused = [str(e["msg"]).rstrip(".") for e in errors if e["type"] == REFUSED]
+    others = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in errors if e["type"] != REFUSED]
+    if refused and not others:
+        return "; ".join(dict.fromkeys(refused)) + "."
+    return f"invalid {what} ({'; '.join([*others, *refused])})."
 
 
 def validate_args(model: type[BaseModel], raw: Any) -> Any:
@@ -243,9 +199,7 @@ def check_text(
 
     opts = validate_args(ToolOptions, options)
     svc = services or Services(get_settings())
-    opts.to_options(svc.settings)
-    return run_check(text, services=svc, claims=claims, on_event=on_event, cancel=cancel,
-                     **opts.model_dump(exclude_none=True))
+    return run_check(text, services=svc, claims=claims, on_event=on_event, cancel=cancel, **opts.given())
 
 
 # ------------------------------------------------------------------------------------ tool schemas
@@ -312,7 +266,7 @@ def langchain_tools(services: Services | None = None) -> list[StructuredTool]:
 
         opts = validate_args(ToolOptions, options.model_dump() if isinstance(options, BaseModel) else options)
         edits = [c.model_dump(exclude_none=True) if isinstance(c, BaseModel) else c for c in claims or []]
-        report = check_text(text, services=services, claims=edits or None, **opts.model_dump(exclude_none=True))
+        report = check_text(text, services=services, claims=edits or None, **opts.given())
         data = report.model_dump(mode="json")
         return render_text_report(report, "md"), data
 

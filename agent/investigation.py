@@ -17,15 +17,16 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from claimscope.agent.datadir import disk_full, ensure_data_dir
 from claimscope.agent.graph.build import build_graph
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.state import InvestigationOptions
+from claimscope.agent.options import default_options as default_options
 from claimscope.agent.services import Services
 from claimscope.agent.sessions.checkpoint import Checkpoints
-from claimscope.agent.settings import Settings, get_settings
+from claimscope.agent.settings import get_settings
 from claimscope.tools.errors import InputError
 
 EventHandler = Callable[[ProgressEvent], None]
@@ -140,24 +141,6 @@ def check_corpora(services: Services, corpora: list[str], sources: Sequence[str]
     if unknown:
         known = ", ".join(names) if names else "none yet; add one with `claimscope ingest PATH --corpus NAME`"
         raise InputError(f"unknown corpus {', '.join(map(repr, unknown))} (corpora: {known}).")
-
-
-def default_options(settings: Settings, **overrides: Any) -> InvestigationOptions:
-    """Options from settings, with per-run overrides; bad values become an InputError."""
-    base: dict[str, Any] = {
-        "sources": list(settings.search.sources),
-        "depth": settings.hierarchy.depth,
-        "top_k_aspects": settings.hierarchy.top_k,
-        "top_documents": settings.verdict.top_documents,
-        "docs_per_query": settings.search.top_k,
-        "claim_kind": settings.stance.claim_kind,
-    }
-    base.update({k: v for k, v in overrides.items() if v is not None})
-    try:
-        return InvestigationOptions.model_validate(base)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise InputError(f"invalid investigation options ({problems}).") from exc
 
 
 class Investigator:

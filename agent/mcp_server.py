@@ -117,14 +117,18 @@ def _next_hint(info: SessionInfo) -> str:
 
 class ClaimscopeServer(MCPServer):
     """MCPServer whose argument errors read as one line per bad field (the SDK passes pydantic's
-    multi-line text with documentation links through)."""
+    multi-line text with documentation links through), and whose refusals read as at every other
+    entry point (the SDK puts "Error executing tool NAME: " before them)."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
-            if isinstance(exc.__cause__, ValidationError):
-                raise ToolError(describe_validation_error(exc.__cause__, f"arguments for {name}")) from exc.__cause__
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                raise ToolError(describe_validation_error(cause, f"arguments for {name}")) from cause
+            if type(exc) is ToolError and type(cause) is ToolError:
+                raise ToolError(str(cause)) from cause
             raise
 
 
@@ -244,9 +248,8 @@ def build_server(manager: RunManager | None = None, *, name: str = "claimscope")
 
         def run() -> str:
             opts = options or ToolOptions()
-            opts.to_options(runs.investigator.services.settings)
             report = check_text(text, investigator=runs.investigator, claims=claims, on_event=progress,
-                                cancel=cancel, **opts.model_dump(exclude_none=True))
+                                cancel=cancel, **opts.given())
             return render_text_report(report, format)
 
         try:

@@ -256,11 +256,11 @@ _refusal("chinese_claim", ("investigate", "维生素D补充剂可以预防呼吸
 _refusal("unknown_corpus", ("investigate", CLAIM, "--corpus", "nosuchcorpus", "--sources", "local"),
          "unknown corpus 'nosuchcorpus'", "fixture")
 _refusal("depth_out_of_range", ("investigate", CLAIM, *RUN_ARGS, "--depth", "9"), "depth")
-_refusal("top_docs_zero", ("investigate", CLAIM, *RUN_ARGS, "--top-docs", "0"), "top-docs")
+_refusal("top_docs_zero", ("investigate", CLAIM, *RUN_ARGS, "--top-docs", "0"), "top_documents")
 _refusal("years_reversed", ("investigate", CLAIM, *RUN_ARGS, "--year-min", "2020", "--year-max", "2010"), "year")
 _refusal("unknown_format", ("investigate", CLAIM, "--corpus", "fixture", "-f", "pdf"), "format")
 _refusal("unknown_source", ("investigate", CLAIM, "--corpus", "fixture", "--sources", "google"), "sources")
-_refusal("unknown_claim_kind", ("investigate", CLAIM, *RUN_ARGS, "--claim-kind", "opinion"), "claim-kind")
+_refusal("unknown_claim_kind", ("investigate", CLAIM, *RUN_ARGS, "--claim-kind", "opinion"), "claim_kind")
 
 
 def _no_controls(text: str) -> str | None:
@@ -407,7 +407,7 @@ _mcp_refusal("mcp_unknown_corpus", {"claim": CLAIM, "options": {"corpora": ["nos
              "unknown corpus 'nosuchcorpus'", "fixture")
 _mcp_refusal("mcp_claim_too_long", {"claim": "vitamin " * 1250}, "claim")
 _mcp_refusal("mcp_chinese_claim", {"claim": "维生素D补充剂可以预防呼吸道感染"}, "Chinese", "English")
-_mcp_refusal("mcp_out_of_range_option", {"claim": CLAIM, "options": {"depth": 7}}, "options.depth")
+_mcp_refusal("mcp_out_of_range_option", {"claim": CLAIM, "options": {"depth": 7}}, "depth must be between")
 
 
 @scenario("bad input")

@@ -251,7 +251,7 @@ def test_no_page_shows_developer_text_in_any_session_state(monkeypatch, tmp_path
     finally:
         manager.shutdown(cancel=True, wait=True)
     assert "The run stopped: the language model did not answer in time" in html.unescape(pages["failed"])
-    assert "Depth of the aspect tree must be between 1 and 3" in pages["form: bad depth"]
+    assert "depth must be between 1 and 3, not 9." in pages["form: bad depth"]
     assert "Page not found" in pages["missing page"] and 'href="/"' in pages["missing session"]
     for where, page in pages.items():
         assert 'class="error"' in page or not where.startswith("form"), where

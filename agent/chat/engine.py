@@ -53,6 +53,7 @@ from claimscope.agent.graph.readers import (
 )
 from claimscope.agent.graph.state import InvestigationState
 from claimscope.agent.investigation import Investigator, RunResult, default_options
+from claimscope.agent.options import SessionOptions, validated
 from claimscope.tools.errors import InputError
 from claimscope.tools.llm import LLMError, ToolSpec
 from claimscope.tools.models import Document, SentenceKey
@@ -160,7 +161,8 @@ class ChatEngine:
     def __init__(self, investigator: Investigator, session_id: str | None = None,
                  options: dict[str, Any] | None = None) -> None:
         self.inv = investigator
-        self.options = dict(options or {})
+        # the run options of the chat's investigations, refused here, before the chat starts
+        self.options = validated(SessionOptions, options or {}).given()
         self.expect_claim = False  # set by "new": the next message is a claim, not a follow-up
         self.path = chats_dir(investigator)
         if session_id is not None:

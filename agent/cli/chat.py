@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from claimscope.agent.bounds import DEPTH_MAX, DEPTH_MIN, SOURCE_NAMES, parse_sources
 from claimscope.agent.cli import app
+from claimscope.agent.cli import options as opt
 from claimscope.agent.cli.investigate import _print_event
 
 console = Console()
@@ -23,21 +23,17 @@ HELP = (
 
 
 @app.command()
+@opt.run_option_flags("sessions")
 def chat(
     session: Annotated[str | None, typer.Option(help="Continue this chat session.")] = None,
-    corpus: Annotated[list[str] | None, typer.Option("--corpus", "-c", help="Local corpus to search (repeatable).")] = None,
-    sources: Annotated[str | None, typer.Option(help=f"Comma-separated: {','.join(SOURCE_NAMES)}.")] = None,
-    depth: Annotated[int | None, typer.Option(min=DEPTH_MIN, max=DEPTH_MAX, help="Aspect hierarchy depth.")] = None,
-    guided: Annotated[bool, typer.Option("--guided", help="Pause for your review at each review point.")] = False,
+    given: opt.GivenOptions = opt.FROM_FLAGS,
 ) -> None:
     """Chat with claimscope: investigate claims and ask follow-ups answered from the evidence."""
     from claimscope.agent.chat import ChatEngine
     from claimscope.agent.investigation import Investigator
     from claimscope.tools.errors import ClaimscopeError
 
-    options = {"corpora": list(corpus or []), "sources": parse_sources(sources) if sources else None,
-               "depth": depth, "guided": guided or None}
-    engine = ChatEngine(Investigator(), session, {k: v for k, v in options.items() if v is not None})
+    engine = ChatEngine(Investigator(), session, given.given())
     console.print(f"[bold]claimscope chat[/] — session {engine.session.id}. {HELP}")
     for m in engine.session.messages[-6:]:
         console.print(f"[dim]{m.role}> {m.text[:500]}[/]", markup=True, highlight=False)
@@ -66,7 +62,7 @@ def chat(
             console.print("[yellow]step cancelled; the session is kept. Type 'continue' to resume it.[/]")
             continue
         except ClaimscopeError as exc:
-            console.print(f"[red]{exc}[/]")
+            console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
             continue
         console.print(reply.text, markup=False, highlight=False)
     engine.save()

@@ -82,17 +82,11 @@ def _write(text: str, out: Path | None, what: str) -> None:
 
 
 @app.command()
+@opt.run_option_flags("tools")
 def check(
     source: Annotated[str | None, typer.Argument(help="The text to check: a .txt, .md or .pdf file, or - for "
                                                       "standard input.")] = None,
-    corpus: opt.Corpus = None,
-    sources: opt.Sources = None,
-    depth: opt.Depth = None,
-    aspects: opt.Aspects = None,
-    top_docs: opt.TopDocs = None,
-    year_min: opt.YearMin = None,
-    year_max: opt.YearMax = None,
-    no_perspectives: opt.NoPerspectives = False,
+    given: opt.GivenOptions = opt.FROM_FLAGS,
     claims_only: Annotated[bool, typer.Option("--claims-only", help="Only extract the claims and write them as "
                                               "JSON to edit, for --claims.")] = False,
     claims: Annotated[Path | None, typer.Option("--claims", help="A claims file written by --claims-only (and "
@@ -128,7 +122,6 @@ def check(
     if resume is not None and (source is not None or claims is not None or claims_only):
         raise InputError("--resume continues a saved check with its own text and claims: give no FILE, --claims "
                          "or --claims-only with it.")
-    opt.check_years(year_min, year_max)
 
     if claims_only:
         text, name = _read_text(source or "-")
@@ -150,9 +143,7 @@ def check(
         record = checker.store.load(resume)
     else:
         text, name = _read_text(source or "-")
-        opts = opt.run_options(inv.services.settings, corpus=corpus, sources=sources, depth=depth, aspects=aspects,
-                               top_docs=top_docs, year_min=year_min, year_max=year_max,
-                               no_perspectives=no_perspectives)
+        opts = given.to_options(inv.services.settings)
         check_corpora(inv.services, list(opts.corpora), opts.sources)
         edits = _claim_edits(claims, extract_claims(text, max_chars=inv.services.settings.check.max_text_chars).claims) \
             if claims is not None else None

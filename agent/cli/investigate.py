@@ -54,23 +54,11 @@ def _investigator(session: str | None) -> Investigator:
 
 
 @app.command()
+@opt.run_option_flags("cli")
 def investigate(
     claim: Annotated[str, typer.Argument(help="The claim to investigate, in quotes.")],
-    corpus: opt.Corpus = None,
+    given: opt.GivenOptions = opt.FROM_FLAGS,
     ingest: Annotated[Path | None, typer.Option(help="Ingest this file/folder into the first --corpus first (idempotent).")] = None,
-    sources: opt.Sources = None,
-    depth: opt.Depth = None,
-    aspects: opt.Aspects = None,
-    top_docs: opt.TopDocs = None,
-    year_min: opt.YearMin = None,
-    year_max: opt.YearMax = None,
-    planner: Annotated[str, typer.Option(help="'fixed' policy or 'llm' chooses the next step.")] = "fixed",
-    stop_after: Annotated[str | None, typer.Option(help="'hierarchy': stop once the aspect tree is built.")] = None,
-    guided: Annotated[bool, typer.Option("--guided", help="Pause for your review at each review point.")] = False,
-    no_perspectives: opt.NoPerspectives = False,
-    claim_kind: Annotated[str | None, typer.Option(
-        "--claim-kind", help="auto, empirical (findings on the claim's relation) or debate (arguments for / against)."
-    )] = None,
     fmt: opt.Format = "md",
     out: opt.Out = None,
     session: Annotated[str | None, typer.Option(help="Session id: resume it if it exists, else start it under this id.")] = None,
@@ -85,23 +73,16 @@ def investigate(
     from claimscope.agent.report import report_format
 
     report_format(fmt)
-    if planner not in ("fixed", "llm"):
-        raise InputError(f"--planner must be 'fixed' or 'llm', not {planner!r}.")
-    if claim_kind is not None and claim_kind not in ("auto", "empirical", "debate"):
-        raise InputError(f"--claim-kind must be auto, empirical or debate, not {claim_kind!r}.")
-    opt.check_years(year_min, year_max)
-    corpora = list(corpus or [])
     inv = _investigator(session)
     open_store(inv.services)
+    opts = given.to_options(inv.services.settings)
+    corpora = list(opts.corpora)
     if ingest is not None:
         if not corpora:
             raise InputError("--ingest needs --corpus NAME to ingest into.")
         from claimscope.agent.cli.corpus import ingest_path
 
         ingest_path(ingest, corpora[0], store=inv.services.store, quiet=quiet)
-    opts = opt.run_options(inv.services.settings, corpus=corpora, sources=sources, depth=depth, aspects=aspects,
-                           top_docs=top_docs, year_min=year_min, year_max=year_max, no_perspectives=no_perspectives,
-                           planner=planner, stop_after=stop_after, guided=guided or None, claim_kind=claim_kind)
     # A session resumed by id keeps the options it was started with.
     check_corpora(inv.services, corpora, None if session and inv.state(session) else opts.sources)
     # The run's id is chosen here, so its lease is held from the first step: another terminal then

@@ -10,19 +10,9 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Literal, Required, TypedDict
 
-from pydantic import BaseModel, Field
-
-from claimscope.agent.bounds import (
-    AspectsPerNode,
-    ClaimKind,
-    Depth,
-    DocsPerQuery,
-    PlannerMode,
-    Source,
-    Sources,
-    TopDocuments,
-    Year,
-)
+# The run options are declared with their entry points' derivations in agent/options.py; the state
+# holds them dumped, and readers.options_of reads them back.
+from claimscope.agent.options import InvestigationOptions as InvestigationOptions
 
 Status = Literal["running", "no_evidence", "complete", "budget_exhausted", "failed"]
 
@@ -72,34 +62,6 @@ def record_steps(old: list[str] | None, new: list[str] | None) -> list[str]:
         else:
             out.append(item)
     return out
-
-
-def _local_only() -> list[Source]:
-    return ["local"]
-
-
-class InvestigationOptions(BaseModel):
-    """What a user may choose per investigation (defaults come from settings; bounds from
-    agent/bounds.py, shared with the settings, the API and the CLI)."""
-
-    corpora: list[str] = Field(default_factory=list, description="Local corpora to search.")
-    sources: Sources = Field(default_factory=_local_only, description="Evidence sources.")
-    depth: Depth = Field(2, description="Aspect hierarchy depth.")
-    top_k_aspects: AspectsPerNode = Field(3, description="Aspects per node.")
-    top_documents: TopDocuments = Field(5, description="Documents given a takeaway and local label.")
-    docs_per_query: DocsPerQuery = Field(50, description="Documents kept per retrieval query.")
-    year_min: Year | None = None
-    year_max: Year | None = None
-    planner: PlannerMode = Field("fixed", description="'fixed' policy or 'llm' chooses the next step.")
-    perspectives: bool = Field(True, description="Summarise each stance per top-level aspect (LLM).")
-    guided: bool = Field(False, description="Pause for a person's review at each review point.")
-    claim_kind: ClaimKind = Field(
-        "auto", description="How the claim is read: detected, empirical (findings on its relation) or debate "
-        "(arguments for or against it).",
-    )
-    stop_after: Literal["hierarchy"] | None = Field(
-        None, description="'hierarchy': report once the aspect hierarchy is built (no stance/verdict)."
-    )
 
 
 class InvestigationInput(TypedDict, total=False):
@@ -217,7 +179,7 @@ class DecisionRecord(TypedDict):
 
 class InvestigationState(TypedDict, total=False):
     claim: str
-    options: Dumped  # InvestigationOptions
+    options: Dumped  # agent.options.InvestigationOptions
     investigation_corpus: str
     analysis: Dumped  # tools.read.claim_analysis.ClaimAnalysis
     documents: Annotated[dict[str, DocumentRecord], merge_dicts]

@@ -13,6 +13,8 @@ import re
 
 from pydantic import ValidationError
 
+from claimscope.agent.options import refusal
+
 log = logging.getLogger("claimscope.web")
 
 # Text written for developers: a traceback, a library's exception name, a model library's name.
@@ -35,8 +37,6 @@ CAUSES = (
     (re.compile(r"auth|api.?key|\b401\b", re.I), "the language model refused the configured API key"),
     (re.compile(r"connect|unreachable|name resolution", re.I), "the language model could not be reached"),
 )
-FIELD_LABELS = {"corpora": "Local corpora", "sources": "Sources", "depth": "Depth of the aspect tree",
-                "claim_kind": "Read the claim as", "guided": "Guided"}
 
 
 def cause(text: str) -> str:
@@ -90,20 +90,5 @@ def run_error(text: str) -> str:
 
 
 def options_error(exc: ValidationError) -> str:
-    """A refused New-investigation form, naming each field by its label on the page."""
-    parts = []
-    for err in exc.errors():
-        field = str(err["loc"][0]) if err["loc"] else ""
-        label = FIELD_LABELS.get(field, field or "the form")
-        ctx = err.get("ctx") or {}
-        if field == "depth":
-            from claimscope.agent.bounds import DEPTH_MAX, DEPTH_MIN
-
-            parts.append(f"{label} must be between {DEPTH_MIN} and {DEPTH_MAX}")
-        elif "expected" in ctx:
-            parts.append(f"{label} must be one of {ctx['expected']}")
-        elif err["type"] == "extra_forbidden":
-            parts.append(f"{label} is not a field of this form")
-        else:
-            parts.append(f"{label}: {str(err['msg']).lower()}")
-    return "; ".join(dict.fromkeys(parts)) + "; choose again and resubmit."
+    """A refused form's run options, in the line every entry point shows (agent/options.refusal)."""
+    return refusal(exc)

@@ -34,7 +34,7 @@ from starlette.routing import Route
 from claimscope.agent.graph.steps import STEP_NAMES
 from claimscope.agent.runs import RunEvent, SessionInfo
 from claimscope.agent.web.app import IngestJob, WebContext
-from claimscope.agent.web.messages import log, options_error, plain, report_for_web
+from claimscope.agent.web.messages import log, plain, report_for_web
 from claimscope.agent.web.security import checked_form
 from claimscope.tools.errors import InputError
 
@@ -81,26 +81,14 @@ def routes(ctx: WebContext) -> list[Route]:
         return page("new.html", **await _blocking(lambda: form_choices(manager)))
 
     async def new_submit(request: Request) -> Response:
-        from pydantic import ValidationError
-
-        from claimscope.agent.api import SessionOptions
         from claimscope.agent.investigation import UnreadableLanguageError
+        from claimscope.agent.web.options import form_options
 
         form = await checked_form(request, ctx.csrf)
         claim = str(form.get("claim") or "")
-        raw: dict[str, Any] = {
-            "corpora": _strings(form, "corpora") or None,
-            "sources": _strings(form, "sources") or None,
-            "depth": str(form.get("depth") or "") or None,
-            "claim_kind": str(form.get("claim_kind") or "") or None,
-            "guided": bool(form.get("guided")),
-        }
 
         def start() -> str:
-            try:
-                given = SessionOptions.model_validate(raw)
-            except ValidationError as exc:
-                raise InputError(options_error(exc)) from exc
+            given = form_options(form, "sessions")
             return manager.start(claim, given.to_options(manager.investigator.services.settings))
 
         try:
@@ -111,11 +99,12 @@ def routes(ctx: WebContext) -> list[Route]:
                            "write the claim in English.")
             else:
                 message = plain(str(exc))
+            from claimscope.agent.web.options import form_values
+
             choices = await _blocking(lambda: form_choices(manager))
-            choices["defaults"] = {**choices["defaults"], **{k: v for k, v in raw.items() if v is not None},
-                                   "claim": claim}
-            if raw["corpora"] is None:  # an unticked box stays unticked
-                choices["defaults"]["corpora"] = []
+            sent = form_values(form, "sessions")
+            # the form as it was left: an unticked box stays unticked
+            choices["defaults"] = {**choices["defaults"], **sent, "corpora": sent.get("corpora", []), "claim": claim}
             return page("new.html", status=400, error=message, **choices)
         return RedirectResponse(f"/sessions/{sid}", status_code=303)
 
@@ -341,6 +330,7 @@ def form_choices(manager: Any) -> dict[str, Any]:
     Check a text pages."""
     from claimscope.agent.bounds import DEPTH_MAX, DEPTH_MIN, SOURCE_NAMES
     from claimscope.agent.datadir import open_store
+    from claimscope.agent.web.options import form_defaults
 
     settings = manager.investigator.services.settings
     corpora = open_store(manager.investigator.services).corpora()
@@ -348,13 +338,7 @@ def form_choices(manager: Any) -> dict[str, Any]:
     chosen = _last_corpora(manager, names) or (names if len(names) == 1 else [])
     return {"corpora": corpora, "source_names": SOURCE_NAMES,
             "depths": list(range(DEPTH_MIN, DEPTH_MAX + 1)),
-            "defaults": {"sources": list(settings.search.sources), "depth": settings.hierarchy.depth,
-                         "claim_kind": settings.stance.claim_kind, "corpora": chosen, "claim": "",
-                         "guided": False}}
-
-
-def _strings(form: FormData, name: str) -> list[str]:
-    return [v.strip() for v in form.getlist(name) if isinstance(v, str) and v.strip()]
+            "defaults": {**form_defaults(settings), "corpora": chosen, "claim": ""}}
 
 
 def _int(value: str | None) -> int:
