@@ -1,7 +1,8 @@
 """The run options are declared once (agent/options.py) and every entry point derives from that
 declaration: the command line (investigate, check, chat), the Python API (investigate, check_text),
-the LangChain and MCP tools, the web forms and the chat engine. Each refuses the same bad value with
-the same one line and no traceback, and a claim goes through one intake with one message.
+the LangChain and MCP tools, the web forms (new investigation, check a text) and the chat engine.
+Each refuses the same bad value with the same one line and no traceback, and a claim goes through
+one intake with one message.
 
 Driven with the real graph and checkpointer on trivial step bodies (tests/fixtures/sessions): a
 refused run must not start a single step."""
@@ -177,6 +178,10 @@ def web_new_investigation(env, options, claim=CLAIM):
     return _web(env["manager"], "/new", {"claim": claim, **{**BASE, **options}})
 
 
+def web_check_text(env, options, claim=None):
+    return _web(env["manager"], "/check", {"text": TEXT, **{**BASE, **options}})
+
+
 def chat_engine(env, options, claim=CLAIM):
     inv = env["manager"].investigator
     return _refused(lambda: ChatEngine(inv, None, {**BASE, **options}).handle(claim))
@@ -188,7 +193,7 @@ ENTRIES: dict[str, tuple[Entry, bool]] = {
         (python_investigate, True), (python_check_text, False), (run_manager, True),
         (langchain_investigate, True), (langchain_check_text, False),
         (mcp_start_investigation, True), (mcp_check_text, False),
-        (web_new_investigation, True), (chat_engine, True),
+        (web_new_investigation, True), (web_check_text, False), (chat_engine, True),
     )
 }
 CASES = [(entry, bad) for entry in ENTRIES for bad in BAD_OPTIONS]

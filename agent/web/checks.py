@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
-from pydantic import ValidationError
 from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -37,7 +36,7 @@ from claimscope.agent.check import (
 )
 from claimscope.agent.check.record import text_report
 from claimscope.agent.web.app import WebContext
-from claimscope.agent.web.messages import log, options_error, plain
+from claimscope.agent.web.messages import log, plain
 from claimscope.agent.web.security import checked_form
 from claimscope.tools.errors import InputError
 
@@ -178,21 +177,15 @@ def check_routes(ctx: WebContext) -> list[Route]:
         return page("check_new.html", **await _blocking(new_values))
 
     async def new_submit(request: Request) -> Response:
-        from claimscope.agent.api import ToolOptions
+        from claimscope.agent.web.options import form_options, form_values
 
         form = await checked_form(request, ctx.csrf, max_files=1, max_fields=40)
         pasted = str(form.get("text") or "")
-        raw: dict[str, Any] = {"corpora": _strings(form, "corpora") or None,
-                               "sources": _strings(form, "sources") or None,
-                               "depth": str(form.get("depth") or "") or None}
         try:
             text, source = await _read_text(ctx, form, pasted)
 
             def prepare() -> CheckRecord:
-                try:
-                    options = ToolOptions.model_validate(raw).to_options(settings)
-                except ValidationError as exc:
-                    raise InputError(options_error(exc)) from exc
+                options = form_options(form, "tools").to_options(settings)
                 from claimscope.agent.investigation import check_corpora
 
                 check_corpora(manager.investigator.services, list(options.corpora), options.sources)
@@ -202,10 +195,9 @@ def check_routes(ctx: WebContext) -> list[Route]:
 
             record = await _blocking(prepare)
         except InputError as exc:
-            given = {k: v for k, v in raw.items() if v is not None}
-            values = await _blocking(lambda: new_values(text=pasted, **given))
-            if raw["corpora"] is None:  # an unticked box stays unticked
-                values["defaults"]["corpora"] = []
+            sent = form_values(form, "tools")
+            # the form as it was left: an unticked box stays unticked
+            values = await _blocking(lambda: new_values(text=pasted, **{**sent, "corpora": sent.get("corpora", [])}))
             return page("check_new.html", status=400, error=plain(str(exc)), **values)
         finally:
             await form.close()
@@ -318,10 +310,6 @@ async def _blocking(fn: Any) -> Any:
     import anyio
 
     return await anyio.to_thread.run_sync(fn)
-
-
-def _strings(form: FormData, name: str) -> list[str]:
-    return [v.strip() for v in form.getlist(name) if isinstance(v, str) and v.strip()]
 
 
 def _session_link(claim: Any) -> str | None:

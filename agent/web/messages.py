@@ -11,10 +11,6 @@ from __future__ import annotations
 import logging
 import re
 
-from pydantic import ValidationError
-
-from claimscope.agent.options import refusal
-
 log = logging.getLogger("claimscope.web")
 
 # Text written for developers: a traceback, a library's exception name, a model library's name.
@@ -88,7 +84,3 @@ def run_error(text: str) -> str:
         return f"The run stopped: {cause(text)}; press Resume to continue from the last finished step."
     return plain(text)
 
-
-def options_error(exc: ValidationError) -> str:
-    """A refused form's run options, in the line every entry point shows (agent/options.refusal)."""
-    return refusal(exc)
