@@ -8,11 +8,31 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 from claimscope.agent.graph.readers import (
+    analysis_record,
+    assessment_records,
+    built_tree,
+    claim_of,
+    consensus_records,
     counted_stances,
+    decisions_of,
+    explanation_record,
+    gathered_documents,
     load_documents,
+    options_of,
+    perspective_records,
     query_plan,
+    reputation_records,
     retrieval_score,
+    screen_of,
+    source_reports,
+    stance_records,
+    status_of,
+    timings_of,
     tree_of,
+    trust_record,
+    usage_of,
+    verdict_of,
+    warnings_of,
 )
 from claimscope.agent.graph.state import InvestigationState, SourceReportRecord
 from claimscope.agent.report import (
@@ -40,7 +60,7 @@ from claimscope.tools.appraise.study_design import design_summary
 from claimscope.tools.find.sparse import tokenize
 from claimscope.tools.models import Document, SentenceKey, Stance
 from claimscope.tools.text.segmenter import without_section_label
-from claimscope.tools.weigh.verdict import GlobalLabel, LocalLabel, Verdict
+from claimscope.tools.weigh.verdict import GlobalLabel, LocalLabel
 
 if TYPE_CHECKING:
     from claimscope.tools.read.hierarchy import AspectTree
@@ -49,12 +69,12 @@ TOP_SEGMENTS_PER_NODE = 5
 
 
 def build_report(state: InvestigationState, services: Services) -> Report:
-    analysis = state.get("analysis") or {}
-    meta = state.get("documents") or {}
-    assessments = state.get("assessments") or {}
+    analysis = analysis_record(state)
+    meta = gathered_documents(state)
+    assessments = assessment_records(state)
     # Documents shown: the assessed ones plus any cited anywhere in the tree or explanation.
     docs = load_documents(state, services, list(assessments) or list(meta)[:20])
-    cited = (_cited_doc_ids(state) | set((state.get("screen") or {}).get("on_subject", [])[:3])) - set(docs)
+    cited = (_cited_doc_ids(state) | set(screen_of(state).get("on_subject", [])[:3])) - set(docs)
     if cited:
         docs.update(load_documents(state, services, cited))
 
@@ -70,31 +90,31 @@ def build_report(state: InvestigationState, services: Services) -> Report:
 
     designs = _designs(state, docs)
     documents = _documents(state, docs, services.settings.trust.rerank_weight, text_of, designs)
+    verdict = verdict_of(state)
     return Report(
-        claim=state["claim"],
+        claim=claim_of(state),
         anti_claim=analysis.get("anti_claim"),
         sub_claims=list(analysis.get("sub_claims", [])),
         claim_type=str(analysis.get("claim_type", "")),
         claim_kind=str(analysis.get("claim_kind", "")),
-        status=str(state.get("status", "complete")),
+        status=str(status_of(state) or "complete"),
         hierarchy=_hierarchy(state, text_of, designs),
         documents=documents,
         designs=design_summary((d.design, d.direction or "") for d in documents),
-        verdict=GlobalVerdicts.from_verdict(Verdict.model_validate(state["verdict"]))
-        if state.get("verdict") else GlobalVerdicts(),
+        verdict=GlobalVerdicts.from_verdict(verdict) if verdict is not None else GlobalVerdicts(),
         trust=_trust(state),
         explanation=_explanation(state, text_of),
         evidence_gap=_evidence_gap(state, _with_screened(state, services, docs)),
         sources=_sources(state),
-        warnings=list(dict.fromkeys([*state.get("warnings", []), *_retraction_warnings(documents),
+        warnings=list(dict.fromkeys([*warnings_of(state), *_retraction_warnings(documents),
                                      *contradictions(state)])),
         decisions=[
             Decision(step=d["point"], question=f"{d['point']} review",
                      choice="; ".join(d.get("applied") or []) or "accepted")
-            for d in state.get("decisions", [])
+            for d in decisions_of(state)
         ],
         usage=_usage(state, services),
-        timings={k: round(v, 3) for k, v in (state.get("timings") or {}).items()},
+        timings={k: round(v, 3) for k, v in timings_of(state).items()},
         created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
 
@@ -107,12 +127,12 @@ def contradictions(state: InvestigationState) -> list[str]:
     from claimscope.tools.weigh.consistency import inconsistencies
     from claimscope.tools.weigh.verdict import Consensus
 
-    if not state.get("verdict"):
+    verdict = verdict_of(state)
+    if verdict is None:
         return []
-    verdict = Verdict.model_validate(state["verdict"])
-    labels = {d: LocalLabel(a["assessment"]["label"]) for d, a in (state.get("assessments") or {}).items()}
-    root = (state.get("node_consensus") or {}).get(AspectTree.ROOT)
-    cited = {parsed.doc_id for s in (state.get("explanation") or {}).get("sentences", [])
+    labels = {d: LocalLabel(a["assessment"]["label"]) for d, a in assessment_records(state).items()}
+    root = consensus_records(state).get(AspectTree.ROOT)
+    cited = {parsed.doc_id for s in explanation_record(state).get("sentences", [])
              if s.get("status") != "dropped" for k in s.get("citations", []) if (parsed := SentenceKey.read(k))}
     net = sum(labels[d].score for d in cited if d in labels)
     direction = (1 if net > 0 else -1 if net < 0 else 0) if cited & set(labels) else None
@@ -123,7 +143,7 @@ def contradictions(state: InvestigationState) -> list[str]:
 def _with_screened(state: InvestigationState, services: Services, docs: dict[str, Document]) -> dict[str, Document]:
     """`docs` and every document the screen found on the claim's subject: the evidence gap says
     what each of them shares with the claim."""
-    missing = [d for d in (state.get("screen") or {}).get("on_subject", []) if d not in docs]
+    missing = [d for d in screen_of(state).get("on_subject", []) if d not in docs]
     return {**load_documents(state, services, missing), **docs} if missing else docs
 
 
@@ -132,9 +152,9 @@ def _cited_doc_ids(state: InvestigationState) -> set[str]:
     tree = tree_of(state)
     for nid in tree.nodes:
         keys += _node_keys(state, tree, nid)[:TOP_SEGMENTS_PER_NODE]
-    for s in (state.get("explanation") or {}).get("sentences", []):
+    for s in explanation_record(state).get("sentences", []):
         keys += s.get("citations", [])
-    for p in (state.get("perspectives") or {}).values():
+    for p in perspective_records(state).values():
         keys += p.get("citations", [])
     return {parsed.doc_id for k in keys if (parsed := SentenceKey.read(k))}
 
@@ -150,7 +170,7 @@ def _designs(state: InvestigationState, docs: dict[str, Document]) -> dict[str, 
     """Study design per shown document: as weighed (the reputation record), else tagged now."""
     from claimscope.tools.appraise.study_design import tagged
 
-    reputation = state.get("reputation") or {}
+    reputation = reputation_records(state)
     return {d: (reputation[d].get("design") if d in reputation else tagged(doc).study_design)
             for d, doc in docs.items()}
 
@@ -171,7 +191,7 @@ def _node_keys(state: InvestigationState, tree: AspectTree, node_id: str) -> lis
     """The segments an aspect's consensus counts (those classified to it or below it whose stance was
     read), best first: the aspect's own ranking, then the firmest stance. The report shows these, so
     its quotes and designs agree with its counts."""
-    stances = state.get("stances") or {}
+    stances = stance_records(state)
     if node_id not in tree.nodes:
         return []
     keys = list(counted_stances(state, tree, node_id))
@@ -199,15 +219,16 @@ def _node_designs(keys: list[str], stances: dict[str, Stance], designs: dict[str
 
 
 def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str | None]) -> Hierarchy:
-    tree = state.get("tree") or {}
-    consensus = state.get("node_consensus") or {}
-    perspectives = state.get("perspectives") or {}
-    aspects = tree_of(state)
+    consensus = consensus_records(state)
+    perspectives = perspective_records(state)
+    aspects = built_tree(state)
+    if aspects is None:
+        return Hierarchy(nodes=[])
     nodes = []
-    for nid, n in (tree.get("nodes") or {}).items():
-        scores = dict(zip(n.get("segment_keys", []), n.get("segment_scores", []), strict=False))
+    for nid, n in aspects.nodes.items():
+        scores = dict(zip(n.segment_keys, n.segment_scores, strict=False))
         keys = _node_keys(state, aspects, nid)
-        stances = counted_stances(state, aspects, nid) if nid in aspects.nodes else {}
+        stances = counted_stances(state, aspects, nid)
         segs = []
         for key in keys:
             parsed = SentenceKey.read(key)
@@ -226,8 +247,8 @@ def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str |
                     citations=[c for k in p.get("citations", []) if (c := _citation(k, text_of))],
                 ))
         nodes.append(HierarchyNode(
-            id=nid, name=n["name"], description=n.get("description", ""), keywords=n.get("keywords", []),
-            children=n.get("children", []),
+            id=nid, name=n.name, description=n.description, keywords=list(n.keywords),
+            children=list(n.children),
             consensus=NodeConsensus.model_validate(consensus[nid]) if nid in consensus else None,
             designs=_node_designs(keys, stances, designs), perspectives=views, top_segments=segs,
         ))
@@ -244,11 +265,11 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
     from claimscope.tools.appraise.trust import rerank
     from claimscope.tools.models import Notice
 
-    assessments = state.get("assessments") or {}
-    reputation = state.get("reputation") or {}
-    trust = (state.get("trust") or {}).get("scores") or {}
+    assessments = assessment_records(state)
+    reputation = reputation_records(state)
+    trust = trust_record(state).get("scores") or {}
     # The table's columns follow the claim's relation (exposure -> outcome); a debate claim has none.
-    oriented_by = None if (state.get("analysis") or {}).get("claim_kind") == "debate" else state["claim"]
+    oriented_by = None if analysis_record(state).get("claim_kind") == "debate" else claim_of(state)
     order = [d for d, _ in rerank([(d, retrieval_score(state, d)) for d in assessments],
                                   trust, weight=weight)] if assessments else list(docs)
     out = []
@@ -285,7 +306,7 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
 def _screened(state: InvestigationState, doc_id: str) -> dict[str, Any]:
     """The screen's reading of a document no later step assessed (an investigation that ended at
     the screen): "No Evidence", and why, so the table does not read as unlabelled."""
-    screen = state.get("screen") or {}
+    screen = screen_of(state)
     if (screen.get("labels") or {}).get(doc_id) != "NEI":
         return {}
     why = ("shares the claim's subject but does not report on its relation"
@@ -294,13 +315,13 @@ def _screened(state: InvestigationState, doc_id: str) -> dict[str, Any]:
 
 
 def _trust(state: InvestigationState) -> TrustSummary:
-    t = state.get("trust") or {}
+    t = trust_record(state)
     return TrustSummary(converged=t.get("converged", True), oscillating=t.get("oscillating", False),
                         iterations=t.get("iterations", 0), edges=len(t.get("edges", [])))
 
 
 def _explanation(state: InvestigationState, text_of: Any) -> ExplanationView:
-    e = state.get("explanation") or {}
+    e = explanation_record(state)
     sentences = []
     for s in e.get("sentences", []):
         if s.get("status") == "dropped":
@@ -314,15 +335,15 @@ def _explanation(state: InvestigationState, text_of: Any) -> ExplanationView:
 
 
 def _sources(state: InvestigationState) -> list[SourceUsed]:
-    opts = state.get("options") or {}
-    meta = state.get("documents") or {}
+    opts = options_of(state)
+    meta = gathered_documents(state)
     out = []
-    if "local" in opts.get("sources", []):
-        for corpus in opts.get("corpora", []):
+    if "local" in opts.sources:
+        for corpus in opts.corpora:
             n = sum(1 for d in meta.values() if d.get("corpus") == corpus)
             out.append(SourceUsed(name=f"local:{corpus}", documents=n))
     by_source: dict[str, list[SourceReportRecord]] = {}
-    for r in state.get("source_reports", []):
+    for r in source_reports(state):
         by_source.setdefault(str(r.get("source")), []).append(r)
     status_map: dict[str, SourceStatus] = {"ok": "ok", "cached": "cached", "unauthorised": "skipped"}
     for name, reports in by_source.items():
@@ -335,7 +356,7 @@ def _sources(state: InvestigationState) -> list[SourceUsed]:
 
 
 def _usage(state: InvestigationState, services: Services) -> LLMUsageView:
-    usage = state.get("usage") or {}
+    usage = usage_of(state)
     cost = [float(c) for v in usage.values() if (c := v.get("cost_usd"))]
     return LLMUsageView(
         model=services.settings.llm.model,
@@ -357,16 +378,17 @@ def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> Evide
     The sentences state facts of the run, so they cite nothing and are not attribution-checked."""
     from claimscope.tools.read.claim_analysis import claim_components
 
-    verdict = state.get("verdict")
-    if verdict and Verdict.model_validate(verdict).weighted_label is not GlobalLabel.INSUFFICIENT:
+    verdict = verdict_of(state)
+    if verdict is not None and verdict.weighted_label is not GlobalLabel.INSUFFICIENT:
         return None
-    if not verdict and state.get("status") not in ("no_evidence", "complete"):
+    if verdict is None and status_of(state) not in ("no_evidence", "complete"):
         return None  # stopped early (budget, hierarchy only): no verdict was reached at all
-    meta = state.get("documents") or {}
-    screen = state.get("screen") or {}
-    assessments = state.get("assessments") or {}
+    meta = gathered_documents(state)
+    screen = screen_of(state)
+    assessments = assessment_records(state)
     read = int(screen.get("checked") or len(assessments))
-    parts = claim_components(state["claim"])
+    claim = claim_of(state)
+    parts = claim_components(claim)
     queries = [q for _, q in query_plan(state)]
     sources = [s.name for s in _sources(state)]
     on_subject = list(screen.get("on_subject", []))
@@ -382,7 +404,7 @@ def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> Evide
     if len(queries) > 1:
         quoted = "; ".join(f'"{q.strip().rstrip(".")}"' for q in queries[:4])
         summary.append(f"Searched for the claim and for its opposite: {quoted}.")
-    about, rest, shared = _subject_matches(state["claim"], on_subject, docs)
+    about, rest, shared = _subject_matches(claim, on_subject, docs)
     lacks_object = set(about) <= set(screen.get("without_object") or [])
 
     def titles(ids: list[str]) -> str:

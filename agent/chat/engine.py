@@ -44,12 +44,20 @@ from claimscope.agent.chat.wording import (
 )
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.readers import (
+    analysis_record,
     cited_sentences,
+    claim_of,
     evidence_segments,
+    gathered_documents,
+    grown_under,
     load_documents,
-    options_of,
+    report_record,
+    screen_of,
     sentence_lookup,
     stance_label,
+    stance_records,
+    tree_of,
+    without_source,
 )
 from claimscope.agent.graph.state import InvestigationState
 from claimscope.agent.investigation import Investigator, RunResult, default_options
@@ -126,34 +134,6 @@ def chats_dir(inv: Investigator) -> Path:
     return path
 
 
-def without_source(state: InvestigationState, doc_id: str) -> dict[str, Any]:
-    """The state changes that drop `doc_id` from an investigation before it is recomputed from the
-    assess step: its record, its sentences under every aspect (the tree is not regrown) and its place
-    in the screen's lists, so the recomputed report neither shows nor cites it."""
-    from claimscope.agent.graph.readers import tree_of
-
-    changes: dict[str, Any] = {"documents": {doc_id: None}}
-
-    def other(key: str) -> bool:
-        parsed = SentenceKey.read(key)
-        return parsed is None or parsed.doc_id != doc_id
-
-    if state.get("tree"):
-        tree = tree_of(state)
-        for node in tree.nodes.values():
-            pairs = list(zip(node.segment_keys, node.segment_scores, strict=False))
-            node.segment_keys = [k for k in node.segment_keys if other(k)]
-            node.segment_scores = [sc for k, sc in pairs if other(k)]
-        changes["tree"] = tree.model_dump(mode="json")
-    screen: dict[str, Any] = dict(state.get("screen") or {})
-    if screen:
-        for key in ("evidence", "on_subject", "without_object"):  # the screen's lists of document ids
-            screen[key] = [d for d in screen.get(key, []) if d != doc_id]
-        for key in ("labels", "confidence"):  # and its per-document readings
-            screen[key] = {d: x for d, x in (screen.get(key) or {}).items() if d != doc_id}
-        changes["screen"] = screen
-    return changes
-
 
 class ChatEngine:
     """One chat session: state, routing, answers. Front ends (terminal, tests) call `handle`."""
@@ -213,7 +193,7 @@ class ChatEngine:
         choose = getattr(llm, "choose_action", None)
         if choose is not None:
             try:
-                context = f"current claim: {self._state().get('claim', '')}\naspects: " + ", ".join(
+                context = f"current claim: {claim_of(self._state())}\naspects: " + ", ".join(
                     n["name"] for n in self._nodes()) + f"\nuser: {text}"
                 choice = choose(ROUTER_SYSTEM, context, TOOLS)
                 if choice.tool in TOOL_NAMES:
@@ -256,7 +236,7 @@ class ChatEngine:
         return self.session.current
 
     def _report(self) -> dict[str, Any]:
-        return self._state().get("report") or {}
+        return report_record(self._state())
 
     def _nodes(self) -> list[dict[str, Any]]:
         return [n for n in self._report().get("hierarchy", {}).get("nodes", []) if n["id"] != "root"]
@@ -402,7 +382,7 @@ class ChatEngine:
                            limit: int = 5) -> list[tuple[str, str]]:
         """(key, text) of the firmest sentences whose stance was read as `direction`, outside `exclude`."""
         label = STANCE_OF[direction]
-        reads = [(k, r) for k, r in (state.get("stances") or {}).items() if r["label"] == label]
+        reads = [(k, r) for k, r in stance_records(state).items() if r["label"] == label]
         reads = [(k, r) for k, r in reads if (p := SentenceKey.read(k)) and p.doc_id not in exclude]
         reads.sort(key=lambda kr: (-(kr[1]["support"] if label == "support" else kr[1]["refute"]), kr[0]))
         get = sentence_lookup(state, self.inv.services)
@@ -464,9 +444,9 @@ class ChatEngine:
         """The documents a question about "the study" may mean: those in the report (the evidence,
         best first), then those the screen found to be evidence and those with a sentence assessed."""
         ids = [d["id"] for d in self._report().get("documents", [])]
-        ids += list((state.get("screen") or {}).get("evidence") or [])
-        ids += [p.doc_id for k in (state.get("stances") or {}) if (p := SentenceKey.read(k))]
-        gathered = state.get("documents") or {}
+        ids += list(screen_of(state).get("evidence") or [])
+        ids += [p.doc_id for k in stance_records(state) if (p := SentenceKey.read(k))]
+        gathered = gathered_documents(state)
         ordered = [d for d in dict.fromkeys(ids) if d in gathered]
         found = load_documents(state, self.inv.services, ordered)
         return {d: found[d] for d in ordered if d in found}
@@ -474,20 +454,12 @@ class ChatEngine:
     def go_deeper(self, aspect: str, on_event: Callable[[ProgressEvent], None] | None = None) -> ChatReply:
         node = self._find_aspect(aspect)
         state = self._state()
-        tree = state["tree"]
-        tree["nodes"][node["id"]]["expanded"] = False
-        depth = tree["nodes"][node["id"]]["depth"] + 1
-        if depth > DEPTH_MAX:
+        if tree_of(state).nodes[node["id"]].depth + 1 > DEPTH_MAX:
             raise InputError(f"'{node['name']}' is at the deepest level the hierarchy allows "
                              f"({count(DEPTH_MAX, 'level')}).")
-        options = dict(state.get("options") or {})
-        options["depth"] = max(options_of(state).depth, depth)
-        # Deeper nodes stay closed: only the chosen aspect grows.
-        for nid, n in tree["nodes"].items():
-            if nid != node["id"] and not n.get("children"):
-                n["expanded"] = True
-        run = self.inv.rerun_from(self._current(), "grow_hierarchy",
-                                  {"tree": tree, "options": options}, on_event=on_event)
+        # Only the chosen aspect grows; the other leaves stay closed.
+        run = self.inv.rerun_from(self._current(), "grow_hierarchy", grown_under(state, node["id"]),
+                                  on_event=on_event)
         reply = self._finish(run)
         kids = [n for n in (run.report or {}).get("hierarchy", {}).get("nodes", [])
                 if n["id"].startswith(node["id"] + ".")]
@@ -502,7 +474,7 @@ class ChatEngine:
 
     def exclude_source(self, doc_id: str, on_event: Callable[[ProgressEvent], None] | None = None) -> ChatReply:
         doc_id = doc_id.strip()
-        docs = self._state().get("documents") or {}
+        docs = gathered_documents(self._state())
         if doc_id not in docs:
             raise InputError(f"{doc_id!r} is not among this investigation's sources.")
         run = self.inv.rerun_from(self._current(), "assess", without_source(self._state(), doc_id), on_event=on_event)
@@ -513,9 +485,9 @@ class ChatEngine:
 
     def anti_claim_contribution(self) -> ChatReply:
         state = self._state()
-        docs = state.get("documents") or {}
+        docs = gathered_documents(state)
         only = [d for d, v in docs.items() if v.get("found_by") == ["anti_claim"]]
-        anti = (state.get("analysis") or {}).get("anti_claim", "")
+        anti = analysis_record(state).get("anti_claim", "")
         by_id = {d["id"]: d for d in self._report().get("documents", [])}
         shown = [d for d in only if d in by_id]
         search = f'The search for the opposite claim ("{anti.strip().rstrip(".")}")'

@@ -1,16 +1,33 @@
 """Readers of the investigation state: the one module that turns its JSON records back into what
 the steps, the report, the chat and the review points work with (documents from the store, the
-aspect tree, the claim's reading, sentence lookups, document weights).
+aspect tree, the claim's reading, sentence lookups, document weights), and builds the changes a
+follow-up makes to a finished investigation (a source ignored, an aspect grown).
 
 The state itself stays plain JSON (agent/graph/state.py types its records); everything that reads a
-record beyond a plain field goes through a function here, so a record's shape is known in one place.
+record goes through a function here, so a record's shape and its value before its step ran are known
+in one place. The report (agent/assemble.py) and the chat (agent/chat/) read the state only through
+these functions (tests/test_state_readers.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
-from claimscope.agent.graph.state import InvestigationOptions, InvestigationState
+from claimscope.agent.graph.state import (
+    AssessmentRecord,
+    DecisionRecord,
+    DocumentRecord,
+    Dumped,
+    InvestigationOptions,
+    InvestigationState,
+    ReputationRecord,
+    ScreenRecord,
+    SourceReportRecord,
+    StanceRecord,
+    TrustRecord,
+)
+from claimscope.agent.options import validated
 from claimscope.agent.services import Services
 from claimscope.tools.explain import LocalAssessment
 from claimscope.tools.find.store import SearchFilter
@@ -229,3 +246,151 @@ def verdict_of(state: InvestigationState) -> Verdict | None:
     """The global verdict, None before one is reached."""
     raw = state.get("verdict")
     return Verdict.model_validate(raw) if raw else None
+
+
+# ------------------------------------------------------------------------------------ records
+# The records as stored, each with its value before the step that writes it ran. A reader above
+# that interprets a record is preferred; these serve the report and the chat, which show them.
+
+
+def claim_of(state: InvestigationState) -> str:
+    """The claim investigated (as accepted at intake)."""
+    return state.get("claim", "")
+
+
+def analysis_record(state: InvestigationState) -> Dumped:
+    """The claim's analysis (tools.read.claim_analysis.ClaimAnalysis as JSON); {} before it."""
+    return state.get("analysis") or {}
+
+
+def gathered_documents(state: InvestigationState) -> dict[str, DocumentRecord]:
+    """The gathered documents' records, by id."""
+    return state.get("documents") or {}
+
+
+def screen_of(state: InvestigationState) -> ScreenRecord:
+    """The screen after gathering ({} before it)."""
+    return state.get("screen") or {}
+
+
+def assessment_records(state: InvestigationState) -> dict[str, AssessmentRecord]:
+    """The weighed documents' takeaways and local labels, by id."""
+    return state.get("assessments") or {}
+
+
+def reputation_records(state: InvestigationState) -> dict[str, ReputationRecord]:
+    """The weighed documents' reputation records, by id."""
+    return state.get("reputation") or {}
+
+
+def trust_record(state: InvestigationState) -> TrustRecord:
+    """Trust propagation's result ({} before it)."""
+    return state.get("trust") or {}
+
+
+def stance_records(state: InvestigationState) -> dict[str, StanceRecord]:
+    """The stance read for each assessed segment, by key."""
+    return state.get("stances") or {}
+
+
+def consensus_records(state: InvestigationState) -> dict[str, Dumped]:
+    """Each aspect's consensus (tools.weigh.verdict.Consensus as JSON), by node id."""
+    return state.get("node_consensus") or {}
+
+
+def perspective_records(state: InvestigationState) -> dict[str, Dumped]:
+    """The perspective summaries (tools.explain.Perspective as JSON), by "node:stance"."""
+    return state.get("perspectives") or {}
+
+
+def explanation_record(state: InvestigationState) -> Dumped:
+    """The explanation (tools.explain.Explanation as JSON); {} before it."""
+    return state.get("explanation") or {}
+
+
+def source_reports(state: InvestigationState) -> list[SourceReportRecord]:
+    """What each scholarly source returned for each query."""
+    return list(state.get("source_reports") or [])
+
+
+def decisions_of(state: InvestigationState) -> list[DecisionRecord]:
+    """A guided session's review decisions, in order."""
+    return list(state.get("decisions") or [])
+
+
+def usage_of(state: InvestigationState) -> dict[str, dict[str, float]]:
+    """LLM usage per prompt name."""
+    return state.get("usage") or {}
+
+
+def timings_of(state: InvestigationState) -> dict[str, float]:
+    """Seconds per step."""
+    return state.get("timings") or {}
+
+
+def warnings_of(state: InvestigationState) -> list[str]:
+    """The warnings recorded so far, in order (repeats kept)."""
+    return list(state.get("warnings") or [])
+
+
+def status_of(state: InvestigationState) -> str | None:
+    """The run's status, None before a step set one."""
+    return state.get("status")
+
+
+def report_record(state: InvestigationState) -> Dumped:
+    """The report as stored (agent.report.Report as JSON); {} before the report step."""
+    return state.get("report") or {}
+
+
+def built_tree(state: InvestigationState) -> AspectTree | None:
+    """The aspect tree, None before the hierarchy step built one."""
+    return tree_of(state) if state.get("tree") else None
+
+
+# ------------------------------------------------------------------------------------ changes
+# What follow-ups change in a finished investigation before it is recomputed from a step
+# (Investigator.rerun_from): state updates, built here so that the records' shape stays known here.
+
+
+def without_source(state: InvestigationState, doc_id: str) -> dict[str, Any]:
+    """The state changes that drop `doc_id` from an investigation before it is recomputed from the
+    assess step: its record, its sentences under every aspect (the tree is not regrown) and its place
+    in the screen's lists, so the recomputed report neither shows nor cites it."""
+    changes: dict[str, Any] = {"documents": {doc_id: None}}
+
+    def other(key: str) -> bool:
+        parsed = SentenceKey.read(key)
+        return parsed is None or parsed.doc_id != doc_id
+
+    tree = built_tree(state)
+    if tree is not None:
+        for node in tree.nodes.values():
+            pairs = list(zip(node.segment_keys, node.segment_scores, strict=False))
+            node.segment_keys = [k for k in node.segment_keys if other(k)]
+            node.segment_scores = [sc for k, sc in pairs if other(k)]
+        changes["tree"] = tree.model_dump(mode="json")
+    screen: dict[str, Any] = dict(screen_of(state))
+    if screen:
+        for key in ("evidence", "on_subject", "without_object"):  # the screen's lists of document ids
+            screen[key] = [d for d in screen.get(key, []) if d != doc_id]
+        for key in ("labels", "confidence"):  # and its per-document readings
+            screen[key] = {d: x for d, x in (screen.get(key) or {}).items() if d != doc_id}
+        changes["screen"] = screen
+    return changes
+
+
+def grown_under(state: InvestigationState, node_id: str) -> dict[str, Any]:
+    """The state changes that grow the aspect tree one level under `node_id` alone when the
+    hierarchy step runs again: the node re-opened, every other leaf kept closed, and the run's depth
+    raised to reach the new level (past the deepest level the options allow, an InputError with
+    their line)."""
+    tree = tree_of(state)
+    node = tree.nodes[node_id]
+    node.expanded = False
+    for nid, n in tree.nodes.items():
+        if nid != node_id and not n.children:
+            n.expanded = True
+    opts = options_of(state)
+    deeper = validated(InvestigationOptions, {**opts.model_dump(), "depth": max(opts.depth, node.depth + 1)})
+    return {"tree": tree.model_dump(mode="json"), "options": deeper.model_dump(mode="json")}
