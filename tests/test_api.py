@@ -15,11 +15,12 @@ from claimscope.agent.api import (
     ToolOptions,
     tool_schemas,
 )
+from claimscope.agent.options import offered_at
 from claimscope.tools.errors import InputError
 from tests.investigation_fixtures import CLAIM, make_services
 
-OPTION_FIELDS = {"corpora", "sources", "depth", "top_k_aspects", "top_documents", "year_min", "year_max",
-                 "planner", "perspectives", "claim_kind"}
+# The options a calling model is offered: the options model's declaration (agent/options.py).
+OPTION_FIELDS = set(offered_at("tools"))
 
 
 def _by_name(schemas):
@@ -42,6 +43,7 @@ def test_openai_schemas_come_from_the_argument_models():
     assert "$ref" not in json.dumps(inv) and "$defs" not in params
     options = next(s for s in params["properties"]["options"]["anyOf"] if s.get("type") == "object")
     assert set(options["properties"]) == OPTION_FIELDS == set(ToolOptions.model_fields)
+    assert {"corpora", "sources", "depth", "top_documents", "year_min", "year_max", "claim_kind"} <= OPTION_FIELDS
     assert options["properties"]["depth"]["anyOf"][0] == {"maximum": 3, "minimum": 1, "type": "integer"}
     assert options["properties"]["sources"]["anyOf"][0]["items"]["enum"] == ["local", "semantic_scholar", "serpapi", "openalex"]
     search = fns["search_evidence"]["parameters"]
