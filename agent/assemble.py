@@ -36,6 +36,7 @@ from claimscope.agent.graph.readers import (
 )
 from claimscope.agent.graph.state import InvestigationState, SourceReportRecord
 from claimscope.agent.report import (
+    AntiClaimFound,
     Citation,
     Decision,
     DocumentView,
@@ -94,6 +95,7 @@ def build_report(state: InvestigationState, services: Services) -> Report:
     return Report(
         claim=claim_of(state),
         anti_claim=analysis.get("anti_claim"),
+        anti_claim_found=_anti_claim_found(state, documents) if analysis.get("anti_claim") else None,
         sub_claims=list(analysis.get("sub_claims", [])),
         claim_type=str(analysis.get("claim_type", "")),
         claim_kind=str(analysis.get("claim_kind", "")),
@@ -117,6 +119,14 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         timings={k: round(v, 3) for k, v in timings_of(state).items()},
         created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
+
+
+def _anti_claim_found(state: InvestigationState, documents: list[DocumentView]) -> AntiClaimFound:
+    """The documents only the opposite claim's search found, so the report shows what that search added."""
+    gathered = gathered_documents(state)
+    only = [d for d, rec in gathered.items() if list(rec.get("found_by") or []) == ["anti_claim"]]
+    return AntiClaimFound(gathered=len(gathered), only=len(only),
+                          in_report=[d.id for d in documents if d.id in set(only)])
 
 
 def contradictions(state: InvestigationState) -> list[str]:

@@ -227,3 +227,45 @@ def test_answers_read_as_sentences_readers_found_slips_in(misrouting, monkeypatc
     monkeypatch.setattr(engine, "_report", lambda: gap)
     refusal = engine.handle("why is aspect 1 disputed?").text
     assert refusal[:1].isupper(), refusal
+
+
+def test_the_verdicts_warnings_read_as_sentences() -> None:
+    """A reader found "! none of the 15 best-matching documents ... no verdict beyond 'insufficient
+    evidence'" pasted into the verdict answer: lower case, no full stop."""
+    from claimscope.agent.chat.wording import summary_text
+
+    report = {"verdict": {"weighted": {"label": "insufficient evidence"}},
+              "warnings": ["none of the 15 best-matching documents addresses the claim's relation; no verdict "
+                           "beyond 'insufficient evidence'", "Already a sentence."]}
+    assert summary_text(report).splitlines()[1:] == [
+        "Warning: None of the 15 best-matching documents addresses the claim's relation; no verdict beyond "
+        "'insufficient evidence'.", "Warning: Already a sentence."]
+
+
+def test_go_deeper_names_each_grown_sub_aspect_once(misrouting, monkeypatch) -> None:
+    """Two sub-aspects with one name were listed twice ("requirement; requirement")."""
+    from claimscope.agent.investigation import RunResult
+
+    engine, _ = misrouting
+    node = engine._nodes()[0]
+    kids = [{"id": f"{node['id']}.{i}", "name": name} for i, name in enumerate(["timing", "timing", "dose"], 1)]
+    report = {**engine._report(), "hierarchy": {"root": "root", "nodes": [*engine._nodes(), *kids]}}
+    monkeypatch.setattr(engine.inv, "rerun_from", lambda *a, **k: RunResult(thread_id="t", status="complete",
+                                                                            report=report))
+    reply = engine.go_deeper(node["id"])
+    assert reply.text.splitlines()[0] == (f"Grew '{node['name']}': timing ({node['id']}.1, {node['id']}.2); "
+                                          f"dose ({node['id']}.3)")
+
+
+def test_the_no_evidence_warning_says_one_document_as_one(tmp_path) -> None:
+    """'none of the 1 best-matching documents addresses ...' was a slip readers found."""
+    from claimscope.agent.graph.screen import insufficient_evidence
+
+    services = make_services(tmp_path)
+    one = {"checked": 1, "on_subject": ["101"], "labels": {"101": "No Evidence"}, "confidence": {"101": 0.9}}
+    warning = insufficient_evidence({"claim": CLAIM}, services, one)["warnings"][0]  # type: ignore[arg-type]
+    assert warning.startswith("the one best-matching document does not address the claim's relation (it shares "
+                              "its subject only);")
+    many = {**one, "checked": 15}
+    warning = insufficient_evidence({"claim": CLAIM}, services, many)["warnings"][0]  # type: ignore[arg-type]
+    assert warning.startswith("none of the 15 best-matching documents addresses the claim's relation (1 shares")

@@ -378,3 +378,26 @@ def test_aspects_without_evidence_are_named_once_not_drawn(fn):
     assert out.count("How much.") == 0
     line = "Dose (Daily \\<dose\\>)" if fn is render_markdown else "Dose (Daily &lt;dose&gt;)"
     assert line in out
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_status_words_unnamed_sources_and_the_opposite_claims_finds_read_as_words(fmt):
+    """A finished no-evidence session read 'Status: no_evidence'; a cited document the report does not
+    list read '103 (103)'; the opposite claim's search showed no figure a reader could check."""
+    from claimscope.agent.report import AntiClaimFound, Citation, ExplanationSentenceView
+
+    rep = fixture_report()
+    first = rep.documents[0].id
+    rep = rep.model_copy(update={
+        "status": "no_evidence",
+        "anti_claim_found": AntiClaimFound(gathered=56, only=6, in_report=[first]),
+        "explanation": rep.explanation.model_copy(update={"sentences": [
+            *rep.explanation.sentences,
+            ExplanationSentenceView(text="Another study agrees.", citations=[Citation(doc_id="103", sentence=0,
+                                                                                      text="It agrees.")])]}),
+    })
+    text = render(rep, fmt)
+    assert "no_evidence" not in text and "Status:" in text and "no evidence" in text
+    assert "103 (103)" not in text and "103</strong>" not in text
+    assert "a document not among those weighed" in text
+    assert "6 of the 56 documents gathered; #1 of the documents below" in text

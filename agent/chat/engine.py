@@ -14,6 +14,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, Field
 
 from claimscope.agent.bounds import DEPTH_MAX
+from claimscope.agent.chat.free import ReportEvidence, answer_free, free_facet
 from claimscope.agent.chat.questions import (
     ALL_WORDS,
     STANCE_OF,
@@ -23,6 +24,7 @@ from claimscope.agent.chat.questions import (
     document_direction,
     keyword_route,
     match_study,
+    question_terms,
     stance_direction,
     study_sentences,
 )
@@ -47,7 +49,6 @@ from claimscope.agent.graph.readers import (
     analysis_record,
     cited_sentences,
     claim_of,
-    evidence_segments,
     gathered_documents,
     grown_under,
     load_documents,
@@ -187,6 +188,9 @@ class ChatEngine:
         """The keyword router for the templated kinds (fast, no model); the LLM's tool choice for
         the rest, its arguments corrected by the question's own words; else the closest evidence."""
         tool, args = keyword_route(text)
+        if tool in ("ask_evidence", "verdict") and free_facet(text):
+            # "how strong is the evidence overall?" asks about the evidence, not for the verdict alone
+            return "ask_evidence", {"question": text}
         if tool != "ask_evidence":
             return tool, args
         llm = self.inv.services.llm
@@ -196,11 +200,26 @@ class ChatEngine:
                 context = f"current claim: {claim_of(self._state())}\naspects: " + ", ".join(
                     n["name"] for n in self._nodes()) + f"\nuser: {text}"
                 choice = choose(ROUTER_SYSTEM, context, TOOLS)
-                if choice.tool in TOOL_NAMES:
+                if choice.tool in TOOL_NAMES and self._plausible(choice.tool, text):
                     return choice.tool, checked_arguments(choice.tool, dict(choice.arguments), text)
             except LLMError:
                 pass
         return tool, args
+
+    def _plausible(self, tool: str, text: str) -> bool:
+        """Whether the model's tool fits what the question says: a question naming no direction is not
+        a sources question, one naming no aspect not an aspect question, one naming no study not a
+        study question (the model sent "what outcome was measured?" to a study it picked)."""
+        if tool in ("show_sources",):
+            return direction_in(text) is not None
+        if tool in ("explain_aspect", "go_deeper"):
+            words = question_terms(text)
+            return any(words & question_terms(n["name"]) for n in self._nodes())
+        if tool == "study_findings":
+            docs = self._report().get("documents") or []
+            return any(d["id"] in text for d in docs) or bool(re.search(
+                r"\b(?:study|paper|trial|article|review|meta-analysis|cohort)\b", text, re.I))
+        return tool != "exclude_source"  # a source to drop is named by its id, which the keywords catch
 
     def call(self, tool: str, args: dict[str, Any], on_event: Callable[[ProgressEvent], None] | None = None
              ) -> ChatReply:
@@ -464,7 +483,11 @@ class ChatEngine:
         kids = [n for n in (run.report or {}).get("hierarchy", {}).get("nodes", [])
                 if n["id"].startswith(node["id"] + ".")]
         if kids:
-            head = f"Grew '{node['name']}': " + "; ".join(n["name"] for n in kids)
+            # two sub-aspects may share a name; each name is said once, with the ids that carry it
+            ids: dict[str, list[str]] = {}
+            for n in kids:
+                ids.setdefault(n["name"], []).append(n["id"])
+            head = f"Grew '{node['name']}': " + "; ".join(f"{name} ({', '.join(i)})" for name, i in ids.items())
         else:
             head = (f"'{node['name']}' was not split: too few of its segments address both the claim and "
                     "the aspect (hierarchy.min_node_segments), or every proposed sub-aspect was off-claim.")
@@ -484,29 +507,48 @@ class ChatEngine:
         return reply
 
     def anti_claim_contribution(self) -> ChatReply:
+        """What the opposite claim's search found that the claim's own searches did not, in the
+        report's own figures (its "found only by the opposite claim's search" line), and what those
+        documents added to the verdict."""
         state = self._state()
-        docs = gathered_documents(state)
-        only = [d for d, v in docs.items() if v.get("found_by") == ["anti_claim"]]
-        anti = analysis_record(state).get("anti_claim", "")
-        by_id = {d["id"]: d for d in self._report().get("documents", [])}
-        shown = [d for d in only if d in by_id]
+        report = self._report()
+        found = report.get("anti_claim_found")
+        if found is None:  # a report written before it said so: the same figures from the state
+            docs = gathered_documents(state)
+            only_ids = [d for d, v in docs.items() if v.get("found_by") == ["anti_claim"]]
+            found = {"gathered": len(docs), "only": len(only_ids),
+                     "in_report": [d["id"] for d in report.get("documents", []) if d["id"] in set(only_ids)]}
+        anti = str(report.get("anti_claim") or analysis_record(state).get("anti_claim") or "")
+        if not anti:
+            return ChatReply(text="This investigation did not search for the opposite claim.",
+                             tool="anti_claim_contribution")
+        by_id = {d["id"]: d for d in report.get("documents", [])}
+        shown = [by_id[d] for d in found["in_report"] if d in by_id]
         search = f'The search for the opposite claim ("{anti.strip().rstrip(".")}")'
-        if not only:
-            lines = [f"{search} found no document that the claim's own search had not found "
-                     f"({count(len(docs), 'document')} gathered)."]
-        else:
-            lines = [f"{search} found {count(len(only), 'document')} that the claim's own search did not, of "
-                     f"{count(len(docs), 'document')} gathered; {len(shown)} of them "
-                     f"{'is' if len(shown) == 1 else 'are'} among the report's sources" + (":" if shown else ".")]
+        if not found["only"]:
+            lines = [f"{search} found no document that the claim's own searches had not found (of the "
+                     f"{count(found['gathered'], 'document')} gathered), so it added nothing to the verdict."]
+            return ChatReply(text="\n".join(lines), tool="anti_claim_contribution")
+        lines = [f"{search} found {found['only']} of the {count(found['gathered'], 'document')} gathered that "
+                 "the claim's own searches did not; "
+                 + ("none of them is among the report's documents, so it added nothing to the verdict." if not shown
+                    else f"{len(shown)} of them {'is' if len(shown) == 1 else 'are'} among the report's documents:")]
         cites: list[str] = []
-        for d in only:
-            view = by_id.get(d)
-            if view is None:
-                continue
+        for view in shown:
             keys = document_keys(state, view)
-            lines.append(f"- {d} {title_text(view.get('title'))}: {view.get('local_label') or 'not labelled'}"
+            lines.append(f"- {view['id']} {title_text(view.get('title'))}: {view.get('local_label') or 'not labelled'}"
                          f"{cite(keys)}")
             cites += keys
+        if shown:
+            ways = [document_direction(v) for v in shown]
+            if all(w == "neutral" for w in ways):
+                lines.append("None of them gives evidence on the claim, so the search added nothing to the verdict."
+                             if len(shown) > 1 else "It gives no evidence on the claim, so the search added "
+                             "nothing to the verdict.")
+            else:
+                added: dict[Direction, int] = {w: ways.count(w) for w in ("oppose", "support") if ways.count(w)}
+                lines.append("The verdict weighs what the search added: " + " and ".join(
+                    f"{count(n, 'source')} that {verb(w, n)}" for w, n in added.items()) + ".")
         return ChatReply(text="\n".join(lines), citations=list(dict.fromkeys(cites)), tool="anti_claim_contribution")
 
     def verdict(self) -> ChatReply:
@@ -516,16 +558,15 @@ class ChatEngine:
         return ChatReply(text=summary_text(report), citations=explanation_keys(report), tool="verdict")
 
     def ask_evidence(self, question: str) -> ChatReply:
-        """The evidence sentences closest to the question among this investigation's documents."""
+        """A free question, answered from the report's evidence (agent/chat/free.py): by the facet it
+        asks about, else from the sentences of the report's documents that share its topic words."""
         state = self._state()
         if not state:
             raise InputError("no investigation yet: state a claim first.")
-        segs = evidence_segments(state, self.inv.services, question, k=5)
-        if not segs:
-            return ChatReply(text="The gathered evidence says nothing on that.", tool="ask_evidence")
-        lines = ["The evidence sentences closest to the question:"]
-        for s in segs:
-            read = stance_label(state, s.key)
-            note = STANCE_READ[stance_direction(read)] if read else "stance not assessed"
-            lines.append(f"- ({note}) {s.text} [{s.key}]")
-        return ChatReply(text="\n".join(lines), citations=[s.key for s in segs], tool="ask_evidence")
+        report = self._report()
+        if not report:
+            raise InputError("the investigation has no report yet: ask again when it has finished.")
+        evidence = ReportEvidence(report, lambda ids: load_documents(state, self.inv.services, ids),
+                                  lambda view: document_keys(state, view))
+        answer = answer_free(question, evidence)
+        return ChatReply(text=answer.text, citations=list(dict.fromkeys(answer.citations)), tool="ask_evidence")

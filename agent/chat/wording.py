@@ -88,7 +88,9 @@ def summary_text(report: dict[str, Any]) -> str:
         flag = "" if s.get("status") == "supported" else " (interpretation)"
         lines.append(f"{s['text']} [{keys}]{flag}")
     for w_ in report.get("warnings", [])[:5]:
-        lines.append(f"! {w_}")
+        # warnings are written to read inside other text: shown alone, each is a sentence
+        text = sentence_start(str(w_).strip())
+        lines.append(f"Warning: {text}" + ("" if text.endswith((".", "!", "?")) else "."))
     return "\n".join(lines)
 
 

@@ -95,12 +95,17 @@ def insufficient_evidence(state: InvestigationState, services: Services, screen:
     if sure:
         least = round(min(sure), 4)
         verdict = verdict.model_copy(update={"confidence": least, "confidence_raw": least})
+    checked, on_subject = screen["checked"], len(screen["on_subject"])
+    # one document is said as one ("none of the 1 best-matching documents" read as a slip)
+    which = "the one best-matching document" if checked == 1 else f"none of the {checked} best-matching documents"
     if screen.get("claim_kind") == "debate":
-        msg = (f"none of the {screen['checked']} best-matching documents argues for or against the claim; "
-               "no verdict beyond 'insufficient evidence'")
+        does = "does not argue" if checked == 1 else "argues"
+        msg = f"{which} {does} for or against the claim; no verdict beyond 'insufficient evidence'"
     else:
-        msg = (f"none of the {screen['checked']} best-matching documents addresses the claim's relation "
-               f"({len(screen['on_subject'])} share its subject only); no verdict beyond 'insufficient evidence'")
+        does = "does not address" if checked == 1 else "addresses"
+        shares = ("it shares its subject only" if checked == 1 and on_subject else
+                  f"{on_subject} {'shares' if on_subject == 1 else 'share'} its subject only")
+        msg = f"{which} {does} the claim's relation ({shares}); no verdict beyond 'insufficient evidence'"
     emit("counts", "gather", msg)
     return {"status": "no_evidence", "verdict": verdict.model_dump(mode="json"), "warnings": [msg]}
 

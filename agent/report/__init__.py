@@ -23,6 +23,7 @@ from claimscope.agent.report.markdown import md_escape, render_markdown
 from claimscope.agent.report.model import (
     DEBATE_NOTE,
     SCHEMA_VERSION,
+    AntiClaimFound,
     AttributionStatus,
     Citation,
     Decision,
@@ -72,6 +73,7 @@ def render(report: Report | dict[str, Any] | str, fmt: str) -> str:
 
 
 __all__ = [
+    "AntiClaimFound",
     "AttributionStatus",
     "Citation",
     "DEBATE_NOTE",

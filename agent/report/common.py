@@ -30,6 +30,29 @@ def population_cell(d: DocumentView) -> str:
     return n or "-"
 
 
+def source_name(doc: DocumentView | None) -> str:
+    """How the sources list names a cited document (unescaped), its id shown beside it: its title, or
+    what it is when it has none ("103 (103)" read as a slip)."""
+    if doc is None:
+        return "a document not among those weighed"
+    return doc.title or "untitled document"
+
+
+def anti_claim_found(r: Report, refs: dict[str, int]) -> str:
+    """'6 of the 56 documents gathered; #3 and #12 of the documents below' (unescaped)."""
+    found = r.anti_claim_found
+    if found is None:
+        return ""
+    if not found.only:
+        return f"none of the {found.gathered} documents gathered"
+    head = f"{found.only} of the {found.gathered} documents gathered"
+    shown = [f"#{refs[d]}" for d in found.in_report if d in refs]
+    if not shown:
+        return head + "; none of them is among the documents below"
+    listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    return head + f"; {listed} of the documents below"
+
+
 def _node_counts(c: NodeConsensus) -> str:
     """'+0.50; +3 / =1 / -1' — the score only when it earned a label (an aspect with too little
     evidence shows its counts, not a '+1.00' from one sentence)."""

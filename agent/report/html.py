@@ -14,8 +14,10 @@ from claimscope.agent.report.common import (
     _subtree,
     _trust_line,
     _with_code,
+    anti_claim_found,
     cited_sentences,
     population_cell,
+    source_name,
     unevidenced,
     unevidenced_line,
 )
@@ -97,13 +99,15 @@ def render_html(report: Report) -> str:
     meta = []
     if r.anti_claim:
         meta.append(f"Opposite claim searched: <em>{_e(r.anti_claim)}</em>")
+        if r.anti_claim_found is not None:
+            meta.append(f"Found only by the opposite claim's search: {_e(anti_claim_found(r, refs))}")
     if r.claim_type:
         meta.append(f"Claim type: {_e(r.claim_type)}")
     if r.claim_kind == "debate":
         meta.append(f"Read as: {_e(DEBATE_NOTE)}")
     if r.sub_claims:
         meta.append("Sub-claims: " + "; ".join(_e(s) for s in r.sub_claims))
-    meta.append(f"Status: {_e(r.status)}")
+    meta.append(f"Status: {_e(r.status.replace('_', ' '))}")
     out += ["<br>".join(meta), "</p>"]
 
     v = r.verdict
@@ -197,7 +201,7 @@ def render_html(report: Report) -> str:
     cited = cited_sentences(r)
     for doc_id in order:
         listed = docs.get(doc_id)
-        title = _e(listed.title) if listed and listed.title else _e(doc_id)
+        title = _e(source_name(listed))
         out.append(
             f'<li id="{anchor(doc_id)}" value="{refs[doc_id]}"><strong>{title}</strong> '
             f'<span class="small">({_e(doc_id)})</span><ul>'

@@ -13,8 +13,10 @@ from claimscope.agent.report.common import (
     _trust_line,
     _walk,
     _with_code,
+    anti_claim_found,
     cited_sentences,
     population_cell,
+    source_name,
     unevidenced_line,
 )
 from claimscope.agent.report.model import DEBATE_NOTE, Citation, NodeConsensus, Report
@@ -50,13 +52,15 @@ def render_markdown(report: Report) -> str:
     lines: list[str] = [f"# Claim: {md_escape(r.claim)}", ""]
     if r.anti_claim:
         lines.append(f"*Opposite claim searched:* {md_escape(r.anti_claim)}  ")
+        if r.anti_claim_found is not None:
+            lines.append(f"*Found only by the opposite claim's search:* {anti_claim_found(r, refs)}  ")
     if r.claim_type:
         lines.append(f"*Claim type:* {md_escape(r.claim_type)}  ")
     if r.claim_kind == "debate":
         lines.append(f"*Read as:* {md_escape(DEBATE_NOTE)}  ")
     if r.sub_claims:
         lines.append("*Sub-claims:* " + "; ".join(md_escape(s) for s in r.sub_claims) + "  ")
-    lines.append(f"*Status:* {md_escape(r.status)}")
+    lines.append(f"*Status:* {md_escape(r.status.replace('_', ' '))}")
     lines.append("")
 
     v = r.verdict
@@ -163,7 +167,7 @@ def render_markdown(report: Report) -> str:
     cited = cited_sentences(r)
     for doc_id in (d for d in _source_order(r) if d in cited):
         sents = cited[doc_id]
-        title = docs[doc_id].title if doc_id in docs and docs[doc_id].title else doc_id
+        title = source_name(docs.get(doc_id))
         lines.append(f"**[{refs[doc_id]}] {md_escape(title)}** ({md_escape(doc_id)})")
         for idx, text in sents.items():
             lines.append(f"- {idx}: {md_escape(text)}")

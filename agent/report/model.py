@@ -216,6 +216,14 @@ class TrustSummary(BaseModel):
     edges: int = Field(0, description="Support / refute relations in the document graph.")
 
 
+class AntiClaimFound(BaseModel):
+    """What the search for the opposite claim found that the claim's own searches did not."""
+
+    gathered: int = Field(0, ge=0, description="Documents gathered by all the searches together.")
+    only: int = Field(0, ge=0, description="Of those, the ones only the opposite claim's search found.")
+    in_report: list[str] = Field(default_factory=list, description="Ids of the report's documents among `only`.")
+
+
 class EvidenceGap(BaseModel):
     """Why a verdict is "insufficient evidence": what was searched, and what was found instead."""
 
@@ -241,6 +249,8 @@ class Report(BaseModel):
     schema_version: Literal["1"] = SCHEMA_VERSION
     claim: str
     anti_claim: str | None = None
+    anti_claim_found: AntiClaimFound | None = Field(
+        None, description="What the opposite claim's search alone found (absent when it was not searched).")
     sub_claims: list[str] = Field(default_factory=list)
     claim_type: str = ""
     claim_kind: str = Field("", description="empirical or debate: how the evidence was read.")

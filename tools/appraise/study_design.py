@@ -201,6 +201,13 @@ def _first_design(text: str) -> Design | None:
     return None
 
 
+def design_sentence(design: Design, sentences: list[str]) -> int | None:
+    """The index of the first sentence that names `design` by one of its patterns (the sentence an
+    answer cites for "this is an RCT"), None when only the title or metadata says it."""
+    patterns = [p for d, p in _PATTERNS if d is design]
+    return next((i for i, s in enumerate(sentences) if any(p.search(s) for p in patterns)), None)
+
+
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 _TOKEN = re.compile(TOKEN_PATTERN)
 MODEL_PATH = Path(__file__).resolve().parent / "study_design_model.json"

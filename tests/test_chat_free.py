@@ -1,0 +1,149 @@
+"""Free follow-up questions answered from the report's evidence, by rules: the facet a question asks
+about (design, population, outcome, consistency, limitations, strength) from the report's evidence
+table and labels, any other question from the report's sentences that share its topic, and "nothing
+on that" when no sentence does. The model's tool choice is not asked for these, and a choice that
+does not fit the question is not followed (the embedded model sent "what outcome was measured?" to
+a study it picked, and "were any randomized trials among the evidence?" to a title search)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from claimscope.agent.chat import ChatEngine
+from claimscope.agent.chat.free import free_facet
+from claimscope.agent.llm import ActionChoice
+from claimscope.agent.report import render
+from claimscope.tools.appraise.study_design import Design, design_sentence
+from tests.test_chat_answers import Router, _engine, _resolve
+
+NO_EVIDENCE_CLAIM = "Coffee consumption causes pancreatic cancer"
+
+
+@pytest.fixture(scope="module")
+def evidence(tmp_path_factory) -> tuple[ChatEngine, Router]:
+    router = Router(ActionChoice(tool="study_findings", arguments={"study": "vitamin D"}))
+    return _engine(tmp_path_factory.mktemp("free"), router), router
+
+
+@pytest.fixture(scope="module")
+def nothing(tmp_path_factory) -> ChatEngine:
+    router = Router(ActionChoice(tool="show_sources", arguments={"stance": "neutral"}))
+    return _engine(tmp_path_factory.mktemp("free-none"), router, claim=NO_EVIDENCE_CLAIM)
+
+
+def _ask(engine: ChatEngine, question: str):
+    return engine.call(*engine.route(question))
+
+
+@pytest.mark.parametrize(("question", "facet"), [
+    ("What populations were studied?", "population"), ("How strong is the evidence overall?", "strength"),
+    ("Were any randomized trials among the evidence?", "design"), ("What kinds of studies were there?", "design"),
+    ("What are the main limitations of the evidence?", "limitations"), ("What outcome was measured?", "outcome"),
+    ("Is the effect consistent across the studies?", "consistency"), ("Are the results mixed?", "consistency"),
+    ("How many participants were there?", "sample_size"), ("What interventions were compared?", "intervention"),
+    # a facet word with a topic of its own asks about the topic
+    ("What about bolus doses?", None), ("Is the effect seen in infants?", None),
+])
+def test_the_facet_a_free_question_asks_about(question: str, facet: str | None) -> None:
+    assert free_facet(question) == facet
+
+
+def test_facet_questions_are_answered_from_the_report_without_the_model(evidence) -> None:
+    engine, router = evidence
+    before = router.asked
+    for question in ("What populations were studied?", "Were any randomized trials among the evidence?",
+                     "What outcome was measured?", "Is the effect consistent across the studies?",
+                     "How strong is the evidence overall?", "What are the main limitations of the evidence?"):
+        assert engine.route(question)[0] == "ask_evidence", question
+    assert router.asked == before
+
+
+def test_a_design_question_answers_yes_or_no_from_the_evidence_table(evidence) -> None:
+    engine, _ = evidence
+    rct = _ask(engine, "Were any randomized trials among the evidence?").text.splitlines()
+    assert rct[0] == "Yes: 1 of the 5 sources that give evidence on the claim is an RCT:"
+    assert rct[1].startswith("- 102 Monthly high-dose vitamin D") and rct[1].endswith("named in its title")
+    animal = _ask(engine, "Were any animal studies included?").text.splitlines()
+    assert animal[0].startswith("No: none of the 5 sources that give evidence on the claim is an animal study "
+                                "(they are ")
+
+
+def test_a_population_answer_cites_the_sentence_that_states_it(evidence) -> None:
+    engine, _ = evidence
+    reply = _ask(engine, "What populations were studied?")
+    assert reply.text.startswith("Of the 5 sources that give evidence on the claim, 3 state who was studied:")
+    line = next(x for x in reply.text.splitlines() if x.startswith("- 102 "))
+    assert "healthy adults" in line and line.endswith("[102#1]")
+    assert _resolve(engine, reply.citations) and "[]" not in reply.text
+
+
+def test_consistency_counts_the_directions_and_quotes_each_finding(evidence) -> None:
+    engine, _ = evidence
+    reply = _ask(engine, "Is the effect consistent across the studies?")
+    lines = reply.text.splitlines()
+    assert lines[0] == "No: of the 5 sources that give evidence on the claim, 3 support it and 2 oppose it."
+    quoted = [x for x in lines if x.startswith("- ")]
+    assert len(quoted) == 5 and all(re.search(r': ".+" \[\d+#\d+\]$', x) for x in quoted)
+    assert _resolve(engine, reply.citations)
+
+
+def test_a_topic_question_quotes_only_sentences_on_its_topic(evidence) -> None:
+    engine, router = evidence
+    before = router.asked
+    # the model would send this to a study of its choice; the question names no study
+    reply = _ask(engine, "Is the effect seen in infants?")
+    assert router.asked == before + 1 and reply.tool == "ask_evidence"
+    # the sentence that names infants first, then one of the infants study whose title does
+    assert reply.citations == ["105#0", "105#1"] and "infants" in reply.text.splitlines()[1]
+    partly = _ask(engine, "Is the effect seen in infants with tuberculosis?")
+    assert partly.citations == ["105#0", "105#1"]
+    assert partly.text.splitlines()[-1] == "No sentence of the report's documents mentions 'tuberculosis'."
+
+
+def test_a_question_the_report_holds_nothing_on_says_so(evidence) -> None:
+    engine, _ = evidence
+    reply = _ask(engine, "Does it work for tuberculosis?")
+    assert reply.text.startswith("The report's sources say nothing on that: no sentence of its 5 documents "
+                                 "mentions 'tuberculosis'.")
+    assert not reply.citations
+
+
+def test_free_questions_on_a_report_without_evidence_say_so_first(nothing) -> None:
+    engine = nothing
+    n = len(engine._report()["documents"])
+    none = f"None of the {n} documents in the report gives evidence on the claim"
+    outcome = _ask(engine, "What outcome was measured?")
+    assert outcome.text.startswith(none) and _resolve(engine, outcome.citations or ["101#0"])
+    same = _ask(engine, "Is the effect consistent across the studies?").text
+    assert same == f"{none} (the verdict is 'insufficient evidence'), so there is no effect to compare across studies."
+    rct = _ask(engine, "Were any randomized trials among the evidence?").text.splitlines()
+    assert rct[0] == f"No: none of the {n} documents in the report gives evidence on the claim (the verdict is " \
+                     "'insufficient evidence')."
+    assert any(x.startswith("- 102 ") for x in rct)
+    people = _ask(engine, "What populations were studied?")
+    assert people.text.startswith(none) and _resolve(engine, people.citations)
+
+
+def test_the_sentence_that_names_a_design() -> None:
+    sentences = ["Background.", "Patients were randomly assigned to vitamin D or placebo.", "Mice were fed."]
+    assert design_sentence(Design.RCT, sentences) == 1
+    assert design_sentence(Design.ANIMAL, sentences) == 2
+    assert design_sentence(Design.COHORT, sentences) is None
+
+
+def test_the_opposite_claims_search_is_answered_in_the_reports_own_figures(evidence) -> None:
+    """Readers could not check "found 6 of 56 documents" against the report: the report now says
+    what the opposite claim's search alone found, and the answer states the same figures."""
+    engine, _ = evidence
+    report = engine._report()
+    found = report["anti_claim_found"]
+    line = next(x for x in render(report, "md").splitlines() if x.startswith("*Found only by the opposite"))
+    reply = engine.call(*engine.route("What does the anti-claim search add?"))
+    if found["only"]:
+        assert f"{found['only']} of the {found['gathered']} documents gathered" in line
+        assert f"found {found['only']} of the {found['gathered']} documents gathered" in reply.text
+    else:
+        assert line.endswith(f"none of the {found['gathered']} documents gathered  ")
+        assert reply.text.endswith("so it added nothing to the verdict.")
