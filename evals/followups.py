@@ -2,13 +2,15 @@
 then their judgments scored -> evals/results/followups.json.
 
     python -m evals.followups run [--n 10] [--seed 7] [--depth 2] [--resume]
+    python -m evals.followups packets [--readers 3] [--second 14]
     python -m evals.followups score [--judgments evals/labels/followups_judgments.jsonl]
 
 `run` investigates SciFact dev claims that have gold evidence (SUPPORT or CONTRADICT, `--n` of them),
 one PERSPECTRUM dev claim (a debate claim, over PERSPECTRUM's perspective pool) and one claim no
 document of the corpus addresses (an investigation that ends "insufficient evidence"): 12
-investigations by default, kept in the work directory's sessions file, so `--resume` asks the
-questions again without re-running them. On each it asks the chat (agent/chat) questions of every
+investigations by default, kept in the work directory's sessions file under the code version (a
+new commit investigates afresh, since "go deeper" and "ignore a source" change a stored
+investigation), so `--resume` asks the questions again without re-running them. On each it asks the chat (agent/chat) questions of every
 kind the docs advertise, built from its report: which sources support / oppose (in varying words),
 what a named study found, why an aspect is disputed, the anti-claim search, the verdict, two free
 questions, then "go deeper" and "ignore a source" (which re-run steps, so they come last). Each
@@ -16,6 +18,14 @@ question becomes one line of the pool: its id, the investigation, the report it 
 id of the report's content; the report itself is written to evals/labels/followups_reports/ID.md for
 the readers), the kind asked and the tool that answered, the question, the answer, its citations
 with the sentences they cite, the answer time, the load average and the code version.
+
+`packets` writes the blind reading packets, evals/labels/followups_packets/<code>/<reader>.jsonl: each
+reader gets whole investigations (every question asked of a report goes to one reader), and one more
+reader reads `--second` questions again, spread over kinds, for the agreement. A packet item holds
+what the guide lets a reader see (the question, the answer, the cited sentences and the path of the
+report, and of the recomputed report for "go deeper" and "ignore a source"), never the kind, the tool
+or the code, and the judgment line to fill in, which carries the question id and the code version
+the answer came from.
 
 `score` reads the readers' judgments (evals/labels/followups_judgments.jsonl, one line per question
 and reader: question_id, reader, answer_correct, citations_support_answer, grammar_ok, each "yes" or
@@ -97,6 +107,7 @@ YesNo = Literal["yes", "no"]
 
 class Judgment(BaseModel):
     question_id: str
+    code: str | None = Field(None, description="The code version of the answer judged (the packet's).")
     reader: str = Field(min_length=1)
     answer_correct: YesNo
     citations_support_answer: YesNo
@@ -229,7 +240,10 @@ def score(pool: list[PoolRow], judgments: list[Judgment]) -> dict[str, Any]:
     judged), and the median answer time per kind."""
     by_id = {r.question_id: r for r in pool}
     unknown = sorted({j.question_id for j in judgments} - set(by_id))
-    judged = [j for j in judgments if j.question_id in by_id]
+    # a judgment of another code version's answer to the same question says nothing of this one
+    stale = sorted({j.question_id for j in judgments if j.question_id in by_id and j.code
+                    and j.code != by_id[j.question_id].code})
+    judged = [j for j in judgments if j.question_id in by_id and (not j.code or j.code == by_id[j.question_id].code)]
     per_kind: dict[str, dict[str, Any]] = {}
     for kind in KINDS:
         rows = [r for r in pool if r.kind == kind]
@@ -270,6 +284,7 @@ def score(pool: list[PoolRow], judgments: list[Judgment]) -> dict[str, Any]:
         "unresolved_citations": sum(len(r.unresolved_citations) for r in pool),
         "per_kind": per_kind,
         "unknown_question_ids": unknown,
+        "judgments_of_other_code": stale,
         "codes": sorted({r.code for r in pool}),
     }
 
@@ -278,6 +293,67 @@ def read_pool(path: Path) -> list[PoolRow]:
     if not path.is_file():
         raise SystemExit(f"no pool at {path}: run `python -m evals.followups run` first.")
     return [PoolRow.model_validate_json(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+# ---------------------------------------------------------------------------------- packets
+PACKETS = LABELS / "followups_packets"
+
+
+class PacketItem(BaseModel):
+    """What a reader sees of one question (docs/methods/followup-reading-guide.md), and the line to fill in."""
+
+    question_id: str
+    report: str = Field(description="The report the question was asked about, relative to the repository.")
+    report_after: str | None = Field(None, description="The recomputed report (go deeper, ignore a source).")
+    question: str
+    answer: str
+    cited_sentences: dict[str, str]
+    judgment: dict[str, str | None]
+
+
+def packets(pool: list[PoolRow], readers: int, second: int, seed: int, folder: Path = PACKETS,
+            reports: Path = REPORTS) -> dict[str, list[PacketItem]]:
+    """One packet per reader: whole investigations dealt round-robin (in pool order) to `readers`
+    readers, and `second` questions, spread over the kinds, to one more reader for the agreement."""
+    import random
+
+    codes = sorted({r.code for r in pool})
+    if len(codes) != 1:
+        raise SystemExit(f"the pool mixes code versions {codes}: run `python -m evals.followups run` again.")
+    investigations = list(dict.fromkeys(r.investigation for r in pool))
+    names = [f"reader-{chr(ord('a') + i)}" for i in range(readers)]
+    dealt = {inv: names[i % readers] for i, inv in enumerate(investigations)}
+    out: dict[str, list[PacketItem]] = {n: [] for n in names}
+
+    def item(r: PoolRow, reader: str) -> PacketItem:
+        rel = reports.relative_to(REPO) if reports.is_relative_to(REPO) else reports
+        return PacketItem(
+            question_id=r.question_id, report=str(rel / f"{r.report_id}.md"),
+            report_after=str(rel / f"{r.report_id_after}.md") if r.report_id_after else None,
+            question=r.question, answer=r.answer, cited_sentences=r.cited_sentences,
+            judgment={"question_id": r.question_id, "code": r.code, "reader": reader, "answer_correct": None,
+                      "citations_support_answer": None, "grammar_ok": None})
+
+    for r in pool:
+        out[dealt[r.investigation]].append(item(r, dealt[r.investigation]))
+    rng = random.Random(seed)
+    by_kind: dict[str, list[PoolRow]] = defaultdict(list)
+    for r in pool:
+        by_kind[r.kind].append(r)
+    for rows in by_kind.values():
+        rng.shuffle(rows)
+    again: list[PoolRow] = []
+    while len(again) < min(second, len(pool)):
+        for kind in KINDS:
+            if by_kind[kind] and len(again) < second:
+                again.append(by_kind[kind].pop())
+    extra = f"reader-{chr(ord('a') + readers)}"
+    out[extra] = [item(r, extra) for r in sorted(again, key=lambda r: pool.index(r))]
+    target = folder / codes[0]
+    target.mkdir(parents=True, exist_ok=True)
+    for name, items in out.items():
+        (target / f"{name}.jsonl").write_text("".join(i.model_dump_json() + "\n" for i in items))
+    return out
 
 
 # ---------------------------------------------------------------------------------- running
@@ -316,7 +392,7 @@ def run(args: argparse.Namespace) -> None:
     for turn, (cid, claim, corpus) in enumerate(_investigations(args.n, args.seed)):
         if cid in done:
             continue
-        thread = f"followups-{cid}"
+        thread = f"followups-{code}-{cid}"
         t0 = time.perf_counter()
         if not (inv.state(thread).get("report")):
             inv.run(claim, InvestigationOptions(corpora=[corpus], sources=["local"], depth=args.depth), thread_id=thread)
@@ -338,6 +414,12 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--depth", type=int, default=2)
     r.add_argument("--resume", action="store_true", help="Keep the pool and ask only investigations it lacks.")
     r.add_argument("--pool", type=Path, default=POOL)
+    p = sub.add_parser("packets", help="the blind reading packets of the pool, one per reader")
+    p.add_argument("--pool", type=Path, default=POOL)
+    p.add_argument("--readers", type=int, default=3, help="Readers the investigations are dealt to.")
+    p.add_argument("--second", type=int, default=14, help="Questions one more reader reads again.")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--out", type=Path, default=PACKETS)
     s = sub.add_parser("score", help="score the readers' judgments of the pool")
     s.add_argument("--pool", type=Path, default=POOL)
     s.add_argument("--judgments", type=Path, default=JUDGMENTS)
@@ -345,6 +427,10 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.command == "run":
         run(args)
+        return
+    if args.command == "packets":
+        made = packets(read_pool(args.pool), args.readers, args.second, args.seed, args.out)
+        print(json.dumps({name: len(items) for name, items in made.items()}))
         return
     pool = read_pool(args.pool)
     judgments = read_judgments(args.judgments) if args.judgments.is_file() else []

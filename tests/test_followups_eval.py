@@ -99,3 +99,31 @@ def test_score_command_reads_files_and_refuses_a_malformed_judgment(rows, tmp_pa
                                      "citations_support_answer": "yes", "grammar_ok": "yes"}) + "\n")
     with pytest.raises(SystemExit, match=r"j.jsonl:1: answer_correct"):
         read_judgments(judgments)
+
+
+def test_packets_are_blind_deal_whole_investigations_and_carry_the_code(rows, tmp_path) -> None:
+    from evals.followups import packets
+
+    pool, reports = rows
+    twice = [r.model_copy(update={"investigation": "other", "question_id": f"other:{i}"}) for i, r in enumerate(pool)]
+    made = packets(pool + twice, readers=2, second=5, seed=1, folder=tmp_path, reports=reports)
+    assert sorted(made) == ["reader-a", "reader-b", "reader-c"]
+    assert {i.question_id.split(":")[0] for i in made["reader-a"]} == {"fixture"}
+    assert {i.question_id.split(":")[0] for i in made["reader-b"]} == {"other"}
+    assert len(made["reader-c"]) == 5
+    written = (tmp_path / "test" / "reader-a.jsonl").read_text().splitlines()
+    item = json.loads(written[0])
+    assert set(item) == {"question_id", "report", "report_after", "question", "answer", "cited_sentences", "judgment"}
+    assert "kind" not in written[0] and '"tool"' not in written[0]
+    assert item["judgment"]["code"] == "test" and item["judgment"]["reader"] == "reader-a"
+    assert (reports / item["report"].rsplit("/", 1)[1]).is_file()
+
+
+def test_a_judgment_of_another_codes_answer_is_not_counted(rows) -> None:
+    pool, _ = rows
+    qid = pool[0].question_id
+    out = score(pool, [Judgment(question_id=qid, code="older", reader="ann", answer_correct="no",
+                                citations_support_answer="no", grammar_ok="no"),
+                       Judgment(question_id=qid, code="test", reader="bob", answer_correct="yes",
+                                citations_support_answer="yes", grammar_ok="yes")])
+    assert out["judgments"] == 1 and out["answer_correct"] == 1.0 and out["judgments_of_other_code"] == [qid]
