@@ -16,12 +16,17 @@ drift apart.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from functools import wraps
+from typing import Annotated, Any
 
+from langchain_core.tools import StructuredTool, ToolException
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from claimscope.agent.check import CheckHandler, EditedClaim
+from claimscope.agent.check import check_text as run_check
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.investigation import Investigator, RunResult, ainvestigate, investigate
 from claimscope.agent.options import (
@@ -34,14 +39,13 @@ from claimscope.agent.options import (
 )
 from claimscope.agent.report import Report, render
 from claimscope.agent.report.text_model import TextReport
+from claimscope.agent.report.text_render import render_text_report
 from claimscope.agent.runs import RunEvent, RunManager, SessionInfo
 from claimscope.agent.services import Services
 from claimscope.agent.settings import Settings, get_settings, load_settings
 from claimscope.tools.errors import ClaimscopeError, InputError
+from claimscope.tools.find.store import SearchFilter
 from claimscope.tools.read.claim_analysis import MAX_CLAIM_CHARS, MIN_CLAIM_CHARS
-
-if TYPE_CHECKING:
-    from langchain_core.tools import StructuredTool
 
 __all__ = [
     "EvidenceHit", "InvestigateArgs", "InvestigationOptions", "Investigator", "ProgressEvent", "Report",
@@ -163,8 +167,6 @@ def validate_args(model: type[BaseModel], raw: Any) -> Any:
 
 def search_evidence(query: str, corpus: str, k: int = 10, *, services: Services | None = None) -> list[EvidenceHit]:
     """The best documents of a local corpus for `query`, with their best-matching sentences."""
-    from claimscope.tools.find.store import SearchFilter
-
     args = validate_args(SearchArgs, {"query": query, "corpus": corpus, "k": k})
     services = services or Services(get_settings())
     store = services.store
@@ -195,8 +197,6 @@ def check_text(
     """Check every check-worthy claim of `text` and return the report on the text (`TextReport`;
     `agent.report.text_render.render_text_report` renders it). `options` are ToolOptions' fields,
     the same as `investigate`'s; `claims` edits the extracted claims; `cancel` a threading.Event."""
-    from claimscope.agent.check import check_text as run_check
-
     opts = validate_args(ToolOptions, options)
     svc = services or Services(get_settings())
     return run_check(text, services=svc, claims=claims, on_event=on_event, cancel=cancel, **opts.given())
@@ -220,17 +220,11 @@ def _schema_model(name: str) -> type[BaseModel]:
 def tool_schemas() -> list[dict[str, Any]]:
     """OpenAI tool definitions ({"type": "function", "function": {...}}) for investigate_claim,
     search_evidence and check_text, generated from their argument models (references inlined)."""
-    from langchain_core.utils.function_calling import convert_to_openai_tool
-
     return [convert_to_openai_tool(_schema_model(name)) for name in _TOOLS]
 
 
 def _tool_error(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Bad input and unusable results reach the calling model as a ToolException message."""
-    from functools import wraps
-
-    from langchain_core.tools import ToolException
-
     @wraps(fn)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -245,10 +239,6 @@ def langchain_tools(services: Services | None = None) -> list[StructuredTool]:
     """LangChain tools for investigate_claim, search_evidence and check_text (same argument models as
     tool_schemas()). investigate_claim and check_text return the Markdown report as content and the
     report dict as artifact; search_evidence returns the hits as JSON text."""
-    import json
-
-    from langchain_core.tools import StructuredTool
-
     def run_investigation(claim: str, options: ToolOptions | dict[str, Any] | None = None) -> tuple[str, dict]:
         opts = validate_args(ToolOptions, options.model_dump() if isinstance(options, BaseModel) else options)
         svc = services or Services(get_settings())
@@ -262,8 +252,6 @@ def langchain_tools(services: Services | None = None) -> list[StructuredTool]:
 
     def run_check(text: str, options: ToolOptions | dict[str, Any] | None = None,
                   claims: list[EditedClaim] | list[dict[str, Any]] | None = None) -> tuple[str, dict]:
-        from claimscope.agent.report.text_render import render_text_report
-
         opts = validate_args(ToolOptions, options.model_dump() if isinstance(options, BaseModel) else options)
         edits = [c.model_dump(exclude_none=True) if isinstance(c, BaseModel) else c for c in claims or []]
         report = check_text(text, services=services, claims=edits or None, **opts.given())

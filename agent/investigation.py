@@ -17,17 +17,26 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.types import Command
 from pydantic import BaseModel, Field
 
 from claimscope.agent.datadir import disk_full, ensure_data_dir
 from claimscope.agent.graph.build import build_graph
 from claimscope.agent.graph.events import ProgressEvent
+from claimscope.agent.graph.review import parse_decision
 from claimscope.agent.graph.state import InvestigationOptions
+from claimscope.agent.graph.steps import STEP_NAMES
 from claimscope.agent.options import default_options as default_options
+from claimscope.agent.report import Report
 from claimscope.agent.services import Services
 from claimscope.agent.sessions.checkpoint import Checkpoints
 from claimscope.agent.settings import get_settings
+from claimscope.prompts import translate_claim as tp
 from claimscope.tools.errors import InputError
+from claimscope.tools.llm import LLMError
+from claimscope.tools.read.claim_analysis import validate_claim
+from claimscope.tools.text.language import SUPPORTED, detect_language
+from claimscope.tools.text.text_guard import strip_control
 
 EventHandler = Callable[[ProgressEvent], None]
 
@@ -72,11 +81,6 @@ def accept_claim(claim: str | AcceptedClaim, services: Services, *, translate: b
         if not translate:
             raise
         original, language = exc.claim, exc.language
-    from claimscope.prompts import translate_claim as tp
-    from claimscope.tools.llm import LLMError
-    from claimscope.tools.read.claim_analysis import validate_claim
-    from claimscope.tools.text.language import detect_language
-    from claimscope.tools.text.text_guard import strip_control
 
     try:
         out = services.llm.run(tp.PROMPT, tp.TranslateInput(claim=original, language=language))
@@ -105,10 +109,6 @@ def prepare_claim(claim: str) -> str:
     """The claim as it will be stored and shown, or an InputError before anything is stored: control
     characters and terminal escapes removed, a claim in a language the models cannot read refused
     (before the length checks, so a Chinese claim is not called "too short"), then the length checks."""
-    from claimscope.tools.read.claim_analysis import validate_claim
-    from claimscope.tools.text.language import SUPPORTED, detect_language
-    from claimscope.tools.text.text_guard import strip_control
-
     if not isinstance(claim, str):
         raise InputError(f"the claim must be text, got {type(claim).__name__}.")
     text = " ".join(strip_control(claim).split())
@@ -259,10 +259,6 @@ class Investigator:
 
     def answer(self, thread_id: str, decision: Any, *, on_event: EventHandler | None = None) -> RunResult:
         """Give a paused guided session the person's decision and run on to the next pause or the end."""
-        from langgraph.types import Command
-
-        from claimscope.agent.graph.review import parse_decision
-
         intr = self._interrupt(thread_id)
         if intr is None:
             raise InputError(f"session {thread_id!r} is not waiting for a review decision.")
@@ -279,8 +275,6 @@ class Investigator:
         Used by follow-ups such as "ignore source D and recompute" (changes={"documents": {D: None}},
         step="assess") or "go deeper on aspect X" (step="grow_hierarchy" with the node re-opened).
         """
-        from claimscope.agent.graph.steps import STEP_NAMES
-
         if step not in STEP_NAMES:
             raise InputError(f"unknown step {step!r}; steps are {', '.join(STEP_NAMES)}.")
         if not self.state(thread_id):
@@ -312,8 +306,6 @@ class Investigator:
 
 def investigate(claim: str, *, services: Services | None = None, **options: Any):  # noqa: ANN201
     """Run a whole investigation and return its Report (agent.report.Report)."""
-    from claimscope.agent.report import Report
-
     inv = Investigator(services)
     opts = default_options(inv.services.settings, **options)
     check_corpora(inv.services, list(opts.corpora), opts.sources)

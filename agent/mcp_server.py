@@ -19,10 +19,13 @@ an unknown session or a session in the wrong state returns an error result whose
 
 from __future__ import annotations
 
+import itertools
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 import anyio
+import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
@@ -42,6 +45,9 @@ from claimscope.agent.api import (
     describe_validation_error,
     search_evidence,
 )
+from claimscope.agent.check import CheckProgress, check_text
+from claimscope.agent.report import render
+from claimscope.agent.report.text_render import render_text_report
 from claimscope.agent.runs import RunEvent, RunManager, SessionInfo
 from claimscope.tools.errors import ClaimscopeError, InputError
 
@@ -194,8 +200,6 @@ def build_server(manager: RunManager | None = None, *, name: str = "claimscope")
         session_id: SessionId,
         format: Annotated[Literal["md", "json", "html"], Field(description="Report format.")] = "md",
     ) -> str:
-        from claimscope.agent.report import render
-
         def report() -> str:
             info = runs.status(session_id)
             result = runs.result(info.session_id)
@@ -233,12 +237,6 @@ def build_server(manager: RunManager | None = None, *, name: str = "claimscope")
         claims: ClaimEditsParam = None,
         format: Annotated[Literal["md", "json", "html"], Field(description="Report format.")] = "md",
     ) -> str:
-        import itertools
-        import threading
-
-        from claimscope.agent.check import CheckProgress, check_text
-        from claimscope.agent.report.text_render import render_text_report
-
         cancel = threading.Event()
         numbers = itertools.count(1)
 
@@ -282,8 +280,6 @@ def serve(
     server = build_server(runs)
     try:
         if http:
-            import uvicorn
-
             uvicorn.run(http_app(server, host=host, token=token), host=host, port=port, log_level="warning")
         else:
             server.run("stdio")

@@ -17,8 +17,8 @@ TOPS = ("agent", "tools", "prompts")
 
 # Circles not yet broken, each with what keeps it. Breaking one fails the test until it is removed.
 KNOWN_CIRCLES: dict[frozenset[str], str] = {
-    frozenset({"claimscope.agent.web.app", "claimscope.agent.web.routes"}):
-        "the routes read the app's shared state and the app mounts the routes",
+    frozenset({"claimscope.agent.web.app", "claimscope.agent.web.routes", "claimscope.agent.web.checks"}):
+        "the routes (the check pages' too) read the app's shared state and the app mounts the routes",
     frozenset({"claimscope.agent.cli", *(f"claimscope.agent.cli.{m}" for m in (
         "chat", "check", "corpus", "investigate", "llm", "retractions", "sessions", "web"))}):
         "the command modules register on the Typer app that cli/__init__.py builds from them",
@@ -267,15 +267,16 @@ def unexplained_function_imports() -> list[str]:
             modules = {m for t in targets if (m := _resolve(t, known)) and m != name}
             for m in modules:
                 heavy |= loads[m]
-            circle = any({name, *modules} <= group for group in KNOWN_CIRCLES)
+            circle = bool(modules) and any({name, *modules} <= group for group in KNOWN_CIRCLES)
             if not (heavy - loads[name]) and not circle:
                 found.append(f"{path.relative_to(REPO)}:{line} -> {', '.join(sorted(modules or targets))}")
     return found
 
 
 def test_the_function_import_reader_needs_a_reason(tmp_path, monkeypatch):
-    """A function's import of the standard library or of a light module is flagged; of torch, or of
-    a module that imports torch at its top, it is not; nor is one inside agent/cli/."""
+    """A function's import of the standard library or of a light module is flagged, in a module of a
+    listed circle too; of torch, or of a module that imports torch at its top, it is not; nor is one
+    inside agent/cli/, nor one that closes a listed circle."""
     for rel, text in {
         "tools/light.py": "",
         "tools/model.py": "import torch\n",
@@ -283,29 +284,24 @@ def test_the_function_import_reader_needs_a_reason(tmp_path, monkeypatch):
                           "def h():\n    from claimscope.tools import light\n\n"
                           "def i():\n    from claimscope.tools.model import x\n"),
         "agent/cli/c.py": "def f():\n    import json\n",
+        "agent/web/app.py": "def f():\n    import json\n    from claimscope.agent.web import routes\n",
+        "agent/web/routes.py": "from claimscope.agent.web import app\n",
     }.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
-    assert unexplained_function_imports() == ["tools/user.py:2 -> json", "tools/user.py:8 -> claimscope.tools.light"]
+    assert unexplained_function_imports() == ["agent/web/app.py:2 -> json", "tools/user.py:2 -> json",
+                                              "tools/user.py:8 -> claimscope.tools.light"]
 
 
 # Files whose function-level imports have not been moved to the top yet (they were being changed
 # for other work when the rule came in), with the most each may keep: move them when you next edit
 # the file, and lower or drop its entry.
 NOT_YET_MOVED: dict[str, int] = {
-    "agent/api.py": 8,
     "agent/assemble.py": 11,
     "agent/chat/engine.py": 1,
     "agent/graph/screen.py": 4,
-    "agent/graph/steps.py": 18,
-    "agent/investigation.py": 12,
-    "agent/mcp_server.py": 6,
-    "agent/web/app.py": 6,
     "agent/web/checks.py": 10,
-    "agent/web/decisions.py": 1,
-    "agent/web/messages.py": 1,
-    "agent/web/routes.py": 17,
     "tools/appraise/study_design.py": 1,
 }
 

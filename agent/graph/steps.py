@@ -20,6 +20,7 @@ from typing import Any, Final
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
+from claimscope.agent.assemble import build_report
 from claimscope.agent.graph.events import emit
 from claimscope.agent.graph.explanation import explain_claim
 from claimscope.agent.graph.readers import (
@@ -46,8 +47,20 @@ from claimscope.agent.graph.screen import (
     insufficient_evidence,
     screen_documents,
 )
-from claimscope.agent.graph.state import DocumentRecord, InvestigationState
+from claimscope.agent.graph.state import USAGE_FIELDS, DocumentRecord, InvestigationState
 from claimscope.agent.services import Services
+from claimscope.agent.sources import enrich_documents, reputation_config
+from claimscope.tools.appraise.trust import build_document_graph, propagate_trust, reputation
+from claimscope.tools.explain import (
+    Perspective,
+    assess_document,
+    check_perspective,
+    label_document,
+    local_label,
+    perspective_summary,
+    takeaway,
+)
+from claimscope.tools.find.store import SearchFilter
 from claimscope.tools.llm import LLMError
 from claimscope.tools.models import (
     Segment,
@@ -56,6 +69,24 @@ from claimscope.tools.models import (
     Stance,
     StanceResult,
 )
+from claimscope.tools.read.claim_analysis import ClaimKind, analyse_claim, filter_passages
+from claimscope.tools.read.hierarchy import (
+    cached,
+    enrich_keywords,
+    merge_siblings,
+    propose_aspects,
+    rank_segments,
+)
+from claimscope.tools.read.hierarchy.facets import (
+    belongs,
+    facet_drafts,
+    find_facets,
+    is_finding,
+    sub_facets,
+)
+from claimscope.tools.read.relevance import classify_segments, node_relevance, relevance_filter
+from claimscope.tools.text.segmenter import without_section_label
+from claimscope.tools.weigh.verdict import LocalItem, LocalLabel, aspect_consensus
 
 NodeUpdate = dict[str, Any]
 
@@ -95,8 +126,6 @@ def _usage_snapshot(services: Services) -> dict[str, dict[str, float]]:
 
 def _usage_delta(before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]
                  ) -> dict[str, dict[str, float]]:
-    from claimscope.agent.graph.state import USAGE_FIELDS
-
     out: dict[str, dict[str, float]] = {}
     for name, rec in after.items():
         prev = before.get(name, {})
@@ -110,8 +139,6 @@ def _usage_delta(before: dict[str, dict[str, float]], after: dict[str, dict[str,
 
 
 def _analyse(state: InvestigationState, services: Services) -> NodeUpdate:
-    from claimscope.tools.read.claim_analysis import ClaimKind, analyse_claim
-
     chosen = options_of(state).claim_kind
     analysis = analyse_claim(state["claim"], services.llm, kind=None if chosen == "auto" else ClaimKind(chosen))
     emit("counts", "analyse", f"claim type {analysis.claim_type}, read as {analysis.claim_kind}; "
@@ -120,8 +147,6 @@ def _analyse(state: InvestigationState, services: Services) -> NodeUpdate:
 
 
 def _gather(state: InvestigationState, services: Services) -> NodeUpdate:
-    from claimscope.tools.find.store import SearchFilter
-
     opts = options_of(state)
     found: dict[str, DocumentRecord] = {}
     # A store that had to fall back (e.g. an old collection it could not upgrade) says so here.
@@ -185,8 +210,6 @@ def _filter_by_sub_claims(
 ) -> NodeUpdate:
     """Keep documents with a passage that entails at least one sub-claim (RAG+NLI+sub-claims);
     the filter falls back to everything retrieved when no passage does."""
-    from claimscope.tools.read.claim_analysis import filter_passages
-
     st = state.copy()
     st["documents"] = found
     passages = []
@@ -208,22 +231,6 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     """One level of ClaimSpect: propose aspects under each frontier node from its relevant segments,
     enrich their keywords, rank segments discriminatively against the siblings, keep only the
     segments relevant to the claim and the aspect, reject sub-aspects left without enough of them."""
-    from claimscope.tools.read.hierarchy import (
-        cached,
-        enrich_keywords,
-        merge_siblings,
-        propose_aspects,
-        rank_segments,
-    )
-    from claimscope.tools.read.hierarchy.facets import (
-        belongs,
-        facet_drafts,
-        find_facets,
-        is_finding,
-        sub_facets,
-    )
-    from claimscope.tools.read.relevance import node_relevance
-
     h = services.settings.hierarchy
     # One embedding cache for the step: candidate segments recur across sibling nodes.
     embedder = cached(services.embedder)
@@ -337,9 +344,6 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
 
 def _assess(state: InvestigationState, services: Services) -> NodeUpdate:
     """Relevance filter, classification down the tree, and stance toward the claim per segment."""
-    from claimscope.tools.read.hierarchy import cached
-    from claimscope.tools.read.relevance import classify_segments, relevance_filter
-
     tree = tree_of(state)
     h = services.settings.hierarchy
     scorer, test = claim_reading(state, services)
@@ -388,8 +392,6 @@ def _perspectives(
     assignments: dict[str, str], stances: dict[str, dict[str, Any]],
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """A short grounded summary per stance for each top-level aspect (the most read part)."""
-    from claimscope.tools.explain import check_perspective, perspective_summary
-
     v = services.settings.verdict
     get = sentence_lookup(state, services)
     text = {s.key: s.text for s in kept}
@@ -427,10 +429,6 @@ def _quoted_perspective(stance: Stance, segs: list[tuple[str, str]], *, n: int =
     state a finding, quoted without a structured abstract's heading, each citing itself; None when no
     segment states a finding. Readers found the embedded model's summaries adding causal words,
     dropping hedges and generalising past what they cite; a quote says only what it cites."""
-    from claimscope.tools.explain import Perspective
-    from claimscope.tools.read.hierarchy.facets import is_finding
-    from claimscope.tools.text.segmenter import without_section_label
-
     quoted = [(k, " ".join(without_section_label(t).split())) for k, t in segs if is_finding(t)][:n]
     if not quoted:
         return None
@@ -442,14 +440,6 @@ def _quoted_perspective(stance: Stance, segs: list[tuple[str, str]], *, n: int =
 def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
     """Per document: takeaway and local label (Tan et al.), reputation prior, then ClaimTrust
     propagation over the stance relations between the documents' key sentences."""
-    from claimscope.agent.sources import enrich_documents, reputation_config
-    from claimscope.tools.appraise.trust import (
-        build_document_graph,
-        propagate_trust,
-        reputation,
-    )
-    from claimscope.tools.explain import assess_document, label_document, local_label, takeaway
-
     opts = options_of(state)
     v = services.settings.verdict
     meta = state.get("documents") or {}
@@ -530,8 +520,6 @@ def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:
 
 
 def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
-    from claimscope.tools.weigh.verdict import LocalItem, LocalLabel, aspect_consensus
-
     items = []
     for doc_id, a in (state.get("assessments") or {}).items():
         items.append(LocalItem(
@@ -550,9 +538,12 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
         # The root is the claim itself and counts the evidence the verdict counts: a floor the verdict
         # does not have would read "insufficient evidence" beside a verdict drawn from one document.
         floor = 1 if node_id == tree.ROOT else services.settings.verdict.min_node_evidence
-        per_node[node_id] = aspect_consensus(pairs, min_evidence=floor,
-                                             strong_labels=not debate or services.settings.verdict.debate_strong_labels,
-                                             ).model_dump(mode="json")
+        strong = not debate or services.settings.verdict.debate_strong_labels
+        if node_id == tree.ROOT:
+            # and is as strong as the verdict may be: "generally" needs min_documents_generally documents
+            docs = {key.doc_id for k in counted_stances(state, tree, node_id) if (key := SentenceKey.read(k))}
+            strong = strong and len(docs) >= services.settings.verdict.min_documents_generally
+        per_node[node_id] = aspect_consensus(pairs, min_evidence=floor, strong_labels=strong).model_dump(mode="json")
     emit("counts", "aggregate", f"verdict: {verdict.weighted_label} (score {_fmt(verdict.weighted_score)})")
     return {"verdict": verdict.model_dump(mode="json"), "node_consensus": per_node}
 
@@ -578,8 +569,6 @@ def _fmt(value: float | None, *, percent: bool = False) -> str:
 
 
 def _report(state: InvestigationState, services: Services) -> NodeUpdate:
-    from claimscope.agent.assemble import build_report
-
     status = state.get("status") or "running"
     if status == "running":
         status = "complete"

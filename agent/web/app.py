@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -10,14 +11,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import uvicorn
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pydantic import BaseModel, Field
 from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from claimscope.agent.access import is_loopback
+from claimscope.agent.access import TOKEN_ENV, is_loopback
+from claimscope.agent.datadir import open_store
 from claimscope.agent.runs import RunManager
+from claimscope.agent.web.messages import plain, run_error
+from claimscope.agent.web.security import Guard, new_csrf_token
 from claimscope.tools.errors import InputError
 
 HERE = Path(__file__).resolve().parent
@@ -52,9 +57,6 @@ class WebContext:
     """What every route shares: the run manager, templates, the CSRF token, and one lock per chat."""
 
     def __init__(self, manager: RunManager, config: WebConfig) -> None:
-        from claimscope.agent.web.messages import plain, run_error
-        from claimscope.agent.web.security import new_csrf_token
-
         self.manager = manager
         self.config = config
         self.csrf = new_csrf_token()
@@ -93,7 +95,6 @@ def create_app(manager: RunManager, config: WebConfig | None = None, *, mcp: boo
     the same access token, sent as a bearer header)."""
     from claimscope.agent.web.checks import check_routes
     from claimscope.agent.web.routes import error_handlers, routes
-    from claimscope.agent.web.security import Guard
 
     cfg = config or WebConfig()
     ctx = WebContext(manager, cfg)
@@ -130,10 +131,6 @@ def background_server(manager: RunManager, config: WebConfig | None = None, *, p
                       mcp: bool = False) -> Iterator[str]:
     """The web app served by uvicorn in a thread on a loopback port (any free one by default), for
     tests and benchmarks; yields its base URL and stops it on exit."""
-    import socket
-
-    import uvicorn
-
     if port == 0:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
@@ -158,16 +155,10 @@ def serve(manager: RunManager, *, host: str = "127.0.0.1", port: int = 8000, tok
           mcp: bool = False) -> None:
     """Run the web app (with `mcp`, and the MCP server at /mcp) with uvicorn until interrupted; off
     loopback a token is required."""
-    import uvicorn
-
-    from claimscope.agent.access import TOKEN_ENV
-
     if token is None and not is_loopback(host):
         raise InputError(f"serving the web app on {host} needs an access token ({TOKEN_ENV} or --generate-token).")
     # Open the evidence store now: a store another process holds is refused here, in one line,
     # rather than on every page; and holding it from the start keeps a second server from starting.
-    from claimscope.agent.datadir import open_store
-
     try:
         open_store(manager.investigator.services).corpora()
         uvicorn.run(create_app(manager, WebConfig(token=token), mcp=mcp, host=host), host=host, port=port,

@@ -9,6 +9,7 @@ same message everywhere. A form may also carry the decision as JSON text, exactl
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -122,8 +123,6 @@ def claim_edits_from_form(form: FormData | Mapping[str, Any], claims: list[Any])
     checked, a ticked claim's changed wording rewords it (an emptied one is refused there, with the
     claim's id).
     Edits typed as JSON (a list, or a claims file's {"claims": [...]}) replace the form's."""
-    import json
-
     raw = _text(form, "edits_json")
     if raw:
         try:

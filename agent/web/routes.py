@@ -31,12 +31,22 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
+from claimscope.agent.bounds import DEPTH_MAX, DEPTH_MIN, SOURCE_NAMES
+from claimscope.agent.chat import ChatEngine, ChatMessage, ChatReply
+from claimscope.agent.datadir import open_store
+from claimscope.agent.graph.readers import sentence_lookup
+from claimscope.agent.graph.state import InvestigationState
 from claimscope.agent.graph.steps import STEP_NAMES
+from claimscope.agent.investigation import UnreadableLanguageError
+from claimscope.agent.report import render
 from claimscope.agent.runs import RunEvent, SessionInfo
 from claimscope.agent.web.app import IngestJob, WebContext
+from claimscope.agent.web.decisions import EXAMPLES, decision_from_form
 from claimscope.agent.web.messages import log, plain, report_for_web
+from claimscope.agent.web.options import form_defaults, form_options, form_values
 from claimscope.agent.web.security import checked_form
 from claimscope.tools.errors import InputError
+from claimscope.tools.find.ingest import read_path
 
 T = TypeVar("T")
 EXPORTS = {"md": "text/markdown; charset=utf-8", "json": "application/json", "html": "text/html; charset=utf-8"}
@@ -81,9 +91,6 @@ def routes(ctx: WebContext) -> list[Route]:
         return page("new.html", **await _blocking(lambda: form_choices(manager)))
 
     async def new_submit(request: Request) -> Response:
-        from claimscope.agent.investigation import UnreadableLanguageError
-        from claimscope.agent.web.options import form_options
-
         form = await checked_form(request, ctx.csrf)
         claim = str(form.get("claim") or "")
 
@@ -99,7 +106,6 @@ def routes(ctx: WebContext) -> list[Route]:
                            "write the claim in English.")
             else:
                 message = plain(str(exc))
-            from claimscope.agent.web.options import form_values
 
             choices = await _blocking(lambda: form_choices(manager))
             sent = form_values(form, "sessions")
@@ -120,14 +126,10 @@ def routes(ctx: WebContext) -> list[Route]:
                                       "progress": _progress(events, info, cancelling), "steps": STEPS,
                                       "cancelling": cancelling, "now": time.time()}
             if info.pending:
-                from claimscope.agent.web.decisions import EXAMPLES
-
                 values["json_example"] = EXAMPLES.get(str(info.pending.get("point")), "{}")
             if info.pending and info.pending.get("point") == "sources":
                 values["titles"] = _titles(manager, (info.pending.get("summary") or {}).get("documents") or [])
             if info.has_report:
-                from claimscope.agent.report import render
-
                 report = manager.result(info.session_id).report or {}
                 values["report_style"], values["report_body"] = _report_parts(render(report, "html"))
                 values.update(_verdict(report))
@@ -177,8 +179,6 @@ def routes(ctx: WebContext) -> list[Route]:
                                  headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
 
     async def session_answer(request: Request) -> Response:
-        from claimscope.agent.web.decisions import decision_from_form
-
         sid = request.path_params["sid"]
         info = await info_or_404(sid)
         form = await checked_form(request, ctx.csrf)
@@ -224,8 +224,6 @@ def routes(ctx: WebContext) -> list[Route]:
         return RedirectResponse(f"/sessions/{info.session_id}", status_code=303)
 
     async def session_export(request: Request) -> Response:
-        from claimscope.agent.report import render
-
         sid, fmt = request.path_params["sid"], request.path_params["fmt"]
         if fmt not in EXPORTS:
             raise HTTPException(404, f"export formats are {', '.join(EXPORTS)}, not {fmt!r}.")
@@ -256,8 +254,6 @@ def routes(ctx: WebContext) -> list[Route]:
 
     # ------------------------------------------------------------------------------ corpora
     async def corpora_page(request: Request, error: str | None = None, status: int = 200) -> Response:
-        from claimscope.agent.datadir import open_store
-
         job = ctx.jobs.get(request.query_params.get("job", ""))
         infos = await _blocking(lambda: open_store(manager.investigator.services).corpora())
         return page("corpora.html", status=status, corpora=infos, job=job, error=error,
@@ -328,10 +324,6 @@ def form_choices(manager: Any) -> dict[str, Any]:
     """The run options a form offers (corpora, sources, depths) and their defaults: the settings',
     and the corpora of the newest session that chose any. Shared by the New investigation and
     Check a text pages."""
-    from claimscope.agent.bounds import DEPTH_MAX, DEPTH_MIN, SOURCE_NAMES
-    from claimscope.agent.datadir import open_store
-    from claimscope.agent.web.options import form_defaults
-
     settings = manager.investigator.services.settings
     corpora = open_store(manager.investigator.services).corpora()
     names = [c.name for c in corpora]
@@ -450,10 +442,6 @@ def _chat_id(session_id: str) -> str:
 
 
 def _chat_messages(ctx: WebContext, session_id: str) -> list[dict[str, Any]]:
-    from claimscope.agent.chat import ChatEngine
-    from claimscope.agent.graph.readers import sentence_lookup
-    from claimscope.agent.graph.state import InvestigationState
-
     engine = ChatEngine(ctx.manager.investigator, _chat_id(session_id))
     if not engine.session.messages:
         return []
@@ -466,8 +454,6 @@ def _chat_messages(ctx: WebContext, session_id: str) -> list[dict[str, Any]]:
 def _ask(ctx: WebContext, session_id: str, question: str) -> None:
     """Answer a follow-up with the chat's tools, on a chat kept per session (so reopening the page
     shows the conversation). A new claim is not investigated from here: that is the New page's job."""
-    from claimscope.agent.chat import ChatEngine, ChatMessage, ChatReply
-
     with ctx.chat_lock(session_id):
         engine = ChatEngine(ctx.manager.investigator, _chat_id(session_id))
         if engine.session.current != session_id:
@@ -495,9 +481,6 @@ async def _start_ingest(ctx: WebContext, form: FormData) -> IngestJob:
     """Read an uploaded file with the ingest readers (a JSONL / CSV, or one text / PDF document) and
     add it to a corpus in the background; the job's counts drive the page's progress bar, and the
     malformed rows are reported, not fatal (as `claimscope ingest`)."""
-    from claimscope.agent.datadir import open_store
-    from claimscope.tools.find.ingest import read_path
-
     name = str(form.get("corpus") or "").strip()
     upload = form.get("file")
     if not CORPUS_NAME.fullmatch(name):
