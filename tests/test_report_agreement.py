@@ -48,9 +48,25 @@ def test_a_document_labelled_no_evidence_takes_no_side_in_any_aspect(tmp_path):
                    {"103#2": "refute", "101#0": "support", "102#0": "support"},
                    {"103#2": "1", "101#0": "1", "102#0": "1"})
     state.update(_aggregate(state, make_services(tmp_path)))
-    for node in ("root", "1"):
-        c = Consensus.model_validate(state["node_consensus"][node])
-        assert (c.support, c.oppose, c.neutral) == (2, 0, 1), node
+    c = Consensus.model_validate(state["node_consensus"]["1"])
+    assert (c.support, c.oppose, c.neutral) == (2, 0, 1)
+    root = Consensus.model_validate(state["node_consensus"]["root"])
+    assert (root.support, root.oppose) == (2, 0)
+    assert contradictions(state) == []
+
+
+def test_the_root_takes_the_sides_the_document_labels_take(tmp_path):
+    from claimscope.agent.assemble import contradictions
+    from claimscope.agent.graph.steps import _aggregate
+
+    # one document labelled False; a classified sentence of an unlabelled document read as supporting,
+    # and the False document's own sentence misread as supporting
+    state = _state({"101": LocalLabel.FALSE}, {"101#0": "support", "109#3": "support"},
+                   {"101#0": "1", "109#3": "1"})
+    assert GlobalLabel(state["verdict"]["weighted_label"]) is GlobalLabel.LEANING_REFUTED
+    state.update(_aggregate(state, make_services(tmp_path)))
+    root = Consensus.model_validate(state["node_consensus"]["root"])
+    assert (root.support, root.oppose) == (0, 1) and root.label is GlobalLabel.LEANING_REFUTED
     assert contradictions(state) == []
 
 
