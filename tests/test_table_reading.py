@@ -23,9 +23,9 @@ PARTNER_ABSTRACT = [
 @pytest.mark.parametrize(("title", "expected"), [
     (PARTNER_TITLE, ICO(intervention="Stable partnership", outcome="progression to AIDS or death")),
     ("Birth Size and Breast Cancer Risk: Re-analysis of Individual Participant Data from 32 Studies",
-     ICO(intervention="Birth Size", outcome="Breast Cancer Risk")),
+     ICO(intervention="birth size", outcome="breast cancer risk")),
     ("Effects of Electro-Acupuncture Therapy on Post-Stroke Depression in Patients with Different Degrees of Motor "
-     "Function Impairments: a Pilot Study", ICO(intervention="Electro-Acupuncture Therapy", outcome="Post-Stroke Depression")),
+     "Function Impairments: a Pilot Study", ICO(intervention="electro-acupuncture therapy", outcome="post-stroke depression")),
     ("Treatment of antidepressant-associated sexual dysfunction with sildenafil: a randomized controlled trial.",
      ICO(intervention="sildenafil", outcome="antidepressant-associated sexual dysfunction")),
     ("Association between influenza vaccination and cardiovascular outcomes in high-risk patients: a meta-analysis.",

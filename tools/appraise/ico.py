@@ -827,6 +827,11 @@ def title_ico(title: str | None) -> ICO:
     if not title:
         return ICO()
     text = _first_sentence(title).strip()
+    words = [w for w in re.findall(r"[A-Za-z][\w-]*", text) if len(w) > 3]
+    if words and sum(w[0].isupper() for w in words) >= 0.6 * len(words):
+        # A title in Title Case: its capitals are the style, not names ("Birth Size and Breast Cancer
+        # Risk" -> "birth size", "breast cancer risk"); acronyms and mixed-case names keep theirs.
+        text = re.sub(r"\b[A-Z][a-z]+(?:-[A-Z]?[a-z]+)*\b", lambda m: m.group(0).lower(), text)
     for pattern in _TITLE_TEMPLATES:
         m = pattern.search(text)
         if not m:
