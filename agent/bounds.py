@@ -1,19 +1,18 @@
-"""The bounds of every per-investigation choice, shared by settings, run options, API and CLI.
+"""The bounds the run options (agent/options.py) share with the settings that give their defaults.
 
 A setting that supplies a run option's default (hierarchy.depth -> depth, verdict.top_documents ->
 top_documents, search.top_k -> docs_per_query, search.sources -> sources, stance.claim_kind ->
 claim_kind) uses the same annotated type here, so a config value no run could accept is refused when
-the settings are loaded, with its key named, rather than by every investigation later. The CLI's
-options take their min / max from the constants.
+the settings are loaded, with its key named, rather than by every investigation later. Every entry
+point reads the bounds from the options model, whose fields use these types.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, cast, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
-from claimscope.tools.errors import InputError
 from claimscope.tools.models import SourceName
 
 DEPTH_MIN, DEPTH_MAX = 1, 3
@@ -40,13 +39,5 @@ __all__ = [
     "ASPECTS_MAX", "ASPECTS_MIN", "DEPTH_MAX", "DEPTH_MIN", "DOCS_PER_QUERY_MAX", "DOCS_PER_QUERY_MIN",
     "SOURCE_NAMES", "TOP_DOCUMENTS_MAX", "TOP_DOCUMENTS_MIN", "YEAR_MAX", "YEAR_MIN", "AspectsPerNode",
     "ClaimKind", "Depth", "DocsPerQuery", "PlannerMode", "Source", "Sources", "TopDocuments", "Year",
-    "parse_sources",
 ]
 
-
-def parse_sources(value: str) -> list[Source]:
-    """A comma-separated list of source names (a CLI option), each once; InputError names the choices."""
-    items = list(dict.fromkeys(s.strip() for s in value.split(",") if s.strip()))
-    if not items or any(s not in SOURCE_NAMES for s in items):
-        raise InputError(f"sources take a comma-separated list of {', '.join(SOURCE_NAMES)}; got {value!r}.")
-    return cast(list[Source], items)

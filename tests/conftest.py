@@ -53,3 +53,17 @@ def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
         main()
     captured = capsys.readouterr()
     return int(exc.value.code or 0), captured.out + captured.err
+
+
+@pytest.fixture
+def stubbed_steps(monkeypatch):
+    """The real graph and checkpointer on trivial step bodies (tests/fixtures/sessions/stub_steps.py)
+    with a hashed embedder: sessions run, start to end, without a model."""
+    import claimscope.agent.resources as res
+    from tests.fakes import HashEmbedder
+    from tests.fixtures.sessions import stub_steps
+
+    stub_steps.install(monkeypatch)
+    monkeypatch.setattr(res, "get_embedder", lambda settings: HashEmbedder(64))
+    yield stub_steps
+    res.close_stores()

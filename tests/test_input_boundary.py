@@ -20,7 +20,6 @@ from claimscope.tools.errors import InputError
 from claimscope.tools.text.language import detect_language
 from claimscope.tools.text.text_guard import strip_control
 from tests.conftest import run_main
-from tests.fakes import HashEmbedder
 from tests.fixtures.sessions import stub_steps
 
 NASTY = "Green tea\x00 prevents\x07 colds \x1b[31min adults\x1b[0m \x1b]0;pwned\x07\u202eevil"
@@ -31,14 +30,7 @@ CHINESE = "维生素D补充剂可以预防呼吸道感染"
 SCHOLARLY = ("--sources", "semantic_scholar")
 
 
-@pytest.fixture(autouse=True)
-def _stubbed(monkeypatch):
-    import claimscope.agent.resources as res
-
-    stub_steps.install(monkeypatch)
-    monkeypatch.setattr(res, "get_embedder", lambda settings: HashEmbedder(64))
-    yield
-    res.close_stores()
+pytestmark = pytest.mark.usefixtures("stubbed_steps")
 
 
 

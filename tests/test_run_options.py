@@ -5,7 +5,7 @@ Each refuses the same bad value with the same one line and no traceback, and a c
 one intake with one message.
 
 Driven with the real graph and checkpointer on trivial step bodies (tests/fixtures/sessions): a
-refused run must not start a single step."""
+refused run must not start a single step, and a started session checks its claim once."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from starlette.testclient import TestClient
 
 from claimscope.agent import api
 from claimscope.agent.chat import ChatEngine
-from claimscope.agent.investigation import Investigator, prepare_claim
+from claimscope.agent.investigation import Investigator, UnreadableLanguageError, prepare_claim
 from claimscope.agent.mcp_server import build_server
 from claimscope.agent.options import (
     GIVEN_MODELS,
@@ -40,7 +40,6 @@ from claimscope.agent.settings import get_settings
 from claimscope.agent.web import create_app
 from claimscope.tools.errors import InputError
 from tests.conftest import run_main
-from tests.fakes import HashEmbedder
 from tests.fixtures.sessions import stub_steps
 
 CLAIM = "Green tea prevents colds in adults"
@@ -53,17 +52,11 @@ BAD_OPTIONS = {
                        "year_min 2020 is after year_max 2010: no document could match."),
     "top_documents 0": ({"top_documents": 0}, "top_documents must be between 1 and 50, not 0."),
 }
-BAD_CLAIM = "xyz"
+# Too short for intake but long enough for a bare length bound; two words; a language not read.
+BAD_CLAIMS = ["xyz", "Coffee bad", "维生素D补充剂可以预防呼吸道感染"]
 
 
-@pytest.fixture(autouse=True)
-def _stubbed(monkeypatch):
-    import claimscope.agent.resources as res
-
-    stub_steps.install(monkeypatch)
-    monkeypatch.setattr(res, "get_embedder", lambda settings: HashEmbedder(64))
-    yield
-    res.close_stores()
+pytestmark = pytest.mark.usefixtures("stubbed_steps")
 
 
 @pytest.fixture
@@ -197,7 +190,7 @@ ENTRIES: dict[str, tuple[Entry, bool]] = {
     )
 }
 CASES = [(entry, bad) for entry in ENTRIES for bad in BAD_OPTIONS]
-CLAIM_CASES = [entry for entry, (_, takes_claim) in ENTRIES.items() if takes_claim]
+CLAIM_CASES = [(entry, claim) for entry, (_, takes_claim) in ENTRIES.items() if takes_claim for claim in BAD_CLAIMS]
 
 
 @pytest.fixture
@@ -222,15 +215,39 @@ def test_every_entry_point_refuses_a_bad_option_with_the_models_line(env, entry,
     assert not stub_steps.CALLS  # nothing ran
 
 
-@pytest.mark.parametrize("entry", CLAIM_CASES)
-def test_every_entry_point_refuses_a_bad_claim_with_the_intake_line(env, entry):
-    message = _refused(lambda: prepare_claim(BAD_CLAIM))
+@pytest.mark.parametrize(("entry", "claim"), CLAIM_CASES)
+def test_every_entry_point_refuses_a_bad_claim_with_the_intake_line(env, entry, claim):
+    with pytest.raises(InputError) as refused:
+        prepare_claim(claim)
+    message = str(refused.value)
+    if entry.startswith("web_") and isinstance(refused.value, UnreadableLanguageError):
+        # the web's pages have no --translate to offer: the same refusal, without the command line's advice
+        message = (f"the claim looks like {refused.value.language}, but investigations read English claims "
+                   "only: write the claim in English.")
     fn, _ = ENTRIES[entry]
-    shown = fn(env, {}, BAD_CLAIM)
+    shown = fn(env, {}, claim)
     if entry == "cli_chat":  # the chat goes on after a refused claim: its reply, after the prompt, is the refusal
         shown = "\n".join(line.split("you> ")[-1] for line in shown.splitlines() if message in line)
     _one_line(shown, message)
     assert not stub_steps.CALLS
+
+
+def test_a_started_session_checks_its_claim_once(monkeypatch, manager):
+    from claimscope.agent import investigation
+
+    checked: list[str] = []
+    original = investigation.prepare_claim
+
+    def counting(claim: str) -> str:
+        checked.append(claim)
+        return original(claim)
+
+    monkeypatch.setattr(investigation, "prepare_claim", counting)
+    opts = default_options(manager.investigator.services.settings, **BASE)
+    sid = manager.start(CLAIM, opts)
+    info = manager.wait(sid, timeout=60)
+    assert info.status == "complete", info
+    assert checked == [CLAIM]
 
 
 def test_defaults_come_from_the_settings_and_bounds_from_one_declaration(tmp_path):
@@ -266,3 +283,13 @@ def test_the_command_line_flags_are_the_offered_options():
     assert {"--top-documents", "--top-docs", "--top-k-aspects", "--aspects", "--corpus", "-c", "--year-min",
             "--perspectives", "--no-perspectives", "--guided", "--claim-kind", "--stop-after"} <= flags
     assert isinstance(app, typer.Typer)
+
+
+def test_a_comma_separated_flag_is_read_into_the_model():
+    from claimscope.agent.cli.options import read_flags
+
+    assert read_flags("tools", {"sources": "local, serpapi,local"}).given() == {"sources": ["local", "serpapi"]}
+    with pytest.raises(InputError) as exc:
+        read_flags("tools", {"sources": "local,arxiv"})
+    assert str(exc.value) == ("sources must each be one of local, semantic_scholar, serpapi, openalex, "
+                              "not 'arxiv'.")

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from claimscope.agent import settings as settings_mod
 from claimscope.agent.api import ToolOptions
-from claimscope.agent.bounds import SOURCE_NAMES, parse_sources
+from claimscope.agent.bounds import SOURCE_NAMES
 from claimscope.agent.graph.state import InvestigationOptions
 from claimscope.agent.investigation import default_options
 from claimscope.agent.settings import ConfigError, Settings, load_settings, packaged_config_path
@@ -222,9 +222,6 @@ def test_the_cli_reports_a_bad_setting_in_one_line(tmp_path, monkeypatch, capsys
 
 def test_one_source_type():
     assert set(get_args(SourceName)) == {s.value for s in SourceKind} == set(SOURCE_NAMES)
-    assert parse_sources("local, serpapi,local") == ["local", "serpapi"]
-    with pytest.raises(InputError, match="semantic_scholar"):
-        parse_sources("local,arxiv")
 
 
 def test_the_check_limits_are_settings_and_a_misspelt_one_is_refused(tmp_path, monkeypatch):
