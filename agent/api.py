@@ -30,12 +30,12 @@ from claimscope.agent.check import check_text as run_check
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.investigation import Investigator, RunResult, ainvestigate, investigate
 from claimscope.agent.options import (
-    REFUSED,
     CorpusName,
     InvestigationOptions,
     SessionOptions,
     ToolOptions,
     default_options,
+    refused_line,
 )
 from claimscope.agent.report import Report, render
 from claimscope.agent.report.text_model import TextReport
@@ -146,8 +146,9 @@ def describe_validation_error(exc: ValidationError, what: str) -> str:
     read as the options model words them (agent/options.refusal), alone when nothing else is wrong,
     so that every entry point shows the same line for them."""
     errors = exc.errors()
-    refused = [str(e["msg"]).rstrip(".") for e in errors if e["type"] == REFUSED]
-    others = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in errors if e["type"] != REFUSED]
+    refused = [line.rstrip(".") for e in errors if (line := refused_line(e)) is not None]
+    others = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in errors
+              if refused_line(e) is None]
     if refused and not others:
         return "; ".join(dict.fromkeys(refused)) + "."
     return f"invalid {what} ({'; '.join([*others, *refused])})."

@@ -17,10 +17,10 @@ Adding an option is a field here plus the code that uses it (docs/contributing.m
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, get_args, get_origin
 
-from annotated_types import Ge, Le, MaxLen, MinLen
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -30,7 +30,6 @@ from pydantic import (
     create_model,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
 
 from claimscope.agent.bounds import (
     AspectsPerNode,
@@ -46,7 +45,6 @@ from claimscope.tools.errors import InputError
 
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
-    from pydantic_core import ErrorDetails
 
     from claimscope.agent.settings import Settings
 
@@ -56,9 +54,11 @@ if TYPE_CHECKING:
 # `claimscope investigate` only. A field without `Offered` is for the Python API and evals alone.
 Level = Literal["tools", "sessions", "cli"]
 LEVELS: tuple[Level, ...] = ("tools", "sessions", "cli")
-# The error type a refused option carries inside a larger model (a tool's arguments): its message
-# is the whole sentence, so every renderer shows it as it is.
-REFUSED = "run_options"
+
+
+class Refused(ValueError):
+    """Refused run options: the error a refusal carries inside a larger model (a tool's arguments),
+    whose text is the whole line, so every renderer shows it as it is (`refused_line`)."""
 
 CorpusName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
 
@@ -101,11 +101,10 @@ class _OneLine(BaseModel):
         try:
             value = handler(data)
         except ValidationError as exc:
-            raise PydanticCustomError(REFUSED, "{message}", {"message": refusal(exc, cls)}) from None
+            raise Refused(refusal(exc, cls)) from None
         year_min, year_max = getattr(value, "year_min", None), getattr(value, "year_max", None)
         if year_min is not None and year_max is not None and year_min > year_max:
-            raise PydanticCustomError(REFUSED, "{message}", {
-                "message": f"year_min {year_min} is after year_max {year_max}: no document could match."})
+            raise Refused(f"year_min {year_min} is after year_max {year_max}: no document could match.")
         return value
 
 
@@ -166,15 +165,15 @@ def setting_of(field: FieldInfo) -> str | None:
 
 def bounds_of(field: FieldInfo) -> tuple[int | None, int | None]:
     """A numeric option's least and greatest values."""
-    lo = next((m.ge for m in field.metadata if isinstance(m, Ge)), None)
-    hi = next((m.le for m in field.metadata if isinstance(m, Le)), None)
+    lo = next((m.ge for m in field.metadata if hasattr(m, "ge")), None)
+    hi = next((m.le for m in field.metadata if hasattr(m, "le")), None)
     if lo is None and hi is None:  # an optional bounded type keeps its bounds inside the union
         for arg in get_args(field.annotation):
             for m in getattr(arg, "__metadata__", ()):
                 for c in getattr(m, "metadata", [m]):
-                    lo = c.ge if isinstance(c, Ge) else lo
-                    hi = c.le if isinstance(c, Le) else hi
-    return lo, hi  # type: ignore[return-value]
+                    lo = getattr(c, "ge", lo)
+                    hi = getattr(c, "le", hi)
+    return lo, hi
 
 
 def choices_of(field: FieldInfo) -> tuple[str, ...]:
@@ -193,10 +192,11 @@ def _value(value: Any) -> str:
         else repr(value)
 
 
-def _problem(err: ErrorDetails, options: tuple[str, ...] = OPTION_NAMES) -> str:
+def _problem(err: Mapping[str, Any], options: tuple[str, ...] = OPTION_NAMES) -> str:
     """One bad value, in words naming the option (`options`: those the refusing model takes)."""
-    if err["type"] == REFUSED:
-        return str(err["msg"]).rstrip(".")
+    line = refused_line(err)
+    if line is not None:
+        return line.rstrip(".")
     name = next((p for p in err["loc"] if isinstance(p, str)), "")
     field = InvestigationOptions.model_fields.get(name)
     kind, given, ctx = err["type"], err.get("input"), err.get("ctx") or {}
@@ -217,13 +217,19 @@ def _problem(err: ErrorDetails, options: tuple[str, ...] = OPTION_NAMES) -> str:
     if kind == "too_short" and name == "sources":
         return f"sources needs at least one of {', '.join(choices_of(field))}"
     if kind == "too_long":
-        most = next((m.max_length for m in field.metadata if isinstance(m, MaxLen)), ctx.get("max_length"))
+        most = next((m.max_length for m in field.metadata if hasattr(m, "max_length")), ctx.get("max_length"))
         return f"{name} takes at most {most} values"
     if kind == "too_short":
-        least = next((m.min_length for m in field.metadata if isinstance(m, MinLen)), ctx.get("min_length"))
+        least = next((m.min_length for m in field.metadata if hasattr(m, "min_length")), ctx.get("min_length"))
         return f"{name} needs at least {least} value{'s' if least != 1 else ''}"
     msg = str(err["msg"])
     return f"{name}: {msg[:1].lower()}{msg[1:]}"
+
+
+def refused_line(err: Mapping[str, Any]) -> str | None:
+    """The line of a refusal of run options found inside a larger model's errors, None for another error."""
+    error = (err.get("ctx") or {}).get("error")
+    return str(error) if err["type"] == "value_error" and isinstance(error, Refused) else None
 
 
 def refusal(exc: ValidationError, model: type[BaseModel] | None = None) -> str:
@@ -305,7 +311,7 @@ GIVEN_MODELS: dict[Level, type[GivenOptions]] = {
 }
 
 __all__ = [
-    "GIVEN_MODELS", "LEVELS", "OPTION_NAMES", "REFUSED", "CommandLineOptions", "CorpusName", "FromSetting",
+    "GIVEN_MODELS", "LEVELS", "OPTION_NAMES", "CommandLineOptions", "CorpusName", "FromSetting",
     "GivenOptions", "InvestigationOptions", "Level", "Offered", "SessionOptions", "ToolOptions", "bounds_of",
-    "choices_of", "default_options", "offered_at", "refusal", "setting_of", "validated",
+    "choices_of", "default_options", "offered_at", "refusal", "refused_line", "Refused", "setting_of", "validated",
 ]

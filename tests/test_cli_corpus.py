@@ -85,7 +85,7 @@ def test_search_prints_documents_sentences_and_scores():
         (("corpus", "delete", "nope", "--yes"), "unknown corpus 'nope'"),
         (("search", "anything", "--corpus", "nope"), "unknown corpus 'nope'"),
         (("investigate", "Vaccination must be made compulsory", "--claim-kind", "opinion"),
-         "--claim-kind must be auto, empirical or debate"),
+         "claim_kind must be one of auto, empirical, debate, not 'opinion'."),
     ],
 )
 def test_user_errors_exit_2_without_traceback(monkeypatch, capsys, args, message):
