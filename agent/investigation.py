@@ -280,8 +280,9 @@ class Investigator:
         if not self.state(thread_id):
             raise InputError(f"no investigation with id {thread_id!r}.")
         undo = STEP_NAMES[STEP_NAMES.index(step):]
+        # a change may end the run here (the last evidence ignored: "no_evidence"), else it runs on
         update: dict[str, Any] = {**(changes or {}), "done": [f"!{s}" for s in undo],
-                                  "status": "running", "report": {}}
+                                  "status": (changes or {}).get("status", "running"), "report": {}}
         if "grow_hierarchy" in undo and "hierarchy_complete" not in update:
             update["hierarchy_complete"] = False
         # Written as if the review node produced it, so the run continues at the planner.

@@ -57,6 +57,22 @@ def test_exclude_source_recomputes(tmp_path):
     assert "not among" in engine.call("exclude_source", {"doc_id": "nope"}).text
 
 
+def test_ignoring_the_last_source_with_evidence_ends_without_evidence(tmp_path):
+    """Ignoring the one source that addressed the claim kept its label, its quotes and the verdict
+    they made: assess could not run again, so the old reading stayed in the recomputed report."""
+    engine = _engine(tmp_path)
+    engine.handle(CLAIM)
+    evidence = list(engine._state()["screen"]["evidence"])
+    assert len(evidence) > 1
+    for doc in evidence:
+        reply = engine.call("exclude_source", {"doc_id": doc})
+    report = engine._report()
+    assert report["status"] == "no_evidence" and report["verdict"]["weighted"]["label"] == "insufficient evidence"
+    text = json.dumps(report)
+    assert not any(f'"{d}"' in text or f"{d}#" in text for d in evidence)
+    assert reply.text.splitlines()[2] == "Verdict: insufficient evidence"
+
+
 def test_go_deeper_grows_only_that_aspect(tmp_path):
     # one relevant segment is enough to split an aspect of the small fixture corpus
     engine = _engine(tmp_path, services=make_services(tmp_path, hierarchy={"min_node_segments": 1}))

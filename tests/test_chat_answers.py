@@ -269,3 +269,25 @@ def test_the_no_evidence_warning_says_one_document_as_one(tmp_path) -> None:
     many = {**one, "checked": 15}
     warning = insufficient_evidence({"claim": CLAIM}, services, many)["warnings"][0]  # type: ignore[arg-type]
     assert warning.startswith("none of the 15 best-matching documents addresses the claim's relation (1 shares")
+
+
+def test_quoted_perspectives_keep_their_sentences_apart() -> None:
+    """'... before they arrive at school Good nutrition can be provided ...': two arguments without a
+    closing stop were joined into one run-on sentence."""
+    from claimscope.agent.graph.steps import _quoted_perspective
+    from claimscope.tools.models import Stance
+
+    p = _quoted_perspective(Stance.SUPPORT, [("a#0", "School breakfast improves attendance of pupils"),
+                                             ("b#0", "Free breakfasts reduced hunger in class.")])
+    assert p is not None
+    assert p.summary == "School breakfast improves attendance of pupils. Free breakfasts reduced hunger in class."
+
+
+def test_a_finished_report_without_aspects_says_so(misrouting, monkeypatch) -> None:
+    """A finished report whose findings state no facet of the claim answered "why is aspect 1
+    disputed?" with "There is no aspect hierarchy yet: investigate a claim first"."""
+    engine, _ = misrouting
+    flat = {**engine._report(), "hierarchy": {"root": "root", "nodes": [{"id": "root", "name": CLAIM}]}}
+    monkeypatch.setattr(engine, "_report", lambda: flat)
+    for question in ("why is the main aspect disputed?", "go deeper on aspect 1"):
+        assert engine.call(*engine.route(question)).text.startswith("This investigation's report has no aspects:")

@@ -875,3 +875,19 @@ def test_perspective_summaries_drop_a_structured_abstracts_heading():
     assert p.summary.startswith("We found") and "RESULTS" not in p.summary
     quoted = perspective_summary(CLAIM, "birth weight", Stance.REFUTE, segs, CannedLLM({"perspective": [LLMError("x")]}))
     assert quoted.mode == "extractive" and quoted.summary.startswith("We found")
+
+
+def test_the_quoted_findings_warning_agrees_with_its_count():
+    """'1 of 2 findings are quoted' read as a slip."""
+    second = Document(id="msc2", title="MSC induction and rejection", sentences=[
+        "Autologous MSCs reduced acute rejection at 6 months compared with basiliximab induction."])
+    get = sentence_lookup([REJECTION, second])
+    llm = CannedLLM({"finding": [{"finding": "Autologous MSCs led to less acute rejection than induction therapy "
+                                              "at 1 year."},
+                                 {"finding": "Autologous MSCs raised acute rejection at 6 months."}]})
+    ex = findings_explanation("Mesenchymal stem cells lower rejection in kidney transplants",
+                              [assessment("msc", LocalLabel.MOSTLY_TRUE, [0]),
+                               assessment("msc2", LocalLabel.MOSTLY_TRUE, [0])],
+                              llm, get_sentence=get, scorer=Credulous())
+    quoted = [w for w in ex.warnings if "quoted:" in w]
+    assert quoted == ["1 of 2 findings is quoted: its restatement was not supported by the sentence it cites."]

@@ -60,6 +60,7 @@ from claimscope.agent.graph.readers import (
     tree_of,
     without_source,
 )
+from claimscope.agent.graph.screen import insufficient_evidence
 from claimscope.agent.graph.state import InvestigationState
 from claimscope.agent.investigation import Investigator, RunResult, default_options
 from claimscope.agent.options import SessionOptions, validated
@@ -266,6 +267,10 @@ class ChatEngine:
             if self._report().get("evidence_gap"):
                 raise InputError("this investigation found no evidence on the claim, so it has no aspects "
                                  "(ask which sources were read, or for the verdict).")
+            if self._report():
+                # a finished report whose evidence states no facet of the claim has no aspects to explain
+                raise InputError("this investigation's report has no aspects: its evidence is weighed as a whole "
+                                 "(ask which sources support or oppose the claim, or for the verdict).")
             raise InputError("there is no aspect hierarchy yet: investigate a claim first.")
         by_id = {n["id"]: n for n in nodes}
         lead = re.match(r"\s*(\d+(?:\.\d+)*)\b", name)
@@ -500,7 +505,13 @@ class ChatEngine:
         docs = gathered_documents(self._state())
         if doc_id not in docs:
             raise InputError(f"{doc_id!r} is not among this investigation's sources.")
-        run = self.inv.rerun_from(self._current(), "assess", without_source(self._state(), doc_id), on_event=on_event)
+        state = self._state()
+        changes = without_source(state, doc_id)
+        screen = changes.get("screen")
+        if screen is not None and not screen.get("evidence"):
+            # it was the last source that addresses the claim: the investigation ends as one without evidence
+            changes.update(insufficient_evidence({**state, **changes}, self.inv.services, screen))  # type: ignore[typeddict-item]
+        run = self.inv.rerun_from(self._current(), "assess", changes, on_event=on_event)
         reply = self._finish(run)
         reply.text = f"Ignoring {doc_id} and recomputing.\n\n" + reply.text
         reply.tool = "exclude_source"

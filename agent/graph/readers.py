@@ -374,11 +374,18 @@ def without_source(state: InvestigationState, doc_id: str) -> dict[str, Any]:
         changes["tree"] = tree.model_dump(mode="json")
     screen: dict[str, Any] = dict(screen_of(state))
     if screen:
+        if doc_id in (screen.get("labels") or {}):
+            screen["checked"] = max(0, int(screen.get("checked") or 0) - 1)
         for key in ("evidence", "on_subject", "without_object"):  # the screen's lists of document ids
             screen[key] = [d for d in screen.get(key, []) if d != doc_id]
         for key in ("labels", "confidence"):  # and its per-document readings
             screen[key] = {d: x for d, x in (screen.get(key) or {}).items() if d != doc_id}
         changes["screen"] = screen
+        if not screen.get("evidence"):
+            # The last evidence is gone: assess cannot run again, so nothing read from the evidence
+            # may reach the recomputed report (it kept the ignored source's label and citations).
+            changes.update({"relevance": {}, "assignments": {}, "stances": {}, "node_consensus": {},
+                            "perspectives": {}, "assessments": {}, "reputation": {}, "explanation": {}})
     return changes
 
 

@@ -432,7 +432,9 @@ def _quoted_perspective(stance: Stance, segs: list[tuple[str, str]], *, n: int =
     quoted = [(k, " ".join(without_section_label(t).split())) for k, t in segs if is_finding(t)][:n]
     if not quoted:
         return None
-    return Perspective(stance=stance, summary=" ".join(t for _, t in quoted), citations=[k for k, _ in quoted],
+    # arguments often lack a closing stop; two run together read as one sentence
+    said = [t if t.endswith((".", "!", "?", '"', "'", ")")) else t + "." for _, t in quoted]
+    return Perspective(stance=stance, summary=" ".join(said), citations=[k for k, _ in quoted],
                        n_segments=len(segs), mode="extractive", sentences_checked=len(quoted),
                        sentences_supported=len(quoted))
 

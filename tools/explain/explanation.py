@@ -186,8 +186,9 @@ def findings_explanation(
         quoted += 1
         sentences.append(quote)
     if quoted and quoted < len(sentences):
-        warnings.append(f"{quoted} of {len(sentences)} findings are quoted: their restatement was not supported "
-                        "by the sentence it cites.")
+        # "1 of 2 findings are quoted" read as a slip: the verb agrees with the count quoted
+        warnings.append(f"{quoted} of {len(sentences)} findings {'is' if quoted == 1 else 'are'} quoted: "
+                        f"{'its' if quoted == 1 else 'their'} restatement was not supported by the sentence it cites.")
     sentences, merged = merge_repeated_sentences(sentences)
     mode: Literal["llm", "extractive"] = "extractive" if quoted == len(chosen.sentences) else "llm"
     return Explanation(sentences=sentences, mode=mode, warnings=[*warnings, *merged])
