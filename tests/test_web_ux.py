@@ -278,6 +278,8 @@ def test_a_no_evidence_session_shows_its_skipped_steps_and_why(tmp_path):
     assert {classes[s] for s in ("grow_hierarchy", "assess", "weigh", "aggregate", "explain")} == {"skipped"}
     assert "not built yet" not in page and "not built: no evidence was found" in page
     assert page.count("skipped: no evidence was found") == 5
+    # the status in words, beside the session's name and in the report ("no_evidence" read as code)
+    assert 'class="status st-no_evidence">no evidence<' in page and "no_evidence" not in visible(page)
 
 
 def test_cancel_returns_at_once_and_the_page_says_cancelling_then_cancelled(stub):
