@@ -180,16 +180,19 @@ def counted_stances(state: InvestigationState, tree: AspectTree, node_id: str) -
     stance was read (counted_keys), a sentence of a document whose local label is No Evidence as
     neutral. The root counts the sentences the verdict's local labels rest on, each with its label's
     sign (tools.weigh.consistency.verdict_evidence), so that it never reads "no evidence", or another
-    way than the verdict, beside a verdict on the same documents."""
+    way than the verdict, beside a verdict on the same documents (until documents are labelled, it counts
+    like any aspect)."""
     stances = {k: Stance(v["label"]) for k, v in (state.get("stances") or {}).items()}
     out = {k: stances[k] for k in counted_keys(tree, node_id, state.get("assignments") or {}) if k in stances}
-    if node_id == tree.ROOT:
+    if node_id == tree.ROOT and state.get("assessments"):
         labels = {d: (LocalLabel(a["assessment"]["label"]), [i for i in a["assessment"].get("cited_sentences") or []
                                                             if isinstance(i, int)])
                   for d, a in (state.get("assessments") or {}).items()}
         # The root is the claim itself: it takes the sides the documents' labels take, on the sentences
         # those labels rest on, each with its label's sign. Counting every classified segment by its own
         # stance read "controversial" (+1 / -1) beside a "leaning refuted" verdict on the same documents.
+        # Before any document is labelled (a run stopped after the aspects) there is no verdict to agree
+        # with, and the root counts its classified segments like any aspect.
         return verdict_evidence(labels, {})
     # A document the verdict reads as No Evidence takes no side in any aspect: its sentences count as
     # neutral, so no aspect supports or opposes with what the documents table calls no evidence.
