@@ -8,6 +8,9 @@ paragraphs built from labelled claims, and the extraction's seconds per claim.
                                                 # paragraphs (--investigate all|none); resumable
     python -m evals.check_text judge-packets    # the tool's claims, for readers to judge
     python -m evals.check_text score            # -> evals/results/check_text.json
+    python -m evals.check_text build --tune     # the tuning set -> evals/work/check_text_tune/texts.jsonl
+    python -m evals.check_text tune             # extraction against the tuning labels (rules only;
+                                                # --llm with the embedded model) -> check_text_tune.json
 
 The texts (none tuned on): PubMedQA abstracts with their conclusion, read as press releases;
 FRoSC-style paragraphs written from SciFact TRAIN claims, mixing supported, refuted and uncovered
@@ -15,6 +18,12 @@ statements (their spans and verdicts known by construction); and opinion-heavy p
 Readers mark a text's check-worthy claims first, seeing only the text
 (`evals/labels/check_text_claims.jsonl`), and judge the tool's claims afterwards
 (`evals/labels/check_text_judgements.jsonl`); docs/methods/check-text-readers.md is their guide.
+
+Tuning is done on a separate set, never on the texts above: 12 other PubMedQA abstracts (`build
+--tune`), whose check-worthy claims and rejected sentences a reader marked blind
+(`evals/labels/check_text_tune_claims.jsonl`, `check_text_tune_rejects.jsonl`); `tune` scores the
+extraction against them without readers: recall as above, and precision as the share of the tool's
+claims that lie mostly inside a reader's claim and not inside a rejected sentence.
 
 Measures: `claim_recall` (reader claims a tool claim covers), `claim_precision` (tool claims a
 reader accepts as atomic, self-contained and check-worthy), `span_correct` (tool claims whose span
@@ -47,6 +56,12 @@ LABELS = REPO / "evals" / "labels"
 READER_CLAIMS = LABELS / "check_text_claims.jsonl"
 JUDGEMENTS = LABELS / "check_text_judgements.jsonl"
 RESULT = RESULTS / "check_text.json"
+TUNE_DIR = WORK / "check_text_tune"
+TUNE_CLAIMS = LABELS / "check_text_tune_claims.jsonl"
+TUNE_REJECTS = LABELS / "check_text_tune_rejects.jsonl"
+TUNE_RESULT = RESULTS / "check_text_tune.json"
+# The tuning set: PubMedQA abstracts drawn with this seed, none of them in the evaluation set.
+TUNE_SEED, TUNE_DRAW, TUNE_SIZE = 7, 16, 12
 JUDGE_PACKETS = OUT_DIR / "judge_packets"
 VERDICTS = ("supported", "refuted", "insufficient evidence")
 _SCIFACT_VERDICT = {"SUPPORT": "supported", "CONTRADICT": "refuted"}
@@ -117,6 +132,14 @@ def build_texts(*, n_press: int = 10, n_frosc: int = 10, seed: int = 0, shared: 
         texts.append(EvalText(id=f"frosc-{i + 1:02d}", kind="frosc", text=text, gold=gold))
     texts += [EvalText(id=f"opinion-{i + 1}", kind="opinion", text=t) for i, t in enumerate(OPINION_PARAGRAPHS)]
     return texts
+
+
+def build_tune_texts(shared: Path = SHARED) -> list[EvalText]:
+    """The tuning set: the first PubMedQA abstracts of a seed-7 draw that are not in the
+    evaluation set (`build_texts` with its defaults)."""
+    held_out = {t.id for t in build_texts(shared=shared)}
+    drawn = build_texts(n_press=TUNE_DRAW, n_frosc=0, seed=TUNE_SEED, shared=shared)
+    return [t for t in drawn if t.kind == "press_release" and t.id not in held_out][:TUNE_SIZE]
 
 
 def write_jsonl(path: Path, rows: Iterable[BaseModel]) -> None:
@@ -346,13 +369,76 @@ def _notes(marked: list[ReaderClaim], judged: list[Judgement], done: list[EvalTe
     return notes
 
 
+class RejectedSentence(BaseModel):
+    """A sentence (or lead-in) a reader judged not check-worthy, with the reason."""
+
+    text_id: str
+    reader: str
+    start: int
+    end: int
+    reason: str
+
+
+def _inside(start: int, end: int, spans: list[tuple[int, int]]) -> float:
+    """The share of [start, end) covered by `spans`."""
+    covered = sum(max(0, min(end, e) - max(start, s)) for s, e in spans)
+    return covered / max(1, end - start)
+
+
+def score_tune(texts: list[EvalText], claims: dict[str, list[tuple[int, int]]], reader_claims: list[ReaderClaim],
+               rejects: list[RejectedSentence]) -> dict[str, Any]:
+    """Extraction against the tuning labels: recall (reader claims a tool claim covers) and
+    precision (tool claims mostly inside reader claims and not inside a rejected sentence)."""
+    marked = [r for r in reader_claims if r.text_id in claims]
+    found = [_covered(r, claims[r.text_id]) for r in marked]
+    precise, missed_by = [], Counter()
+    for t in texts:
+        spans = [(r.start, r.end) for r in marked if r.text_id == t.id]
+        rejected = [r for r in rejects if r.text_id == t.id]
+        for s, e in claims.get(t.id, []):
+            ok = _inside(s, e, spans) >= MIN_COVER and _inside(s, e, [(r.start, r.end) for r in rejected]) < MIN_COVER
+            precise.append(ok)
+            if not ok:
+                hit = next((r.reason for r in rejected if _inside(s, e, [(r.start, r.end)]) >= MIN_COVER), "no reader claim")
+                missed_by[hit.split(":")[0]] += 1
+    return {
+        "n_texts": len(claims), "n_reader_claims": len(marked), "n_tool_claims": len(precise),
+        "claim_recall": round(sum(found) / len(found), 4) if found else None,
+        "claim_precision": round(sum(precise) / len(precise), 4) if precise else None,
+        "imprecise_by_reason": dict(sorted(missed_by.items())),
+        "missed": [{"text_id": r.text_id, "start": r.start, "end": r.end}
+                   for r, f in zip(marked, found, strict=True) if not f],
+    }
+
+
+def run_tune(texts: list[EvalText], llm: Any = None) -> dict[str, Any]:
+    """The check-worthy claims' spans of every tuning text, timed, with the load around it."""
+    from claimscope.tools.read.claim_extraction import extract_claims
+
+    if llm is not None:
+        extract_claims(WARM_UP, llm=llm)
+    load_before = _load()
+    start = time.monotonic()
+    claims = {t.id: [(c.start, c.end) for c in extract_claims(t.text, llm=llm).check_worthy] for t in texts}
+    seconds = time.monotonic() - start
+    n = sum(len(v) for v in claims.values())
+    result = score_tune(texts, claims, _read(TUNE_CLAIMS, ReaderClaim), _read(TUNE_REJECTS, RejectedSentence))
+    return {**result, "with_model": llm is not None, "seconds_per_claim": round(seconds / n, 4) if n else None,
+            "load_1min": [load_before[0], _load()[0]]}
+
+
 def read_outputs(folder: Path) -> dict[str, dict[str, Any]]:
     return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))}
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    ap.add_argument("command", choices=("build", "packets", "run", "judge-packets", "score"))
+    ap.add_argument("command", choices=("build", "packets", "run", "judge-packets", "score", "tune"))
+    ap.add_argument("--tune", action="store_true", help="build: the tuning set (PubMedQA, seed 7, none of the "
+                    "evaluation texts) into evals/work/check_text_tune/texts.jsonl.")
+    ap.add_argument("--llm", action="store_true", help="tune: resolve references with the embedded model too.")
+    ap.add_argument("--judge-packets", type=Path, default=JUDGE_PACKETS,
+                    help="run, judge-packets: the folder of the judging packets.")
     ap.add_argument("--texts", type=Path, default=TEXTS)
     ap.add_argument("--outputs", type=Path, default=OUT_DIR / "outputs")
     ap.add_argument("--seed", type=int, default=0)
@@ -362,8 +448,20 @@ def main(argv: list[str] | None = None) -> None:
                     help="run: whose claims are investigated after every text's extraction (default: the "
                          "FRoSC-style paragraphs, the only texts with verdicts to score).")
     args = ap.parse_args(argv)
-    if args.command == "build":
+    if args.command == "build" and args.tune:
+        write_jsonl(TUNE_DIR / "texts.jsonl", build_tune_texts())
+        write_packets(read_texts(TUNE_DIR / "texts.jsonl"), TUNE_DIR / "packets")
+    elif args.command == "build":
         write_jsonl(args.texts, build_texts(seed=args.seed))
+    elif args.command == "tune":
+        llm = None
+        if args.llm:
+            from evals._harness import services_for
+
+            llm = services_for().llm
+        result = run_tune(read_texts(TUNE_DIR / "texts.jsonl"), llm=llm)
+        write_json(TUNE_RESULT, {"code_version": code_version(), **result})
+        print(json.dumps({k: v for k, v in result.items() if k != "missed"}))
     elif args.command == "packets":
         write_packets(read_texts(args.texts), OUT_DIR / "packets")
     elif args.command == "run":
@@ -374,9 +472,9 @@ def main(argv: list[str] | None = None) -> None:
         kinds = {"frosc": INVESTIGATED_BY_DEFAULT, "all": ("press_release", "frosc", "opinion"), "none": ()}
         run_texts(read_texts(args.texts), services, args.outputs,
                   {"corpora": ["scifact"], "sources": ["local"], "depth": args.depth},
-                  kinds=kinds[args.investigate], packets=JUDGE_PACKETS)
+                  kinds=kinds[args.investigate], packets=args.judge_packets)
     elif args.command == "judge-packets":
-        write_judge_packets(read_outputs(args.outputs), JUDGE_PACKETS)
+        write_judge_packets(read_outputs(args.outputs), args.judge_packets)
     else:
         result = score(read_texts(args.texts), read_outputs(args.outputs), _read(READER_CLAIMS, ReaderClaim),
                        _read(JUDGEMENTS, Judgement))

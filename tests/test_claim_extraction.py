@@ -115,10 +115,92 @@ def test_a_rewrite_that_does_not_hold_or_fails_falls_back_to_the_rules(answer):
     assert c.text.startswith("Daily vitamin D supplements also lowers")
 
 
-def test_an_unresolvable_reference_is_kept_with_a_warning():
+def test_an_unresolvable_reference_is_listed_as_needing_context_with_a_warning():
     out = extract_claims("It reduces the risk of colds in children by a third.")
-    assert out.claims[0].check_worthy and out.claims[0].resolved_by == "none"
+    c = out.claims[0]
+    assert (c.check_worthy, c.category, c.resolved_by) == (False, "context", "none")
+    assert "edit it" in c.reason
     assert any("could not be made to read alone" in w for w in out.warnings)
+
+
+def test_structured_abstract_headings_are_split_off_even_when_glued_to_the_sentence_before():
+    text = ("Fish bones can migrate out of the oesophagus into the neck.AIM: Describe the mechanisms of migration. "
+            "Analgesia was better in hospice.The prescribing practices differ between nursing homes.")
+    out = extract_claims(text)
+    quotes = [c.quote for c in out.claims]
+    assert quotes == ["Fish bones can migrate out of the oesophagus into the neck.",
+                      "Describe the mechanisms of migration.", "Analgesia was better in hospice.",
+                      "The prescribing practices differ between nursing homes."]
+    assert not any("AIM" in c.quote or "AIM" in c.text for c in out.claims)
+    assert out.claims[1].category == "method"
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    ("To correlate MR image findings with the histological grade of the tumours.", "method"),
+    ("We aimed to study the association between HCMV infection and hypertension.", "method"),
+    ("Models were compared using Harrell's concordance index.", "method"),
+    ("Intraoperatively, the annulus diameter was measured by insertion of a gauge.", "method"),
+    ("Sixty-eight patients fulfilled the revised Ascites Club Criteria.", "sample"),
+    ("A total of 3910 members received the intervention by post.", "sample"),
+    ("The daily pain subset consisted of 709 hospice and 1,326 nonhospice residents.", "sample"),
+    ("Mean patient age was 50 years.", "sample"),
+    ("Secondary data analysis of an ongoing prospective multicenter cohort study.", "fragment"),
+    # Counts that are findings stay.
+    ("169 of 321 patients had a recurrence within two years.", "factual"),
+    ("Hyponatraemia occurred in 14% of the patients.", "factual"),
+    ("Follow-up was performed electively by 89.4% of residents.", "factual"),
+    ("A majority of residents (76.9%) believed that patient follow-up should be mandatory.", "factual"),
+    # Plans, and short statements whose verb the grammar does not know.
+    ("The council will fund three new clinics next year.", "plan"),
+    ("DUSP4 decreases apoptosis.", "factual"),
+])
+def test_aims_methods_samples_plans_and_findings(text, category):
+    assert judge(text)[0] == category
+
+
+def test_a_clause_is_split_only_where_each_piece_has_its_own_verb_and_never_inside_brackets():
+    one = extract_claims("Islet autoantibodies (GADA, IA-2A, and ZnT8A) predicted type 1 diabetes in children.")
+    assert len(one.claims) == 1
+    lst = extract_claims("Men required higher fluid volumes, more often had liver disease, and had longer stays.")
+    assert len(lst.claims) == 1
+    two = extract_claims("Hyponatraemia occurred in 14% of the patients and was more common in females.")
+    assert [c.text for c in two.claims] == ["Hyponatraemia occurred in 14% of the patients.",
+                                            "Hyponatraemia was more common in females."]
+    assert [c.quote for c in two.claims] == ["Hyponatraemia occurred in 14% of the patients",
+                                             "was more common in females."]
+    tail = extract_claims("The gradient ranged from 10 to 22 mmHg in one group, and from 9 to 12 mmHg in the other; "
+                          "it was lower for small valves.")
+    assert tail.claims[0].quote.endswith("in the other")
+
+
+def test_a_comment_tail_is_left_out_and_an_inference_tail_is_a_claim_of_its_own():
+    out = extract_claims("Serum ferritin was higher in smokers, which warrants further investigation.")
+    assert [c.text for c in out.claims] == ["Serum ferritin was higher in smokers."]
+    assert "warrants" not in out.claims[0].quote
+    out = extract_claims("Statin users had fewer fractures, suggesting that statins might protect bone.")
+    assert [c.text for c in out.claims] == ["Statin users had fewer fractures.", "Statins might protect bone."]
+    assert all(c.check_worthy for c in out.claims)
+
+
+def test_references_are_resolved_from_the_texts_own_words_or_marked_as_needing_context():
+    text = ("139 patients received the Mosaic (n = 67) or Perimount (n = 72) valve. "
+            "Mortality did not differ between the two groups. "
+            "HCMV seropositivity was significantly associated with hypertension in women. "
+            "After adjusting for age, the association was no longer significant. "
+            "Gallstones were more frequent in the sludge group.")
+    out = extract_claims(text)
+    by_start = {c.quote.split()[0]: c for c in out.claims}
+    assert by_start["Mortality"].text == "Mortality did not differ between the Mosaic and Perimount groups."
+    assert by_start["After"].text == ("After adjusting for age, the association between HCMV seropositivity and "
+                                      "hypertension in women was no longer significant.")
+    assert (by_start["Gallstones"].category, by_start["Gallstones"].check_worthy) == ("context", False)
+
+
+def test_a_leading_it_is_never_resolved_to_the_subject_of_a_non_factual_sentence():
+    out = extract_claims("We believe vaccines should be free. It reduces hospital admissions in winter.")
+    assert out.claims[1].category == "context"
+    out = extract_claims("Furthermore, it was observed that 106 boys had adhesions again after dilation.")
+    assert out.claims[0].text == "106 boys had adhesions again after dilation."
 
 
 def test_accepted_rewrite_checks_terms_against_claim_and_context():

@@ -4,18 +4,29 @@ to the exact span of the text it came from and judged check-worthy or not, with 
 Rules carry the weight, because the embedded model is small:
 
 1. Sentences and their offsets come from `tools.text.segmenter.sentence_spans`; a structured abstract's
-   heading ("RESULTS") is left out of the span.
-2. A sentence is split into atomic claims where two clauses with a verb each are joined by ";",
-   ", but", ", whereas", ", while" or ", and"; each part keeps its own sub-span.
+   heading ("RESULTS", also one glued to the sentence before: "candidates.AIM: To ...") is split
+   off and left out of every span, and two sentences glued without a space ("hospice.The") are two.
+2. A sentence is split into atomic claims only at a clause boundary outside brackets where each
+   piece has its own verb: ";", ", but", ", whereas", ", while", ", and" between two clauses with
+   their own subjects, and "and"/"but" before a second verb of the same subject ("X occurred in 14%
+   and was more common in females": the second claim gets the subject). A comment tail ("which
+   warrants further study") is left out; an inference tail (", suggesting that X may Y") is a
+   claim of its own. Each claim keeps its own sub-span.
 3. Check-worthiness by rules: a question, an opinion or recommendation (evaluative words,
-   "we believe", "should"), a plan ("we will", "plans to"), a definition ("is defined as"), the
-   study's own method or aim ("We enrolled 300 adults") and a fragment (a heading, no verb) are not
-   check-worthy; every other statement is a factual claim about the world that evidence could settle.
-4. Wording: a quote's attribution ('", said Dr Lee') and a reporting frame ("We found that") are
-   left out; a claim that starts with a reference to what came before ("It", "They", "The drug")
-   gets the subject of the sentence before it (rules), and, when an LLM is given, the model's
-   rewrite (`prompts/resolve_claim.py`), kept only when it adds no word that is in neither the
-   sentence nor its context and keeps the sentence's own words. The model never decides a span.
+   "we believe", "should"), a plan ("will fund", "plans to"), a definition ("is defined as"), the
+   study's own aim, method, design, setting or sample ("To compare ...", "We enrolled 300 adults",
+   "Models were compared using ...", "A total of 3910 members received ...") and a fragment (a
+   heading, no verb) are not check-worthy; counts that are findings ("169 of 321 patients had ...",
+   "X occurred in 14%") are. Every other statement is a factual claim evidence could settle.
+4. Wording: a quote's attribution ('", said Dr Lee') and a reporting frame ("We found that", "It
+   was observed that", "This suggests that") are left out; a claim that starts with a reference to
+   what came before ("It", "They", "The drug") gets the subject of the factual statement before it
+   (rules), and, when an LLM is given, the model's rewrite (`prompts/resolve_claim.py`), kept only
+   when it adds no word that is in neither the sentence nor its context and keeps the sentence's own
+   words; "the two groups" becomes the two groups the text names ("Mosaic (n = 67) or Perimount (n
+   = 72)"). A claim whose reference nothing resolves ("the sludge group", "these results", "its
+   prognosis") is not checked as it stands: it is listed as needing context, for a person to edit.
+   The model never decides a span.
 
 Works without an LLM (llm=None): the rules are the documented fallback, not a separate mode.
 """
@@ -32,24 +43,18 @@ from claimscope.tools.errors import InputError
 from claimscope.tools.find.sparse import tokenize
 from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.read.claim_analysis import claim_components
-from claimscope.tools.text.segmenter import sentence_spans, without_section_label
+from claimscope.tools.read.claim_worthiness import (
+    MIN_CLAIM_WORDS,
+    REASONS,
+    Category,
+    has_verb,
+    judge,
+    subject_of,
+)
+from claimscope.tools.text.segmenter import sentence_spans, split_sentences, without_section_label
 
-# Words a statement needs to be a claim (fewer is a heading or a fragment).
-MIN_CLAIM_WORDS = 4
 # Share of the sentence's own terms a model rewrite must keep.
 MIN_KEPT_TERMS = 0.75
-
-Category = Literal["factual", "opinion", "plan", "definition", "question", "method", "fragment"]
-
-REASONS: dict[str, str] = {
-    "factual": "a factual statement about the world that published evidence could support or refute",
-    "opinion": "an opinion, a judgement or a recommendation, which evidence cannot settle",
-    "plan": "a plan or an intention, not a statement about the world as it is",
-    "definition": "a definition of a word, true by convention rather than by evidence",
-    "question": "a question, which asserts nothing",
-    "method": "describes the study's own aim or method, not a finding about the world",
-    "fragment": "not a statement (a heading or a fragment without a verb)",
-}
 
 
 class ExtractedClaim(BaseModel):
@@ -95,98 +100,139 @@ def validate_text(text: str, *, max_chars: int | None = None) -> str:
     return text
 
 
-# ------------------------------------------------------------------------------ check-worthiness
-
-_OPINION = re.compile(
-    r"\b(?:i|we) (?:(?:strongly |firmly )?(?:think|believe|feel|hope|expect)|(?:are|am) (?:delighted|excited|thrilled|"
-    r"proud|pleased|happy|confident))\b|\bin (?:my|our) (?:view|opinion)\b|\b(?:should|ought to|must)\b|"
-    r"\b(?:exciting|remarkable|amazing|wonderful|terrible|groundbreaking|ground-breaking|game[- ]changer|"
-    r"incredible|fantastic|unacceptable|outrageous|disgraceful|shameful|brilliant|breakthrough|revolutionary|"
-    r"best|worst)\b|\bit is (?:clear|obvious|time)\b",
-    re.I,
-)
-_PLAN = re.compile(
-    r"\b(?:we|i|our (?:team|group|lab)|the (?:team|company|university|government|ministry|researchers|authors))"
-    r"(?: \w+)? (?:will|plans? to|intends? to|aims? to|(?:are|is) going to|hopes? to)\b|"
-    r"\b(?:plans? to|intends? to|is going to|are going to)\b|"
-    r"\bwill be (?:launched|started|conducted|recruiting|published|rolled out|tested|opened|presented)\b|"
-    r"^(?:future|further|next) (?:studies|research|work|steps?|trials?)\b",
-    re.I,
-)
-_DEFINITION = re.compile(
-    r"\b(?:is|are) (?:defined|described) as\b|\brefers? to\b|\b(?:is|are) (?:also )?(?:known|called) as\b|"
-    r"\bstands for\b|\bis (?:a|the) (?:term|name) (?:for|given to)\b|\bby definition\b",
-    re.I,
-)
-_AIM = re.compile(
-    r"^(?:the|our) (?:aim|objective|purpose|goal)s? (?:of|was|were|is)\b|"
-    r"^(?:to|we aimed to|we sought to|this study aimed to|this study sought to) "
-    r"(?:assess|determine|evaluate|investigate|examine|compare|explore|test|estimate|describe|quantify)\b",
-    re.I,
-)
-_METHOD = re.compile(
-    r"^(?:we|this (?:study|trial|review)|the (?:study|trial|review|authors|researchers|investigators))\b[^.]*?\b"
-    r"(?:conducted|performed|recruited|enrolled|randomi[sz]ed|analy[sz]ed|collected|searched|surveyed|"
-    r"interviewed|followed|included|measured|used|designed|carried out|reviewed|identified|screened)\b|"
-    r"\b(?:were|was) (?:randomi[sz]ed|randomly assigned|assigned|enrolled|recruited|included|followed up|"
-    r"measured|assessed|interviewed|surveyed|screened)\b",
-    re.I,
-)
-# A method sentence that also states a result is a finding ("We enrolled 300 adults and found ...").
-_RESULT = re.compile(
-    r"\b(?:found|find|showed|shows|show|demonstrated|revealed|suggests?|indicated?|concluded?|reduced|"
-    r"increased|decreased|lowered|improved|prevented|caused|associated|linked)\b",
-    re.I,
-)
-
-
-def judge(text: str) -> tuple[Category, str]:
-    """The category of one claim's wording and the reason it is (or is not) check-worthy."""
-    words = re.findall(r"[A-Za-z0-9][\w'’\-]*", text)
-    stripped = text.strip().strip("\"'“”‘’")
-    if stripped.endswith("?"):
-        return "question", REASONS["question"]
-    if len(words) < MIN_CLAIM_WORDS:
-        return "fragment", REASONS["fragment"]
-    if _DEFINITION.search(text):
-        return "definition", REASONS["definition"]
-    if _PLAN.search(stripped):
-        return "plan", REASONS["plan"]
-    if _OPINION.search(text):
-        return "opinion", REASONS["opinion"]
-    if not claim_components(text).relation and (len(words) < 8 or not stripped.endswith((".", "!"))):
-        return "fragment", REASONS["fragment"]
-    if _AIM.search(stripped) or (_METHOD.search(stripped) and not _RESULT.search(stripped)):
-        return "method", REASONS["method"]
-    return "factual", REASONS["factual"]
-
-
 # ----------------------------------------------------------------------------- atomic splitting
 
-_CLAUSE_JOIN = re.compile(r";\s+(?:however,?\s+)?|,\s+(?:but|whereas|while|and)\s+|\s+whereas\s+", re.I)
+# Two sentences in one: a structured abstract's heading glued to the sentence before it
+# ("candidates.AIM: To ...") or a missing space after a full stop ("hospice.The prescribing").
+_GLUED = re.compile(r"(?<=[a-z0-9)\]'’\"”])\.(?=(?:[A-Z]{3,}(?:[ ,/&]+[A-Z]{3,})*\s*:)|[A-Z][a-z]+\s)")
+# Two clauses with their own subjects.
+_CLAUSE_JOIN = re.compile(r";\s+(?:however,?\s+)?|,\s+(?:but|whereas|while|and|although)\s+|\s+whereas\s+", re.I)
+# A second verb of the same subject ("... occurred in 14% and was more common in females").
+_SHARED_SUBJECT = re.compile(
+    r",?\s+(?:and|but)\s+(?:(?:also|then|thereafter|not|still)\s+)?(?=(?:was|were|is|are|had|has|have|can|could|may|"
+    r"might|did|does|do|remained|remains|showed|shows|increased|decreased|reduced|improved|caused|causes|led|leads|"
+    r"resulted|results|occurred|occurs|appeared|appears|became|becomes|correlated|correlates|predicted|predicts)\b)",
+    re.I)
+# A comment on the finding, not part of it: left out of the claim.
+_COMMENT_TAIL = re.compile(
+    r",?\s+(?:which|this|and this|that)\s+(?:\w+\s+)?(?:warrants?|merits?|requires?|needs?|deserves?|calls? for|"
+    r"should be|must be|is worth|needs to be)\b.*$", re.I | re.S)
+# An inference from the finding: a claim of its own.
+_INFERENCE_TAIL = re.compile(r",?\s+(?:suggesting|indicating|implying|which suggests|which indicates|which implies|"
+                             r"which demonstrates|which shows|demonstrating|showing)\s+that\s+", re.I)
 
 
-def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Sub-spans of the sentence at [start, end) that each hold a clause with its own verb; the
-    whole sentence when a part would have no verb or too few words."""
+def _depths(sentence: str) -> list[int]:
+    """The bracket depth at each character of `sentence`."""
+    depth, out = 0, []
+    for ch in sentence:
+        if ch in "([{":
+            depth += 1
+        out.append(depth)
+        if ch in ")]}":
+            depth = max(0, depth - 1)
+    return out
+
+
+def sentence_pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The sentence at [start, end) cut where two sentences are glued together, each piece without
+    a structured abstract's heading or the space around it."""
+    out: list[tuple[int, int]] = []
+    begin = start
+    cuts = [start + m.end() for m in _GLUED.finditer(text[start:end])] + [end]
+    for cut in cuts:
+        raw = text[begin:cut]
+        label = len(raw) - len(without_section_label(raw))
+        a = begin + label + (len(raw[label:]) - len(raw[label:].lstrip()))
+        b = begin + len(raw.rstrip())
+        if b > a:
+            out.append((a, b))
+        begin = cut
+    return out
+
+
+def _is_clause(piece: str) -> bool:
+    """Whether `piece` holds a clause of its own: a subject before a verb (not the rest of a
+    clause before it: "and by 44.2% of residents for patients discharged home")."""
+    if re.match(r"(?:by|from|to|than|with|and|or|for)\b", piece.strip(), re.I):
+        return False
+    return len(piece.split()) >= MIN_CLAIM_WORDS - 1 and has_verb(piece, with_subject=True)
+
+
+def _own_subject(clause: str) -> str:
+    """The subject of `clause` without a leading phrase ("From 191 articles, 43 studies met ..."
+    -> "43 studies"), or "" when the grammar does not find a short one."""
+    parts = claim_components(clause)
+    subject = parts.subject.strip(" ,")
+    if "," in subject:
+        subject = subject.rsplit(",", 1)[1].strip()
+    if not parts.relation or not subject or len(subject.split()) > 8 or has_verb(subject):
+        return ""
+    return subject
+
+
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """Sub-spans of the sentence at [start, end) that each hold a claim, with the subject a piece
+    borrows from the clause before it ("" when it has its own); the whole sentence when a cut
+    would leave a piece without its own verb. A comment tail is left out of every span."""
     sentence = text[start:end]
-    cuts = [(m.start(), m.end()) for m in _CLAUSE_JOIN.finditer(sentence)]
+    tail = _COMMENT_TAIL.search(sentence)
+    if tail and _is_clause(sentence[:tail.start()]):
+        sentence = sentence[:tail.start()]
+    depth = _depths(sentence)
+    cuts: list[tuple[int, int, str]] = []
+    for m in _INFERENCE_TAIL.finditer(sentence):
+        if depth[m.start()] == 0 and _is_clause(sentence[:m.start()]) and _is_clause(sentence[m.end():]):
+            cuts.append((m.start(), m.end(), "own"))
+            sentence_end = m.start()
+            break
+    else:
+        sentence_end = len(sentence)
+    head = sentence[:sentence_end]
+    for m in _CLAUSE_JOIN.finditer(head):
+        if depth[m.start()] == 0:
+            cuts.append((m.start(), m.end(), "own"))
+    for m in _SHARED_SUBJECT.finditer(head):
+        if depth[m.start()] == 0 and not any(a <= m.start() < b for a, b, _ in cuts):
+            cuts.append((m.start(), m.end(), "shared"))
     if not cuts:
-        return [(start, end)]
-    parts: list[tuple[int, int]] = []
-    begin = 0
-    for cut_start, cut_end in cuts:
-        parts.append((begin, cut_start))
+        return [(start, start + len(sentence), "")]
+    cuts.sort()
+    pieces: list[tuple[int, int, str]] = []
+    begin, borrowed = 0, ""
+    for cut_start, cut_end, kind in cuts:
+        pieces.append((begin, cut_start, borrowed))
         begin = cut_end
-    parts.append((begin, len(sentence)))
-
-    def is_clause(a: int, b: int) -> bool:
-        piece = sentence[a:b]
-        return len(piece.split()) >= MIN_CLAIM_WORDS and bool(claim_components(piece).relation)
-
-    if not all(is_clause(a, b) for a, b in parts):
-        return [(start, end)]
-    return [(start + a, start + b) for a, b in parts]
+        borrowed = "shared" if kind == "shared" else ""
+    pieces.append((begin, len(sentence), borrowed))
+    # A piece without its own verb ("and from 9.4 to 12.6 mmHg in the other group") stays with the
+    # piece before it: the cut before it was not a clause boundary.
+    merged: list[tuple[int, int, str]] = []
+    for a, b, kind in pieces:
+        piece = sentence[a:b].strip(" ,;")
+        own = kind == "shared" or _is_clause(piece)
+        if merged and not own:
+            merged[-1] = (merged[-1][0], b, merged[-1][2])
+        elif not merged and not own:
+            merged.append((a, b, "merge-next"))
+        elif merged and merged[-1][2] == "merge-next":
+            merged[-1] = (merged[-1][0], b, kind)
+        else:
+            merged.append((a, b, kind))
+    if any(kind == "merge-next" for _, _, kind in merged):
+        return [(start, start + len(sentence), "")]
+    out: list[tuple[int, int, str]] = []
+    subject = ""
+    for a, b, kind in merged:
+        piece = sentence[a:b].strip(" ,;")
+        if kind == "shared":
+            if not subject or not claim_components(f"{subject} {piece}").relation:
+                return [(start, start + len(sentence), "")]
+            out.append((start + a, start + b, subject))
+            continue
+        subject = _own_subject(wording(piece))
+        out.append((start + a, start + b, ""))
+    return out
 
 
 # ------------------------------------------------------------------------------------ wording
@@ -195,10 +241,15 @@ _ATTRIBUTION = re.compile(r"^[\"“](.+?)[,.]?[\"”],?\s+(?:said|says|added|add
 _QUOTED = re.compile(r"^[\"“](.+?)[\"”]\.?$", re.S)
 _REPORTING = re.compile(
     r"^(?:(?:we|the (?:authors|researchers|investigators)|our (?:results|findings|data|analysis)|"
-    r"(?:these|the|this) (?:results|findings|data|study|trial|analysis|review|meta-analysis)|researchers|"
-    r"scientists|experts)\s+(?:\w+ )?(?:found|find|showed|show|shows|demonstrated|demonstrate|demonstrates|"
-    r"suggested|suggest|suggests|indicated|indicate|indicates|concluded|conclude|report|reported|reports|"
-    r"revealed|reveal|reveals|confirmed|confirm|confirms|observed)\s+that\s+)",
+    r"(?:these|the|this|our|present) (?:results|findings|data|study|trial|analysis|review|meta-analysis|"
+    r"study's findings)|results|findings|data|researchers|"
+    r"scientists|experts|this|these|which)\s+(?:\w+ )?(?:found|find|showed|show|shows|demonstrated|demonstrate|"
+    r"demonstrates|suggested|suggest|suggests|indicated|indicate|indicates|concluded|conclude|report|reported|reports|"
+    r"revealed|reveal|reveals|confirmed|confirm|confirms|observed|implies|imply|means)\s+that\s+|"
+    r"it (?:was|is|has been|had been|can be|could be) (?:\w+ly )?(?:observed|found|shown|noted|seen|demonstrated|"
+    r"concluded|estimated|reported|suggested|known|clear|evident|apparent|confirmed) that\s+|"
+    r"(?:the|this|our|present) (?:study|analysis|trial|review|survey) (?:also )?(?:allows|allowed) us to "
+    r"(?:determine|conclude|say|state|confirm|show) that\s+)",
     re.I,
 )
 _REFERENCE = re.compile(
@@ -211,6 +262,81 @@ _REFERENCE = re.compile(
 )
 _CONNECTIVE = re.compile(r"^(?:but|and|whereas|while|however|moreover|furthermore|also|in addition|additionally|"
                          r"overall|importantly|notably|in fact)\b,?\s*", re.I)
+
+
+# References a claim cannot be read without, wherever they stand in it ("between the two groups",
+# "in the sludge group", "these results", "its prognosis").
+_CONTEXT = re.compile(
+    r"\b(?:the two|both(?: the)?|the other two|the three|all three|either) (?:groups?|arms?|cohorts?|bioprosthes[ie]s|"
+    r"treatments|drugs|interventions|conditions|procedures|methods|techniques|devices|valves|regimens|populations|"
+    r"samples|strategies|approaches|tests|scores|periods|sexes|genders)\b|"
+    r"\bthe (?!entire|overall|total|whole study|study)(?-i:[a-z][\w-]* ){0,2}?(?:group|arm|cohort)\b"
+    r"(?!\s+(?:with|of|who|that|receiving|treated|given|taking|in which|where)\b|\s*\(n\s*=)|"
+    r"\b(?:these|those|such) (?:results|findings|data|patients|subjects|participants|cases|groups|effects|changes|"
+    r"differences|associations|observations|values|outcomes|models|children|women|men|individuals|animals|mice)\b|"
+    r"\b(?:our|the present|the current|this) (?:findings|results|data|series|sample|cohort)\b|"
+    r"\bthe (?:association|difference|relationship|correlation|effect|trend|increase|decrease|reduction|"
+    r"same pattern|latter|former|rest|remaining \w+)\b(?!\s+(?:of|between|in the|from|with|on|to|for)\b)|"
+    r"^(?:its|their|both|the same|the other|the whole group|in the other|of these|of them|such)\b|"
+    r"^in (?:the other|both|these|those|them|this group|each group)\b|\b(?:of|in|from) (?:them|these|those)\b",
+    re.I,
+)
+# Groups a text names with their size ("Mosaic (n = 67) or Perimount (n = 72)"), for "the two groups".
+_NAMED_GROUP = re.compile(r"([A-Za-z][\w-]*)\s*\(n\s*=\s*[\d,]+\)")
+_TWO_GROUPS = re.compile(r"\b(?:the two|both(?: the)?) (groups|arms|cohorts|bioprosthes[ie]s|treatments|drugs|devices|"
+                         r"valves|sexes|genders)\b", re.I)
+
+
+def context_reference(claim: str) -> str | None:
+    """The words of `claim` that refer to something named elsewhere in the text, or None."""
+    m = _REFERENCE.match(claim) or _CONTEXT.search(claim)
+    return m.group(0) if m else None
+
+
+def named_groups(claim: str, before: str) -> str | None:
+    """`claim` with "the two groups" replaced by the two groups the text before it names with
+    their sizes, or None when the text names no such pair."""
+    m = _TWO_GROUPS.search(claim)
+    if m is None:
+        return None
+    for sentence in reversed(split_sentences(before)):
+        names = list(dict.fromkeys(n for n in _NAMED_GROUP.findall(sentence)
+                                   if n.lower() not in ("cohort", "total", "all", "patients", "overall")))
+        if len(names) == 2:
+            return _finish(claim[:m.start()] + f"the {names[0]} and {names[1]} {m.group(1).lower()}" + claim[m.end():])
+    return None
+
+
+_THESE_NOUN = re.compile(r"\b(?:these|those|such) (patients|subjects|participants|children|women|men|individuals|"
+                         r"cases|animals|mice)\b", re.I)
+_THE_ASSOCIATION = re.compile(r"\b(?:the|this|that) association\b(?!\s+(?:of|between)\b)", re.I)
+_ASSOCIATED = re.compile(r"(?:association between (?P<a>[^,(;]+?) and (?P<b>[^,(;]+?)(?=\s*(?:\(|,|;|\.|$|"
+                         r"remained|was|is|were|are|in\b))|^(?:[^,]*,\s*)?(?P<c>[^,(;]+?) (?:was|is|were|are) "
+                         r"(?:\w+ly )?associated with (?P<d>[^,(;]+?)(?=\s*(?:\(|,|;|\.|$|but\b|and\b)))", re.I)
+
+
+def named_referent(claim: str, before: list[str]) -> str | None:
+    """`claim` with "these patients" or "the association" replaced by what the statements
+    `before` it name ("endomyocardial fibrosis patients", "the association between X and Y"), or
+    None when they name nothing that fits."""
+    m = _THESE_NOUN.search(claim)
+    if m is not None:
+        noun = m.group(1).lower()
+        for statement in reversed(before[-3:]):
+            subject = subject_of(statement)
+            if subject.lower().endswith(" " + noun) and len(subject.split()) <= 6 and not _CONTEXT.search(subject):
+                return _finish(claim[:m.start()] + subject[:1].lower() + subject[1:] + claim[m.end():]) \
+                    if m.start() else _finish(subject + claim[m.end():])
+        return None
+    m = _THE_ASSOCIATION.search(claim)
+    if m is not None:
+        for statement in reversed(before[-4:]):
+            found = _ASSOCIATED.search(statement.rstrip("."))
+            if found:
+                a, b = (found.group("a"), found.group("b")) if found.group("a") else (found.group("c"), found.group("d"))
+                phrase = f"the association between {a.strip()} and {b.strip()}"
+                return _finish(claim[:m.start()] + phrase + claim[m.end():])
+    return None
 
 
 def _capitalised(text: str) -> str:
@@ -229,6 +355,7 @@ def wording(quote: str) -> str:
     m = _ATTRIBUTION.match(text) or _QUOTED.match(text)
     if m:
         text = m.group(1).strip()
+    text = _CONNECTIVE.sub("", text)
     text = _REPORTING.sub("", text)
     text = _CONNECTIVE.sub("", text)
     return _finish(text)
@@ -244,10 +371,16 @@ def rule_resolution(claim: str, previous: str | None) -> str | None:
     None when that statement has no usable subject (no verb, or a subject that is itself a reference)."""
     if not previous:
         return None
-    parts = claim_components(wording(previous))
-    subject = parts.subject.strip(" ,")
+    subject = subject_of(wording(previous))
+    if "," in subject and subject.split()[0].lower() in ("in", "after", "before", "among", "for", "during", "of"):
+        subject = subject.rsplit(",", 1)[1].strip()
     m = _REFERENCE.match(claim)
-    if m is None or not parts.relation or not subject or needs_context(subject) or len(subject.split()) > 10:
+    if m is None or not subject or needs_context(subject) or len(subject.split()) > 15:
+        return None
+    # Only a reference that is the whole subject ("It lowers ...", not "These models were ...").
+    own = [w for w in subject_of(claim).lower().split()
+           if not (w.endswith("ly") or w in ("also", "then", "still", "further", "again", "both", "all", "too"))]
+    if own != m.group(0).lower().split():
         return None
     if subject.split()[0].lower() in ("we", "i", "you", "our"):
         return None
@@ -255,12 +388,14 @@ def rule_resolution(claim: str, previous: str | None) -> str | None:
 
 
 def _model_resolution(llm: StructuredLLM, claim: str, context: str) -> str | None:
-    """The model's self-contained wording, or None when it fails or does not hold to the text."""
+    """The model's self-contained wording, or None when it fails, does not hold to the text or
+    still needs context."""
     try:
         out = llm.run(rp.PROMPT, rp.ResolveClaimInput(context=context, sentence=claim))
     except LLMError:
         return None
-    return accepted_rewrite(out.claim, claim, context)
+    rewrite = accepted_rewrite(out.claim, claim, context)
+    return rewrite if rewrite is not None and context_reference(rewrite) is None else None
 
 
 def accepted_rewrite(rewrite: str, claim: str, context: str) -> str | None:
@@ -288,35 +423,54 @@ def extract_claims(text: str, llm: StructuredLLM | None = None, *, max_chars: in
     text = validate_text(text, max_chars=max_chars)
     claims: list[ExtractedClaim] = []
     warnings: list[str] = []
-    previous: str | None = None  # the last statement, for resolving references
+    facts: list[str] = []  # the factual statements so far, for resolving references
     context: list[str] = []  # the sentences before, for the model
-    for s_start, s_end in sentence_spans(text):
-        raw = text[s_start:s_end]
-        label = len(raw) - len(without_section_label(raw))
-        s_start += label + (len(raw[label:]) - len(raw[label:].lstrip()))
-        for start, end in _clauses(text, s_start, s_end):
-            quote = text[start:end]
-            claim = wording(quote)
-            category, reason = judge(claim)
-            resolved: Literal["none", "rules", "model", "person"] = "none"
-            if category == "factual" and needs_context(claim):
-                by_rule = rule_resolution(claim, previous)
-                by_model = _model_resolution(llm, claim, " ".join(context[-2:])) if llm and context else None
-                if by_model is not None:
-                    claim, resolved = by_model, "model"
-                elif by_rule is not None:
-                    claim, resolved = by_rule, "rules"
-                else:
-                    warnings.append(f"claim c{len(claims) + 1} ({claim!r}) refers to something named before it "
-                                    "and could not be made to read alone: edit it before it is checked.")
-            claims.append(ExtractedClaim(
-                id=f"c{len(claims) + 1}", text=claim, start=start, end=end, quote=quote,
-                check_worthy=category == "factual", category=category, reason=reason, resolved_by=resolved,
-            ))
-            if category not in ("fragment", "question"):
-                previous = claim
-        context.append(" ".join(raw.split()))
+    for sentence_start, sentence_end in sentence_spans(text):
+        for s_start, s_end in sentence_pieces(text, sentence_start, sentence_end):
+            raw = text[s_start:s_end]
+            for start, end, subject in _clauses(text, s_start, s_end):
+                quote = text[start:end].rstrip(" ,;")
+                end = start + len(quote)
+                claim = wording(quote)
+                resolved: Literal["none", "rules", "model", "person"] = "none"
+                if subject:
+                    claim, resolved = _finish(f"{subject} {claim[:1].lower()}{claim[1:]}"), "rules"
+                category, reason = judge(claim)
+                if category == "factual" and context_reference(claim):
+                    claim, resolved, category, reason = _resolve(claim, resolved, facts, context, text[:s_start],
+                                                                 llm)
+                    if category == "context":
+                        warnings.append(f"claim c{len(claims) + 1} ({claim!r}) refers to something named elsewhere "
+                                        "in the text and could not be made to read alone: edit it if it should be "
+                                        "checked.")
+                claims.append(ExtractedClaim(
+                    id=f"c{len(claims) + 1}", text=claim, start=start, end=end, quote=quote,
+                    check_worthy=category == "factual", category=category, reason=reason, resolved_by=resolved,
+                ))
+                if category == "factual":
+                    facts.append(claim)
+            context.append(" ".join(raw.split()))
     if not any(c.check_worthy for c in claims):
         warnings.append("no check-worthy claim was found in the text: every sentence reads as an opinion, a plan, "
-                        "a definition, a question, the study's own method or a fragment.")
+                        "a definition, a question, the study's own method or sample, a fragment, or needs context.")
     return ClaimExtraction(claims=claims, warnings=warnings)
+
+
+def _resolve(claim: str, resolved: Literal["none", "rules", "model", "person"], facts: list[str],
+             context: list[str], before: str, llm: StructuredLLM | None
+             ) -> tuple[str, Literal["none", "rules", "model", "person"], Category, str]:
+    """A claim that refers to something named before it, made to read alone by the text's own
+    words (the groups it names, the subject of the statement before, the model's rewrite), or
+    marked as needing context."""
+    by_groups = named_groups(claim, before) or named_referent(claim, facts)
+    if by_groups is not None and context_reference(by_groups) is None:
+        return by_groups, "rules", "factual", REASONS["factual"]
+    by_rule = rule_resolution(claim, facts[-1] if facts else None) if needs_context(claim) else None
+    if by_rule is not None and context_reference(by_rule) is not None:
+        by_rule = None
+    by_model = _model_resolution(llm, claim, " ".join(context[-2:])) if llm and context else None
+    if by_model is not None:
+        return by_model, "model", "factual", REASONS["factual"]
+    if by_rule is not None:
+        return by_rule, "rules", "factual", REASONS["factual"]
+    return claim, resolved, "context", REASONS["context"]

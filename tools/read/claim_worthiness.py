@@ -1,0 +1,226 @@
+"""Whether one statement of a text is worth checking, by rules, with the reason in plain words:
+a factual claim about the world that evidence could settle, or a question, an opinion, a plan, a
+definition, the study's own aim, method or sample, or a fragment (tools/read/claim_extraction.py
+splits the text and calls `judge` on each claim's wording).
+
+Counts that are findings ("169 of 321 patients had ...", "X occurred in 14%") stay factual: a
+method or sample sentence that also states a result is a finding.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from claimscope.tools.read.claim_analysis import claim_components
+
+# Words a statement needs to be a claim (fewer is a heading or a fragment).
+MIN_CLAIM_WORDS = 4
+
+Category = Literal["factual", "opinion", "plan", "definition", "question", "method", "sample", "fragment",
+                   "context"]
+
+REASONS: dict[str, str] = {
+    "factual": "a factual statement about the world that published evidence could support or refute",
+    "opinion": "an opinion, a judgement or a recommendation, which evidence cannot settle",
+    "plan": "a plan or an intention, not a statement about the world as it is",
+    "definition": "a definition of a word, true by convention rather than by evidence",
+    "question": "a question, which asserts nothing",
+    "method": "describes the study's own aim, design or method, not a finding about the world",
+    "sample": "describes who or what the study included (its sample or setting), not a finding",
+    "fragment": "not a statement (a heading or a fragment without a verb)",
+    "context": "refers to something named elsewhere in the text that the rules could not name: edit it to read "
+               "alone before it is checked",
+}
+
+
+_OPINION = re.compile(
+    r"\b(?:i|we) (?:(?:strongly |firmly )?(?:think|believe|feel|hope|expect)|(?:are|am) (?:delighted|excited|thrilled|"
+    r"proud|pleased|happy|confident))\b|\bin (?:my|our) (?:view|opinion)\b|\b(?:should|ought to|must)\b|"
+    r"\b(?:exciting|remarkable|amazing|wonderful|terrible|groundbreaking|ground-breaking|game[- ]changer|"
+    r"incredible|fantastic|unacceptable|outrageous|disgraceful|shameful|brilliant|breakthrough|revolutionary|"
+    r"best|worst)\b|\bit is (?:clear|obvious|time)\b",
+    re.I,
+)
+_PLAN = re.compile(
+    r"\b(?:we|i|our (?:team|group|lab)|the (?:team|company|university|government|ministry|researchers|authors))"
+    r"(?: \w+)? (?:will|plans? to|intends? to|aims? to|(?:are|is) going to|hopes? to)\b|"
+    r"\b(?:plans? to|intends? to|is going to|are going to)\b|"
+    r"\bwill be (?:launched|started|conducted|recruiting|published|rolled out|tested|opened|presented|offered|"
+    r"funded|built|introduced|expanded|extended|made available)\b|"
+    # An actor's announced action ("The council will fund ..."), not a prediction about the world.
+    r"\b(?:will|shall)\s+(?:\w+ly\s+)?(?:fund|launch|start|open|offer|provide|introduce|build|invest|spend|hire|"
+    r"expand|begin|add|roll out|create|host|publish|release|establish|implement|set up|recruit|continue|extend|"
+    r"support|require|ban|allow|close|replace|pay|deliver|conduct|run|trial|award|appoint|announce|unveil|"
+    r"present|hold|organi[sz]e|make available|give|train|install|upgrade|review|consult)\b|"
+    r"^(?:future|further|next) (?:studies|research|work|steps?|trials?)\b",
+    re.I,
+)
+_DEFINITION = re.compile(
+    r"\b(?:is|are) (?:defined|described) as\b|\brefers? to\b|\b(?:is|are) (?:also )?(?:known|called) as\b|"
+    r"\bstands for\b|\bis (?:a|the) (?:term|name) (?:for|given to)\b|\bby definition\b|"
+    r"^[\w\s-]{1,60}? is the (?:process|practice|act) of\b",
+    re.I,
+)
+_AIM_VERBS = (r"(?:assess|determine|evaluate|investigate|examine|compare|explore|test|estimate|describe|quantify|"
+              r"characteri[sz]e|correlate|identify|analy[sz]e|review|report|study|measure|establish|clarify|"
+              r"document|present|point out|define|develop|validate|verify|elucidate|understand|ascertain|"
+              r"summari[sz]e|update|perform|provide|see|find out|know|outline|discuss|highlight|emphasi[sz]e|"
+              r"demonstrate|show|address|detect|predict|calculate|observe|learn|look|focus)")
+_AIM = re.compile(
+    r"^(?:the|our|an?|one|main|primary|secondary)?\s*(?:\w+\s+)?(?:aim|objective|purpose|goal|intent|hypothesis)s? "
+    r"(?:of|was|were|is|are|in)\b|"
+    r"^" + _AIM_VERBS + r"\b|"  # an aim as an imperative, after a heading: "AIM: Describe the mechanisms ..."
+    r"^(?:to|we (?:aimed|sought|wanted|wished|set out|intended|attempted|tried) to|"
+    r"(?:this|the|our|present) (?:study|trial|review|work|paper|report|analysis) (?:aimed|sought|aims|seeks) to|"
+    r"the (?:present|current) (?:study|trial|review|work) (?:aimed|sought|aims|seeks) to) " + _AIM_VERBS + r"\b|"
+    r"\b(?:(?:is|are) (?:hereby |here |also )?(?:presented|discussed|described|reported|reviewed|outlined)|"
+    r"(?:this|the present|the current) (?:study|report|paper|article) (?:presents|describes|reports|discusses|"
+    r"reviews|examines|examined|investigates|investigated|evaluates|evaluated|explores|explored))\b",
+    re.I,
+)
+_METHOD_VERBS = (r"(?:conducted|performed|recruited|enrolled|randomi[sz]ed|analy[sz]ed|collected|searched|surveyed|"
+                 r"interviewed|followed|included|measured|used|designed|carried out|reviewed|identified|screened|"
+                 r"compared|distributed|studied|evaluated|assessed|examined|investigated|calculated|estimated|"
+                 r"obtained|recorded|abstracted|extracted|retrieved|sent|administered|applied|developed|"
+                 r"constructed|fitted|validated|quantified|tested|determined|defined|stratified|matched|"
+                 r"classified|categori[sz]ed|grouped|divided|selected|allocated|assigned|treated|given|"
+                 r"formulated|planned|kept|expressed|computed|documented|scored|graded|monitored|observed|"
+                 r"received|obtained|sampled|genotyped|sequenced|imaged|scanned|adjusted|modelled|modeled)")
+_METHOD = re.compile(
+    r"^(?:(?:in|from|between|during|over|for|after|using|of)\b[^,]{0,80},\s*)?(?:we|this (?:study|trial|review)|"
+    r"the (?:study|studies|trial|trials|review|authors|researchers|investigators))\b[^.]*?\b" + _METHOD_VERBS + r"\b|"
+    r"^we (?:report|describe|present)\b|"
+    r"\b(?:outcome|outcomes|end ?points?)\b[^.]*\b(?:examined|was|were)\s+whether\b",
+    re.I,
+)
+# The main verb of a method sentence in the passive ("Models were compared using ...").
+_PASSIVE_METHOD = re.compile(
+    r"^(?:was|were|is|are|had been|have been|has been)\s+(?:\w+ly\s+)?(?:then\s+|also\s+|first\s+|further\s+)?"
+    r"(?:randomly assigned|followed up|" + _METHOD_VERBS[3:] + r"\b",
+    re.I,
+)
+
+
+def _is_method(claim: str) -> bool:
+    if _METHOD.search(claim):
+        return True
+    parts = claim_components(claim)
+    if not parts.relation:
+        return False
+    at = claim.find(parts.relation)
+    # A passive inside a subordinate clause ("... after a forced dilation is performed") is not the main verb.
+    if at < 0 or re.search(r"\b(?:after|when|if|before|once|until|because|since|as|while|where|unless)\b",
+                           claim[:at], re.I):
+        return False
+    return bool(_PASSIVE_METHOD.match(claim[at:]))
+
+
+# A study's sample or setting: "A total of 3910 members received ...", "Sixty-eight patients
+# fulfilled the criteria", "The subset consisted of 709 residents".
+_NUMBER = (r"(?:\d[\d,.]*|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+           r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+           r"hundred|thousand)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine|hundred|thousand))*)")
+_SAMPLE = re.compile(
+    r"^(?:(?:in|from|between|during|over)\b[^,]{0,60},\s*)?(?:a total of |overall,? |in total,? )?" + _NUMBER +
+    r"\s+(?:[\w-]+\s+){0,4}?(?:patients|participants|subjects|people|persons|adults|children|men|women|boys|girls|"
+    r"members|residents|individuals|cases|controls|volunteers|respondents|infants|students|pregnancies|eyes|"
+    r"studies|trials|articles|records|samples|specimens|mice|rats|animals|families|couples|households|"
+    r"hospitals|centres|centers|clinics|practices|physicians|doctors|nurses|women and men|men and women)\b"
+    r"(?:\s+\([^)]*\))?\s+(?:were|was|had been|have been)?\s*(?:\w+ly\s+)?"
+    r"(?:underwent|fulfilled|met|received|participated|completed|took part|were enrolled|were included|"
+    r"were recruited|were studied|were identified|were randomi[sz]ed|were analy[sz]ed|were evaluated|"
+    r"were examined|were assessed|were followed|were screened|were eligible|responded|returned|agreed|"
+    r"enrolled|included|recruited|studied|identified|randomi[sz]ed|analy[sz]ed|evaluated|examined|assessed|"
+    r"screened|eligible)\b|"
+    r"^(?:a total of )?" + _NUMBER + r"\b[^.]*\b(?:were|was) (?:enrolled|included|recruited|randomi[sz]ed|"
+    r"studied|analy[sz]ed|screened|identified|eligible)\b|"
+    r"\b(?:consisted of|comprised|was composed of|were composed of)\b|"
+    r"^(?:the )?(?:mean|median|average) (?:\w+ )?(?:age|follow-up|duration of follow-up|injury severity score|"
+    r"bmi|body mass index)\b",
+    re.I,
+)
+# A method or sample sentence that also states a result is a finding ("We enrolled 300 adults and
+# found ...", "Follow-up was performed by 89.4% of residents", "169 of 321 patients had ...").
+_RESULT = re.compile(
+    r"\b(?:found|find|showed|shows|show|demonstrated|revealed|suggests?|indicated?|concluded?|reduced|"
+    r"increased|decreased|lowered|improved|prevented|caused|associated|linked|correlated|predicted|"
+    r"significant(?:ly)?|higher|lower|greater|fewer|less|more|better|worse|differ(?:ed|ence)?|"
+    r"most (?:frequently|often|commonly)|majority|minority|with no|no (?:major|serious|significant))\b|"
+    r"\d\s*%(?=\s*(?:$|[),;.:(]|of\b|in\b|and\b|vs\b|versus\b|respectively\b|were\b|was\b|had\b))|\bper ?cent\b|"
+    r"\bp\s*[<=>≤]|(?-i:\b(?:OR|RR|HR|AUC)\s*[=:])|"
+    r"\b\d[\d,]*\s+(?:of|out of)\s+(?:the\s+)?\d",
+    re.I,
+)
+# A survey's finding about what people believe ("76.9% of residents believed that follow-up should
+# be mandatory") is not the text's own opinion.
+_REPORTED_BELIEF = re.compile(r"^(?!(?:we|i|our)\b).*?\b(?:believed|believe|felt|thought|agreed|reported|said|stated|"
+                              r"considered|perceived|concluded|recommended|found)\s+that\b", re.I)
+_NO_VERB_NEXT = {"of", "with", "for", "and", "or", "in", "on", "at", "from", "to", "by", "near", "after", "before",
+                 "during", "per", "vs", "versus", ",", "(", "that", "which", "who", "whose", "where", "when", "are",
+                 "were", "was", "is", "have", "had", "has", "did", "do", "may", "can", "could", "would", "will"}
+_NOT_BEFORE_VERB = {"the", "a", "an", "of", "with", "in", "on", "at", "for", "from", "to", "by", "and", "or",
+                    "that", "which", "who", "whose", "whom", "its", "their", "his", "her", "our", "these", "those",
+                    "this", "some", "all", "no", "each", "every", "two", "three", "several", "many", "more", "most"}
+
+
+def guessed_verb(text: str) -> int | None:
+    """The offset of a word shaped like a finite verb after its subject ("DUSP4 decreases
+    apoptosis", "68 patients fulfilled the criteria"), for verbs the grammar does not know."""
+    words = [(m.group(0), m.start()) for m in re.finditer(r"[\w'’-]+|[,(]", text.rstrip(".!?"))]
+    for i in range(1, len(words) - 1):
+        (w, at), before, after = words[i], words[i - 1][0].lower(), words[i + 1][0].lower()
+        if not w.isalpha() or not w.islower() or before in _NOT_BEFORE_VERB or before == ",":
+            continue
+        if w.endswith("ed") and len(w) > 4 and after not in ("and", "or", ",", "by", "to"):
+            return at
+        if (w.endswith("es") or (w.endswith("s") and not w.endswith(("ss", "us", "is", "ous")))) and \
+                len(w) > 3 and after not in _NO_VERB_NEXT:
+            return at
+    return None
+
+
+def has_verb(text: str, *, with_subject: bool = False) -> bool:
+    """Whether `text` reads as a clause: a verb the grammar knows or one `guessed_verb` finds;
+    `with_subject`: only a verb with words before it counts."""
+    parts = claim_components(text)
+    if parts.relation and (parts.subject.strip() or not with_subject):
+        return True
+    return guessed_verb(text) is not None
+
+
+def subject_of(text: str) -> str:
+    """The subject of a statement: the words before its main verb ("" when none is found)."""
+    parts = claim_components(text)
+    if parts.relation:
+        return parts.subject.strip(" ,")
+    at = guessed_verb(text)
+    return text[:at].strip(" ,") if at is not None else ""
+
+
+def judge(text: str) -> tuple[Category, str]:
+    """The category of one claim's wording and the reason it is (or is not) check-worthy."""
+    words = re.findall(r"[A-Za-z0-9][\w'’\-]*", text)
+    stripped = text.strip().strip("\"'“”‘’")
+    if stripped.endswith("?"):
+        return "question", REASONS["question"]
+    if _AIM.search(stripped):
+        return "method", REASONS["method"]
+    verb = has_verb(stripped)
+    if len(words) < MIN_CLAIM_WORDS and not (len(words) == MIN_CLAIM_WORDS - 1 and verb):
+        return "fragment", REASONS["fragment"]
+    if _DEFINITION.search(text):
+        return "definition", REASONS["definition"]
+    if _PLAN.search(stripped):
+        return "plan", REASONS["plan"]
+    reported = _REPORTED_BELIEF.search(text)
+    if _OPINION.search(text) and not (reported and not _OPINION.search(text[:reported.end()])):
+        return "opinion", REASONS["opinion"]
+    if not verb:
+        return "fragment", REASONS["fragment"]
+    result = bool(_RESULT.search(stripped))
+    if _SAMPLE.search(stripped) and not result:
+        return "sample", REASONS["sample"]
+    if _is_method(stripped) and not result:
+        return "method", REASONS["method"]
+    return "factual", REASONS["factual"]
