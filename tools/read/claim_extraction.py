@@ -253,7 +253,9 @@ _REPORTING = re.compile(
     re.I,
 )
 _REFERENCE = re.compile(
-    r"^(?:it|they|this|these|those|such|the same)(?:\s+(?:drug|drugs|treatment|treatments|therapy|vaccine|vaccines|"
+    # "It is not proven that ..." is no reference.
+    r"^(?:it(?!\s+(?:is|was)\s+(?:not\s+)?(?:\w+\s+)?(?:that|to|whether)\b)|they|this|these|those|such|the same)"
+    r"(?:\s+(?:drug|drugs|treatment|treatments|therapy|vaccine|vaccines|"
     r"compound|supplement|supplements|intervention|approach|method|effect|finding|findings|result|results|"
     r"medication|medicine|product|programme|program|policy|change|measure))?\b|"
     r"^the\s+(?:drug|treatment|therapy|vaccine|compound|supplement|intervention|medication|medicine|product|"
@@ -276,9 +278,9 @@ _CONTEXT = re.compile(
     r"differences|associations|observations|values|outcomes|models|children|women|men|individuals|animals|mice)\b|"
     r"\b(?:our|the present|the current|this) (?:findings|results|data|series|sample|cohort)\b|"
     r"\bthe (?:association|difference|relationship|correlation|effect|trend|increase|decrease|reduction|"
-    r"same pattern|latter|former|rest|remaining \w+)\b(?!\s+(?:of|between|in the|from|with|on|to|for)\b)|"
+    r"same pattern|latter|former|rest|remaining \w+)\b(?!\s+(?:of|between|in|from|with|on|to|for)\b)|"
     r"^(?:its|their|both|the same|the other|the whole group|in the other|of these|of them|such)\b|"
-    r"^in (?:the other|both|these|those|them|this group|each group)\b|\b(?:of|in|from) (?:them|these|those)\b",
+    r"^in (?:the other|both|these|those|them|this group|each group)\b",
     re.I,
 )
 # Groups a text names with their size ("Mosaic (n = 67) or Perimount (n = 72)"), for "the two groups".

@@ -39,7 +39,9 @@ _OPINION = re.compile(
     r"proud|pleased|happy|confident))\b|\bin (?:my|our) (?:view|opinion)\b|\b(?:should|ought to|must)\b|"
     r"\b(?:exciting|remarkable|amazing|wonderful|terrible|groundbreaking|ground-breaking|game[- ]changer|"
     r"incredible|fantastic|unacceptable|outrageous|disgraceful|shameful|brilliant|breakthrough|revolutionary|"
-    r"best|worst)\b|\bit is (?:clear|obvious|time)\b",
+    r"best|worst|encouraging|promising|disappointing|reassuring)\b|\bit is (?:clear|obvious|time)\b|"
+    # Speculation on a condition ("If long-term use is successful, the issue could be addressed").
+    r"^if\b[^.]*,[^.]*\b(?:could|would|might)\b",
     re.I,
 )
 _PLAN = re.compile(
@@ -88,15 +90,15 @@ _METHOD_VERBS = (r"(?:conducted|performed|recruited|enrolled|randomi[sz]ed|analy
                  r"formulated|planned|kept|expressed|computed|documented|scored|graded|monitored|observed|"
                  r"received|obtained|sampled|genotyped|sequenced|imaged|scanned|adjusted|modelled|modeled)")
 _METHOD = re.compile(
-    r"^(?:(?:in|from|between|during|over|for|after|using|of)\b[^,]{0,80},\s*)?(?:we|this (?:study|trial|review)|"
+    r"^(?:(?:in|from|between|during|over|for|after|using|of)\b[^,]{0,80},\s*){0,2}(?:we|this (?:study|trial|review)|"
     r"the (?:study|studies|trial|trials|review|authors|researchers|investigators))\b[^.]*?\b" + _METHOD_VERBS + r"\b|"
-    r"^we (?:report|describe|present)\b|"
+    r"^we (?:report|describe|present)\b|\b(?:was|were) (?:then |also )?used to \w+|"
     r"\b(?:outcome|outcomes|end ?points?)\b[^.]*\b(?:examined|was|were)\s+whether\b",
     re.I,
 )
 # The main verb of a method sentence in the passive ("Models were compared using ...").
 _PASSIVE_METHOD = re.compile(
-    r"^(?:was|were|is|are|had been|have been|has been)\s+(?:\w+ly\s+)?(?:then\s+|also\s+|first\s+|further\s+)?"
+    r"^(?:was|were|had been)\s+(?:\w+ly\s+)?(?:then\s+|also\s+|first\s+|further\s+)?"
     r"(?:randomly assigned|followed up|" + _METHOD_VERBS[3:] + r"\b",
     re.I,
 )
@@ -135,11 +137,14 @@ _SAMPLE = re.compile(
     r"screened|eligible)\b|"
     r"^(?:a total of )?" + _NUMBER + r"\b[^.]*\b(?:were|was) (?:enrolled|included|recruited|randomi[sz]ed|"
     r"studied|analy[sz]ed|screened|identified|eligible)\b|"
-    r"\b(?:consisted of|comprised|was composed of|were composed of)\b|"
+    r"\b(?:consisted of|comprised|was composed of|were composed of)\b|^(?:a|the) (?:subset|sample|subgroup) of\b|"
     r"^(?:the )?(?:mean|median|average) (?:\w+ )?(?:age|follow-up|duration of follow-up|injury severity score|"
     r"bmi|body mass index)\b",
     re.I,
 )
+# A survey's response rate describes its sample, whatever its figures.
+_RESPONSE = re.compile(r"^we (?:received|obtained|collected)\b[^.]*\b(?:surveys|questionnaires|responses|replies)\b",
+                       re.I)
 # A method or sample sentence that also states a result is a finding ("We enrolled 300 adults and
 # found ...", "Follow-up was performed by 89.4% of residents", "169 of 321 patients had ...").
 _RESULT = re.compile(
@@ -156,12 +161,17 @@ _RESULT = re.compile(
 # be mandatory") is not the text's own opinion.
 _REPORTED_BELIEF = re.compile(r"^(?!(?:we|i|our)\b).*?\b(?:believed|believe|felt|thought|agreed|reported|said|stated|"
                               r"considered|perceived|concluded|recommended|found)\s+that\b", re.I)
-_NO_VERB_NEXT = {"of", "with", "for", "and", "or", "in", "on", "at", "from", "to", "by", "near", "after", "before",
+_NO_VERB_NEXT = {"of", "with", "for", "and", "or", "in", "on", "at", "by", "near", "after", "before",
                  "during", "per", "vs", "versus", ",", "(", "that", "which", "who", "whose", "where", "when", "are",
                  "were", "was", "is", "have", "had", "has", "did", "do", "may", "can", "could", "would", "will"}
 _NOT_BEFORE_VERB = {"the", "a", "an", "of", "with", "in", "on", "at", "for", "from", "to", "by", "and", "or",
                     "that", "which", "who", "whose", "whom", "its", "their", "his", "her", "our", "these", "those",
                     "this", "some", "all", "no", "each", "every", "two", "three", "several", "many", "more", "most"}
+
+
+_NOT_VERB_ENDINGS = ("ing", "ly", "al", "ic", "ive", "ous", "ent", "ant", "ary", "ory", "ion", "ity", "ness", "ment",
+                     "ical", "ed", "s", "er", "or", "ist", "ism", "ure", "ance", "ence", "ship", "hood", "ful", "less",
+                     "able", "ible", "th", "gy", "sis")
 
 
 def guessed_verb(text: str) -> int | None:
@@ -170,12 +180,18 @@ def guessed_verb(text: str) -> int | None:
     words = [(m.group(0), m.start()) for m in re.finditer(r"[\w'’-]+|[,(]", text.rstrip(".!?"))]
     for i in range(1, len(words) - 1):
         (w, at), before, after = words[i], words[i - 1][0].lower(), words[i + 1][0].lower()
-        if not w.isalpha() or not w.islower() or before in _NOT_BEFORE_VERB or before == ",":
+        prev = words[i - 1][0]
+        if not w.replace("-", "").isalpha() or not w.islower() or before in _NOT_BEFORE_VERB or before == ",":
             continue
         if w.endswith("ed") and len(w) > 4 and after not in ("and", "or", ",", "by", "to"):
             return at
         if (w.endswith("es") or (w.endswith("s") and not w.endswith(("ss", "us", "is", "ous")))) and \
                 len(w) > 3 and after not in _NO_VERB_NEXT:
+            return at
+        # A base form after a plural or a named subject ("miRNAs enforce homeostasis").
+        plural = (prev.endswith("s") and not prev.endswith(("ss", "us", "is"))) or prev.endswith(")") or \
+            any(ch.isdigit() or ch.isupper() for ch in prev[1:])
+        if plural and len(w) > 3 and not w.endswith(_NOT_VERB_ENDINGS) and after not in ("and", "or", ","):
             return at
     return None
 
@@ -218,6 +234,8 @@ def judge(text: str) -> tuple[Category, str]:
         return "opinion", REASONS["opinion"]
     if not verb:
         return "fragment", REASONS["fragment"]
+    if _RESPONSE.search(stripped):
+        return "sample", REASONS["sample"]
     result = bool(_RESULT.search(stripped))
     if _SAMPLE.search(stripped) and not result:
         return "sample", REASONS["sample"]
