@@ -153,6 +153,13 @@ def test_structured_abstract_headings_are_split_off_even_when_glued_to_the_sente
     # Plans, and short statements whose verb the grammar does not know.
     ("The council will fund three new clinics next year.", "plan"),
     ("DUSP4 decreases apoptosis.", "factual"),
+    ("No patient underwent an inguinal exploration.", "factual"),
+    ("Albendazole is used to treat soil-transmitted helminths.", "factual"),
+    ("A two-sided p value of 0.05 or less was considered statistically significant.", "method"),
+    ("We received 210 completed surveys from 260 eligible residents (80.8%).", "sample"),
+    ("Patients complaining of lower urinary tract symptoms were recruited from a urodynamic clinic.", "method"),
+    ("Because of the symmetry of the body, we hypothesised that joint lines may be assessed from the other knee.",
+     "method"),
 ])
 def test_aims_methods_samples_plans_and_findings(text, category):
     assert judge(text)[0] == category
@@ -194,6 +201,19 @@ def test_references_are_resolved_from_the_texts_own_words_or_marked_as_needing_c
     assert by_start["After"].text == ("After adjusting for age, the association between HCMV seropositivity and "
                                       "hypertension in women was no longer significant.")
     assert (by_start["Gallstones"].category, by_start["Gallstones"].check_worthy) == ("context", False)
+
+
+def test_the_items_of_an_aims_list_are_aims_too():
+    out = extract_claims("Here we investigated if: (a) biopsy timing influences the detection rate; "
+                         "(b) PSA slope predicts a different risk of cancer.")
+    assert [c.category for c in out.claims] == ["method", "method"]
+
+
+def test_a_bare_this_is_not_replaced_by_the_subject_of_the_finding_before_it():
+    out = extract_claims("Physicians often differ from patients in the assessment of quality of life. "
+                         "This is most likely due to a difference in the perception of symptoms.")
+    assert out.claims[1].category == "context"
+    assert not out.claims[1].text.startswith("Physicians")
 
 
 def test_a_leading_it_is_never_resolved_to_the_subject_of_a_non_factual_sentence():

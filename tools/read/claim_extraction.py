@@ -341,6 +341,9 @@ def named_referent(claim: str, before: list[str]) -> str | None:
     return None
 
 
+_LIST_MARK = re.compile(r"^\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})\)\s+")
+
+
 def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
@@ -357,6 +360,7 @@ def wording(quote: str) -> str:
     m = _ATTRIBUTION.match(text) or _QUOTED.match(text)
     if m:
         text = m.group(1).strip()
+    text = _LIST_MARK.sub("", text)
     text = _CONNECTIVE.sub("", text)
     text = _REPORTING.sub("", text)
     text = _CONNECTIVE.sub("", text)
@@ -379,12 +383,15 @@ def rule_resolution(claim: str, previous: str | None) -> str | None:
     m = _REFERENCE.match(claim)
     if m is None or not subject or needs_context(subject) or len(subject.split()) > 15:
         return None
+    # A bare "This" or "These" names the finding before it, not that finding's subject.
+    if m.group(0).lower() in ("this", "these", "those", "such", "the same"):
+        return None
     # Only a reference that is the whole subject ("It lowers ...", not "These models were ...").
     own = [w for w in subject_of(claim).lower().split()
            if not (w.endswith("ly") or w in ("also", "then", "still", "further", "again", "both", "all", "too"))]
     if own != m.group(0).lower().split():
         return None
-    if subject.split()[0].lower() in ("we", "i", "you", "our"):
+    if subject.split()[0].lower() in ("we", "i", "you", "our", "there", "here"):
         return None
     return _finish(subject + claim[m.end():])
 
@@ -438,6 +445,9 @@ def extract_claims(text: str, llm: StructuredLLM | None = None, *, max_chars: in
                 if subject:
                     claim, resolved = _finish(f"{subject} {claim[:1].lower()}{claim[1:]}"), "rules"
                 category, reason = judge(claim)
+                # The items of an aim's list ("we investigated if: (a) ... (b) ...") are aims too.
+                if _LIST_MARK.match(quote) and claims and claims[-1].category == "method":
+                    category, reason = "method", REASONS["method"]
                 if category == "factual" and context_reference(claim):
                     claim, resolved, category, reason = _resolve(claim, resolved, facts, context, text[:s_start],
                                                                  llm)

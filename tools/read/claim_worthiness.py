@@ -73,6 +73,8 @@ _AIM = re.compile(
     r"^(?:the|our|an?|one|main|primary|secondary)?\s*(?:\w+\s+)?(?:aim|objective|purpose|goal|intent|hypothesis)s? "
     r"(?:of|was|were|is|are|in)\b|"
     r"^" + _AIM_VERBS + r"\b|"  # an aim as an imperative, after a heading: "AIM: Describe the mechanisms ..."
+    r"\bwe (?:hypothesi[sz]ed|postulated|assumed)\b|"
+    r"^(?:here,? )?we (?:investigated?|investigatewd|examined?|explored?|assessed?|evaluated?|tested?|asked) (?:if|whether|how)\b|"
     r"^(?:to|we (?:aimed|sought|wanted|wished|set out|intended|attempted|tried) to|"
     r"(?:this|the|our|present) (?:study|trial|review|work|paper|report|analysis) (?:aimed|sought|aims|seeks) to|"
     r"the (?:present|current) (?:study|trial|review|work) (?:aimed|sought|aims|seeks) to) " + _AIM_VERBS + r"\b|"
@@ -88,9 +90,10 @@ _METHOD_VERBS = (r"(?:conducted|performed|recruited|enrolled|randomi[sz]ed|analy
                  r"constructed|fitted|validated|quantified|tested|determined|defined|stratified|matched|"
                  r"classified|categori[sz]ed|grouped|divided|selected|allocated|assigned|treated|given|"
                  r"formulated|planned|kept|expressed|computed|documented|scored|graded|monitored|observed|"
-                 r"received|obtained|sampled|genotyped|sequenced|imaged|scanned|adjusted|modelled|modeled)")
+                 r"received|obtained|sampled|involved|stimulated|quantified|genotyped|sequenced|imaged|scanned|adjusted|modelled|modeled)")
 _METHOD = re.compile(
-    r"^(?:(?:in|from|between|during|over|for|after|using|of)\b[^,]{0,80},\s*){0,2}(?:we|this (?:study|trial|review)|"
+    r"^(?:(?:in|from|between|during|over|for|after|using|of|thus|therefore|here|then|finally|first|next|also)\b"
+    r"[^,]{0,80},\s*){0,2}(?:here,? )?(?:we|this (?:study|trial|review)|"
     r"the (?:study|studies|trial|trials|review|authors|researchers|investigators))\b[^.]*?\b" + _METHOD_VERBS + r"\b|"
     r"^we (?:report|describe|present)\b|\b(?:was|were) (?:then |also )?used to \w+|"
     r"\b(?:outcome|outcomes|end ?points?)\b[^.]*\b(?:examined|was|were)\s+whether\b",
@@ -98,7 +101,7 @@ _METHOD = re.compile(
 )
 # The main verb of a method sentence in the passive ("Models were compared using ...").
 _PASSIVE_METHOD = re.compile(
-    r"^(?:was|were|had been)\s+(?:\w+ly\s+)?(?:then\s+|also\s+|first\s+|further\s+)?"
+    r"\b(?:was|were|had been)\s+(?:\w+ly\s+)?(?:then\s+|also\s+|first\s+|further\s+)?"
     r"(?:randomly assigned|followed up|" + _METHOD_VERBS[3:] + r"\b",
     re.I,
 )
@@ -107,15 +110,13 @@ _PASSIVE_METHOD = re.compile(
 def _is_method(claim: str) -> bool:
     if _METHOD.search(claim):
         return True
-    parts = claim_components(claim)
-    if not parts.relation:
-        return False
-    at = claim.find(parts.relation)
-    # A passive inside a subordinate clause ("... after a forced dilation is performed") is not the main verb.
-    if at < 0 or re.search(r"\b(?:after|when|if|before|once|until|because|since|as|while|where|unless)\b",
-                           claim[:at], re.I):
-        return False
-    return bool(_PASSIVE_METHOD.match(claim[at:]))
+    # A passive method verb of the main clause ("Nystagmus was analysed using ..."), not one inside a
+    # subordinate or relative clause ("... after a forced dilation was performed").
+    for m in _PASSIVE_METHOD.finditer(claim):
+        if not re.search(r"\b(?:after|when|if|before|once|until|because|since|as|while|where|unless|who|which|that)\b",
+                         claim[:m.start()], re.I):
+            return True
+    return False
 
 
 # A study's sample or setting: "A total of 3910 members received ...", "Sixty-eight patients
@@ -145,12 +146,17 @@ _SAMPLE = re.compile(
 # A survey's response rate describes its sample, whatever its figures.
 _RESPONSE = re.compile(r"^we (?:received|obtained|collected)\b[^.]*\b(?:surveys|questionnaires|responses|replies)\b",
                        re.I)
+# The study's own significance threshold ("A p value of 0.05 was considered significant").
+_THRESHOLD = re.compile(r"\b(?:was|were) (?:considered|regarded as|taken as|set as|defined as) (?:to be )?"
+                        r"(?:statistically )?significan", re.I)
 # A method or sample sentence that also states a result is a finding ("We enrolled 300 adults and
 # found ...", "Follow-up was performed by 89.4% of residents", "169 of 321 patients had ...").
 _RESULT = re.compile(
     r"\b(?:found|find|showed|shows|show|demonstrated|revealed|suggests?|indicated?|concluded?|reduced|"
-    r"increased|decreased|lowered|improved|prevented|caused|associated|linked|correlated|predicted|"
-    r"significant(?:ly)?|higher|lower|greater|fewer|less|more|better|worse|differ(?:ed|ence)?|"
+    r"increased|decreased|lowered|improved|prevented|caused|associated|linked (?:to|with)|correlated|predicted|"
+    r"significant(?:ly)?|(?:higher|lower|greater|fewer|less|more|better|worse)\s+(?:[\w-]+\s+){0,5}?than|"
+    r"(?:was|were|is|are|being)\s+(?:\w+ly\s+)?(?:higher|lower|greater|fewer|less|more|better|worse)|"
+    r"differ(?:ed|ence)?|"
     r"most (?:frequently|often|commonly)|majority|minority|with no|no (?:major|serious|significant))\b|"
     r"\d\s*%(?=\s*(?:$|[),;.:(]|of\b|in\b|and\b|vs\b|versus\b|respectively\b|were\b|was\b|had\b))|\bper ?cent\b|"
     r"\bp\s*[<=>≤]|(?-i:\b(?:OR|RR|HR|AUC)\s*[=:])|"
@@ -169,6 +175,13 @@ _NOT_BEFORE_VERB = {"the", "a", "an", "of", "with", "in", "on", "at", "for", "fr
                     "this", "some", "all", "no", "each", "every", "two", "three", "several", "many", "more", "most"}
 
 
+# Irregular past tenses the grammar may not know ("No patient underwent an exploration").
+_IRREGULAR = {"underwent", "took", "gave", "got", "made", "saw", "went", "grew", "rose", "fell", "led", "became", "ran",
+              "won", "lost", "began", "met", "kept", "held", "left", "brought", "thought", "felt", "spent", "sent",
+              "built", "paid", "undertook", "arose", "bore", "drank", "drove", "wrote", "knew", "understood", "withdrew",
+              "bound", "fought", "lay", "meant", "slept", "sold", "told", "wore", "broke", "chose", "froze", "spoke",
+              "taught", "caught", "fed", "fled", "struck", "stuck", "dealt", "shook", "sought", "spread", "overcame",
+              "forgot", "hid", "rode", "sat", "stood", "swore", "threw", "upheld", "woke", "did", "had"}
 _NOT_VERB_ENDINGS = ("ing", "ly", "al", "ic", "ive", "ous", "ent", "ant", "ary", "ory", "ion", "ity", "ness", "ment",
                      "ical", "ed", "s", "er", "or", "ist", "ism", "ure", "ance", "ence", "ship", "hood", "ful", "less",
                      "able", "ible", "th", "gy", "sis")
@@ -183,7 +196,7 @@ def guessed_verb(text: str) -> int | None:
         prev = words[i - 1][0]
         if not w.replace("-", "").isalpha() or not w.islower() or before in _NOT_BEFORE_VERB or before == ",":
             continue
-        if w.endswith("ed") and len(w) > 4 and after not in ("and", "or", ",", "by", "to"):
+        if (w.endswith("ed") and len(w) > 4 and after not in ("and", "or", ",", "by", "to")) or w in _IRREGULAR:
             return at
         if (w.endswith("es") or (w.endswith("s") and not w.endswith(("ss", "us", "is", "ous")))) and \
                 len(w) > 3 and after not in _NO_VERB_NEXT:
@@ -234,6 +247,8 @@ def judge(text: str) -> tuple[Category, str]:
         return "opinion", REASONS["opinion"]
     if not verb:
         return "fragment", REASONS["fragment"]
+    if _THRESHOLD.search(stripped):
+        return "method", REASONS["method"]
     if _RESPONSE.search(stripped):
         return "sample", REASONS["sample"]
     result = bool(_RESULT.search(stripped))
