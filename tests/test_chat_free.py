@@ -147,3 +147,37 @@ def test_the_opposite_claims_search_is_answered_in_the_reports_own_figures(evide
     else:
         assert line.endswith(f"none of the {found['gathered']} documents gathered  ")
         assert reply.text.endswith("so it added nothing to the verdict.")
+
+
+def _evidence(views: list[dict], sentences: dict[str, list[str]]):
+    from claimscope.agent.chat.free import ReportEvidence
+    from claimscope.tools.models import Document
+
+    report = {"documents": views, "verdict": {"weighted": {"label": "insufficient evidence"}, "confidence": 0.3}}
+    return ReportEvidence(report, lambda ids: {d: Document(id=d, title=d, sentences=sentences.get(d, [])) for d in ids},
+                          lambda view: [])
+
+
+@pytest.mark.parametrize("question", ["What outcome was measured?", "Were any randomized trials among the evidence?",
+                                      "Is the effect consistent across the studies?", "What populations were studied?",
+                                      "What are the main limitations of the evidence?", "What kinds of studies were there?"])
+def test_one_document_is_said_as_one(question: str) -> None:
+    """'None of the 1 document in the report gives evidence' read as a slip."""
+    from claimscope.agent.chat.free import answer_free
+
+    one = _evidence([{"id": "d1", "title": "A cohort of smokers", "local_label": "No Evidence",
+                      "direction": "no evidence", "design": "cohort"}], {"d1": ["Smokers were followed for 5 years."]})
+    text = answer_free(question, one).text
+    assert "of the 1 " not in text and "1 documents" not in text and "the other" not in text, text
+    assert text.startswith(("The report's one document gives no evidence on the claim", "No: the report's one document",
+                            "What the report shows")), text
+
+
+def test_one_source_with_evidence_is_said_as_one() -> None:
+    from claimscope.agent.chat.free import answer_free
+
+    one = _evidence([{"id": "d1", "title": "Cells", "local_label": "True", "direction": "supports", "design": "in_vitro"},
+                     {"id": "d2", "title": "Other", "local_label": "No Evidence", "direction": "no evidence"}], {})
+    assert answer_free("Were any randomized trials among the evidence?", one).text.splitlines() == [
+        "No: the one source that gives evidence on the claim is not an RCT (it is an in vitro study).",
+        "The other document read is not an RCT either."]

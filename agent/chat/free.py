@@ -140,8 +140,9 @@ class ReportEvidence:
         if not n:
             return "The report has no sources."
         if not e:
-            return (f"None of the {count(n, 'document')} in the report gives evidence on the claim"
-                    + (f" (the verdict is '{self.verdict_label}')." if verdict else "."))
+            head = ("The report's one document gives no evidence on the claim" if n == 1 else
+                    f"None of the {n} documents in the report gives evidence on the claim")
+            return head + (f" (the verdict is '{self.verdict_label}')." if verdict else ".")
         if e == n:
             return ("The report's one document gives evidence on the claim." if n == 1
                     else f"All {n} documents in the report give evidence on the claim.")
@@ -231,42 +232,51 @@ def _design(question: str, ev: ReportEvidence) -> FreeAnswer:
     asked: tuple[Design, ...] = next((ds for ds, p in _ASKED_DESIGNS if p.search(question)), ())
     if not asked:
         if ev.evidence:
-            out.add(f"The {count(len(ev.evidence), 'source')} that give evidence on the claim "
-                    f"{'is' if len(ev.evidence) == 1 else 'are'}: {_designs_said(ev.evidence)}.")
+            out.add(("The one source that gives evidence on the claim is" if len(ev.evidence) == 1 else
+                     f"The {len(ev.evidence)} sources that give evidence on the claim are")
+                    + f": {_designs_said(ev.evidence)}.")
             for v in ev.evidence[:_LIST_MAX]:
                 d = _design_of(v)
                 out.add(*_design_line(ev, v, f": {design_name(d) if d else 'design not stated'}"))
         else:
             out.add(ev.evidence_line())
         if ev.read:
-            out.add(f"The other {count(len(ev.read), 'document')} read (no evidence on the claim): "
-                    f"{_designs_said(ev.read)}.")
+            out.add(f"The {'other ' if ev.evidence else ''}{count(len(ev.read), 'document')} read "
+                    f"(no evidence on the claim): {_designs_said(ev.read)}.")
         return out
     name = design_name(asked[0], 2) if len(asked) == 1 else "observational studies" if Design.COHORT in asked \
         else "reviews"
     one = design_name(asked[0], 1) if len(asked) == 1 else name[:-1] if name.endswith("s") else name
     hits = [v for v in ev.evidence if _design_of(v) in asked]
     if hits:
-        out.add(f"Yes: {len(hits)} of the {count(len(ev.evidence), 'source')} that give evidence on the claim "
+        out.add(f"Yes: the one source that gives evidence on the claim is {_article(one)}:" if len(ev.evidence) == 1
+                else f"Yes: {len(hits)} of the {len(ev.evidence)} sources that give evidence on the claim "
                 f"{'is' if len(hits) == 1 else 'are'} {_article(one) if len(hits) == 1 else name}:")
         for v in hits[:_LIST_MAX]:
             out.add(*_design_line(ev, v))
+    elif len(ev.evidence) == 1:
+        d = _design_of(ev.evidence[0])
+        out.add(f"No: the one source that gives evidence on the claim is not {_article(one)} (it is "
+                f"{_article(design_name(d)) if d else 'of a design the report does not state'}).")
     elif ev.evidence:
-        out.add(f"No: none of the {count(len(ev.evidence), 'source')} that give evidence on the claim is "
+        out.add(f"No: none of the {len(ev.evidence)} sources that give evidence on the claim is "
                 f"{_article(one)} (they are {_designs_said(ev.evidence)}).")
     else:
         out.add(f"No: {ev.evidence_line()[0].lower()}{ev.evidence_line()[1:]}")
     others = [v for v in ev.read if _design_of(v) in asked]
+    where = "the documents read that give no evidence on the claim" if ev.evidence else "the documents it read"
     if others:
-        out.add(f"Among the documents read that give no evidence on the claim, {len(others)} "
+        out.add(f"Among {where}, {len(others)} "
                 f"{'is' if len(others) == 1 else 'are'} {_article(one) if len(others) == 1 else name}:")
         for v in others[:_LIST_MAX]:
             out.add(*_design_line(ev, v))
         if len(others) > _LIST_MAX:
             out.add(f"(and {len(others) - _LIST_MAX} more)")
     elif ev.read:
-        out.add(f"None of the other {count(len(ev.read), 'document')} read is {_article(one)}"
-                + ("." if hits else " either."))
+        r = len(ev.read)
+        lead = (("The other document read is not" if ev.evidence else "The one document it read is not") if r == 1
+                else f"None of the other {r} documents read is" if ev.evidence else f"None of the {r} documents it read is")
+        out.add(f"{lead} {_article(one)}" + (" either." if ev.evidence and not hits else "."))
     return out
 
 
@@ -325,11 +335,16 @@ def _field(facet: str, ev: ReportEvidence) -> FreeAnswer:
     if ev.read:
         stated = [(v, val) for v in ev.read if (val := _field_value(facet, v))]
         r = len(ev.read)
-        which = (f"the {count(r, 'document')} read that give no evidence on it" if ev.evidence
-                 else f"the {count(r, 'document')} it read")
-        if stated:
+        which = (("the one other document read" if r == 1 else f"the {r} documents read that give no evidence on it")
+                 if ev.evidence else ("the one document it read" if r == 1 else f"the {r} documents it read"))
+        if stated and r == 1:
+            out.add(f"For {which}, {plain}:")
+            _field_lines(ev, facet, stated, out)
+        elif stated:
             out.add(f"Of {which}, {len(stated)} {'states' if len(stated) == 1 else 'state'} {plain}:")
             _field_lines(ev, facet, stated, out)
+        elif r == 1:
+            out.add(f"The report gives no {noun} for {which}.")
         else:
             out.add(f"None of {which} has {_article(noun)} in the report.")
     return out
@@ -410,9 +425,10 @@ def _limitations(ev: ReportEvidence) -> FreeAnswer:
     out.add("What the report shows that limits the evidence:")
     n, e = len(ev.views), len(ev.evidence)
     if not e:
-        out.add(f"- None of the {count(n, 'document')} read gives evidence on the claim, so the verdict is "
-                f"'{ev.verdict_label}'.")
-    elif e < 3:
+        out.add(("- The one document read gives no evidence on the claim" if n == 1 else
+                 f"- None of the {n} documents read gives evidence on the claim")
+                + f", so the verdict is '{ev.verdict_label}'.")
+    elif e < 3 and e < n:
         out.add(f"- Only {e} of the {count(n, 'document')} read {'gives' if e == 1 else 'give'} evidence on the "
                 f"claim.")
     weak = [v for v in ev.evidence if _design_of(v) in (Design.ANIMAL, Design.IN_VITRO, Design.NARRATIVE_REVIEW,
