@@ -13,13 +13,13 @@ from claimscope.agent.graph.readers import (
     built_tree,
     claim_of,
     consensus_records,
+    counted_perspectives,
     counted_stances,
     decisions_of,
     explanation_record,
     gathered_documents,
     load_documents,
     options_of,
-    perspective_records,
     query_plan,
     reputation_records,
     retrieval_score,
@@ -162,10 +162,9 @@ def _cited_doc_ids(state: InvestigationState) -> set[str]:
     tree = tree_of(state)
     for nid in tree.nodes:
         keys += _node_keys(state, tree, nid)[:TOP_SEGMENTS_PER_NODE]
+        keys += [k for p in counted_perspectives(state, tree, nid).values() for k in p.get("citations", [])]
     for s in explanation_record(state).get("sentences", []):
         keys += s.get("citations", [])
-    for p in perspective_records(state).values():
-        keys += p.get("citations", [])
     return {parsed.doc_id for k in keys if (parsed := SentenceKey.read(k))}
 
 
@@ -230,7 +229,6 @@ def _node_designs(keys: list[str], stances: dict[str, Stance], designs: dict[str
 
 def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str | None]) -> Hierarchy:
     consensus = consensus_records(state)
-    perspectives = perspective_records(state)
     aspects = built_tree(state)
     if aspects is None:
         return Hierarchy(nodes=[])
@@ -249,13 +247,12 @@ def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str |
             if len(segs) >= TOP_SEGMENTS_PER_NODE:
                 break
         views = []
-        for stance in Stance:
-            p = perspectives.get(f"{nid}:{stance.value}")
-            if p and p.get("summary"):
-                views.append(PerspectiveView(
-                    stance=stance, summary=without_section_label(p["summary"]),
-                    citations=[c for k in p.get("citations", []) if (c := _citation(k, text_of))],
-                ))
+        # what the quote list below counts, so that one sentence never reads two ways in one aspect
+        for stance, p in counted_perspectives(state, aspects, nid).items():
+            views.append(PerspectiveView(
+                stance=stance, summary=without_section_label(p["summary"]),
+                citations=[c for k in p.get("citations", []) if (c := _citation(k, text_of))],
+            ))
         nodes.append(HierarchyNode(
             id=nid, name=n.name, description=n.description, keywords=list(n.keywords),
             children=list(n.children),

@@ -93,14 +93,15 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
     return load_settings(data_dir=tmp_path / "data", hierarchy=hierarchy, **overrides)
 
 
-def make_services(tmp_path: Path, *, script: dict[str, Any] | None = None, **overrides: Any) -> Services:
-    """Services over the fixture corpus (ingested as corpus 'fixture')."""
+def make_services(tmp_path: Path, *, script: dict[str, Any] | None = None, corpus: Path = CORPUS,
+                  **overrides: Any) -> Services:
+    """Services over the fixture corpus, or `corpus` (ingested as corpus 'fixture')."""
     from claimscope.tools.find.ingest import read_path
     from claimscope.tools.find.store import EvidenceStore
 
     settings = make_settings(tmp_path, **overrides)
     embedder = HashEmbedder(dim=128)
     store = EvidenceStore(embedder, path=tmp_path / "qdrant")
-    store.add_documents(read_path(CORPUS).documents, corpus="fixture")
+    store.add_documents(read_path(corpus).documents, corpus="fixture")
     llm = scripted_llm(script or investigation_script())
     return Services(settings, _store=store, _embedder=embedder, _llm=llm, _stance=KeywordStance())

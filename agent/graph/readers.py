@@ -204,6 +204,35 @@ def counted_stances(state: InvestigationState, tree: AspectTree, node_id: str) -
     return out
 
 
+def counted_perspectives(state: InvestigationState, tree: AspectTree, node_id: str) -> dict[Stance, Dumped]:
+    """An aspect's perspective records (tools.explain.Perspective as JSON) by stance, each citing only
+    sentences the aspect counts with that stance (counted_stances). A quoted perspective loses the quote
+    of a sentence counted otherwise; one left with no quote, or a written one whose sentences are not all
+    counted with its stance (a summary cannot be parted by citation), is left out."""
+    # Perspectives are written before the documents are labelled, from the stances read per sentence;
+    # a sentence of a document the verdict then reads as No Evidence counts as neutral under the aspect.
+    # It is left out of the perspective rather than shown as a "neutral" side: a perspective is what the
+    # findings taking a side say, the documents table says that document takes none, and the aspect's
+    # quote list still shows the sentence, as neutral, so a scientist reads one label per sentence.
+    counted = counted_stances(state, tree, node_id)
+    records = perspective_records(state)
+    out: dict[Stance, Dumped] = {}
+    for stance in Stance:
+        p = records.get(f"{node_id}:{stance.value}")
+        if not p or not p.get("summary"):
+            continue
+        cites = list(p.get("citations") or [])
+        kept = [i for i, k in enumerate(cites) if counted.get(k) == stance]
+        quotes = list(p.get("quotes") or [])
+        if len(kept) == len(cites):
+            out[stance] = p
+        elif kept and p.get("mode") == "extractive" and len(quotes) == len(cites):
+            said = [quotes[i] for i in kept]
+            out[stance] = {**p, "summary": " ".join(said), "citations": [cites[i] for i in kept], "quotes": said,
+                           "sentences_checked": len(said), "sentences_supported": len(said)}
+    return out
+
+
 def retrieval_score(state: InvestigationState, doc_id: str) -> float:
     """A gathered document's best retrieval score (0 for one not gathered)."""
     record = (state.get("documents") or {}).get(doc_id)

@@ -327,6 +327,14 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
     if rejected:
         warnings.append(f"{len(rejected)} proposed aspect(s) rejected: too few segments "
                         f"address both the claim and the aspect ({', '.join(repr(n.name) for n in rejected)})")
+    # A split into one is no split: an aspect's counts and quotes include its sub-aspects', so a lone
+    # sub-aspect repeats (a subset of) its parent's quotes under a narrower name ("level of birth weight"
+    # > "high birth weight" once "low birthweight" was rejected). Its parent keeps the segments, unsplit.
+    for split in sorted({p for n in new_nodes if (p := n.parent_id) and p != tree.ROOT}):
+        if split in tree.nodes and len(lone := tree.children(split)) == 1 and not lone[0].children:
+            tree.drop(lone[0].id)
+            emit("tree", "grow_hierarchy", f"{tree.node(split).name!r} not split: only {lone[0].name!r} "
+                 "kept enough segments", parent=split)
     for parent_id in {n.parent_id for n in new_nodes}:
         emit("tree", "grow_hierarchy", f"{len(tree.children(parent_id or 'root'))} aspect(s) under "
              f"{tree.node(parent_id or 'root').name!r}", parent=parent_id,
@@ -436,7 +444,7 @@ def _quoted_perspective(stance: Stance, segs: list[tuple[str, str]], *, n: int =
     said = [t if t.endswith((".", "!", "?", '"', "'", ")")) else t + "." for _, t in quoted]
     return Perspective(stance=stance, summary=" ".join(said), citations=[k for k, _ in quoted],
                        n_segments=len(segs), mode="extractive", sentences_checked=len(quoted),
-                       sentences_supported=len(quoted))
+                       sentences_supported=len(quoted), quotes=said)
 
 
 def _weigh(state: InvestigationState, services: Services) -> NodeUpdate:

@@ -30,6 +30,8 @@ class Perspective(BaseModel):
     warning: str | None = None
     sentences_checked: int = Field(0, description="Sentences of the summary traced to its citations.")
     sentences_supported: int = Field(0, description="Of those, sentences the citations support.")
+    quotes: list[str] = Field(default_factory=list, description="A quoted perspective's quote of each citation, "
+                              "in order: the summary is these joined, so one can be left out with its citation.")
 
 
 def perspective_summary(
