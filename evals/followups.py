@@ -3,7 +3,7 @@ then their judgments scored -> evals/results/followups.json.
 
     python -m evals.followups run [--n 10] [--seed 7] [--depth 2] [--resume]
     python -m evals.followups packets [--readers 3] [--second 14]
-    python -m evals.followups score [--judgments evals/labels/followups_judgments.jsonl]
+    python -m evals.followups score [--judgments evals/labels/followups_judgments]
 
 `run` investigates SciFact dev claims that have gold evidence (SUPPORT or CONTRADICT, `--n` of them),
 one PERSPECTRUM dev claim (a debate claim, over PERSPECTRUM's perspective pool) and one claim no
@@ -27,7 +27,7 @@ report, and of the recomputed report for "go deeper" and "ignore a source"), nev
 or the code, and the judgment line to fill in, which carries the question id and the code version
 the answer came from.
 
-`score` reads the readers' judgments (evals/labels/followups_judgments.jsonl, one line per question
+`score` reads the readers' judgments (evals/labels/followups_judgments/<reader>.jsonl, one line per question
 and reader: question_id, reader, answer_correct, citations_support_answer, grammar_ok, each "yes" or
 "no"; the reading guide is docs/methods/followup-reading-guide.md) and writes the share of answers
 judged correct, of citations judged to support their answer, the grammar slips, the agreement of two
@@ -54,7 +54,7 @@ from evals._harness import REPO, RESULTS, SHARED, WORK, code_version, write_json
 
 LABELS = REPO / "evals" / "labels"
 POOL = LABELS / "followups_pool.jsonl"
-JUDGMENTS = LABELS / "followups_judgments.jsonl"
+JUDGMENTS = LABELS / "followups_judgments"  # one file per reader, or a single .jsonl file
 REPORTS = LABELS / "followups_reports"
 OUT = RESULTS / "followups.json"
 
@@ -200,7 +200,10 @@ def _keep_report(report: dict[str, Any], rid: str, folder: Path | None) -> None:
 
 # ---------------------------------------------------------------------------------- scoring
 def read_judgments(path: Path) -> list[Judgment]:
-    """The readers' judgments; a malformed line stops with its line number and what is wrong."""
+    """The readers' judgments (a file, or a folder of one file per reader); a malformed line stops
+    with its file, line number and what is wrong."""
+    if path.is_dir():
+        return [j for f in sorted(path.glob("*.jsonl")) for j in read_judgments(f)]
     out = []
     for n, line in enumerate(path.read_text().splitlines(), 1):
         if not line.strip():
@@ -353,6 +356,15 @@ def packets(pool: list[PoolRow], readers: int, second: int, seed: int, folder: P
     target.mkdir(parents=True, exist_ok=True)
     for name, items in out.items():
         (target / f"{name}.jsonl").write_text("".join(i.model_dump_json() + "\n" for i in items))
+    judgments = JUDGMENTS.relative_to(REPO) if JUDGMENTS.is_relative_to(REPO) else JUDGMENTS
+    (target / "README.md").write_text(
+        f"# Reading packets: follow-up answers of code {codes[0]}\n\n"
+        f"One packet per reader ({', '.join(f'`{n}.jsonl`' for n in out)}): each line is one question, "
+        "with the report it was asked about (and the recomputed report for 'go deeper' and 'ignore a "
+        "source'), the answer and the sentences it cites. Judge each as docs/methods/followup-reading-guide.md "
+        "says, from the report and the answer only (not the code), and write the line's `judgment`, "
+        f"filled in, to `{judgments}/<reader>.jsonl` (one line per question). `{extra}` reads questions "
+        "another reader also has: judge them independently.\n")
     return out
 
 
@@ -433,7 +445,7 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps({name: len(items) for name, items in made.items()}))
         return
     pool = read_pool(args.pool)
-    judgments = read_judgments(args.judgments) if args.judgments.is_file() else []
+    judgments = read_judgments(args.judgments) if args.judgments.exists() else []
     out = score(pool, judgments) | {"date": time.strftime("%Y-%m-%d"), "code_at_scoring": code_version(),
                                     "load_average_at_scoring": round(os.getloadavg()[0], 2)}
     write_json(args.out, out)

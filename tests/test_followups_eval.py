@@ -127,3 +127,12 @@ def test_a_judgment_of_another_codes_answer_is_not_counted(rows) -> None:
                        Judgment(question_id=qid, code="test", reader="bob", answer_correct="yes",
                                 citations_support_answer="yes", grammar_ok="yes")])
     assert out["judgments"] == 1 and out["answer_correct"] == 1.0 and out["judgments_of_other_code"] == [qid]
+
+
+def test_score_reads_a_folder_of_one_file_per_reader(rows, tmp_path) -> None:
+    pool, _ = rows
+    folder = tmp_path / "judgments"
+    folder.mkdir()
+    (folder / "ann.jsonl").write_text(_j(pool[0].question_id, "ann", "yes").model_dump_json() + "\n")
+    (folder / "bob.jsonl").write_text(_j(pool[0].question_id, "bob", "no").model_dump_json() + "\n")
+    assert sorted(j.reader for j in read_judgments(folder)) == ["ann", "bob"]
