@@ -83,6 +83,15 @@ def test_ico_items_keep_the_split_and_verified_rows(tmp_path):
     assert all(scored[f]["accuracy"] == 1.0 for f in ("intervention", "comparator", "outcome"))
 
 
+def test_the_document_reading_takes_the_comparator_from_the_articles_other_spans():
+    from evals.study_design import score_ico_document
+
+    gold = {"intervention": "metformin", "comparator": "placebo", "outcome": "HbA1c", "pmcid": "11"}
+    items = [{"id": "a", "span": "Metformin lowered HbA1c by 0.8%.", **gold},
+             {"id": "b", "span": "Patients were randomised to metformin or placebo.", **gold}]
+    assert score_ico_document(items)["comparator"] == 1.0
+
+
 def test_population_labels_take_the_best_phrasing_and_count_spurious(tmp_path):
     import json
 

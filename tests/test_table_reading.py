@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from claimscope.tools.appraise.ico import ICO, document_ico, extract_population, title_ico
+from claimscope.tools.appraise.ico import (
+    ICO,
+    document_ico,
+    extract_population,
+    is_fragment,
+    title_ico,
+)
 
 PARTNER = "Having a main partner increases survival rates in HIV patients."
 PARTNER_TITLE = ("Stable partnership and progression to AIDS or death in HIV infected patients receiving highly active "
@@ -108,3 +114,47 @@ def test_a_laboratory_study_names_its_organism_as_population():
         "Such mice failed to mount a counterregulatory response."]) == "mice"
     # one passing mention is earlier work, not the system studied
     assert extract_population(None, ["Unlike the mouse gene, the human gene is spliced.", "Islet RNA was read."]) is None
+
+
+@pytest.mark.parametrize("title, sentences, claim, column, expected", [
+    ("PPARgamma in macrophages", ["Ligand-dependent activation of PPARgamma was studied in macrophages."],
+     "Ligand-dependent activation of PPARgamma reduces inflammation", "intervention", "Ligand-dependent activation"),
+    ("Oxygen in hospitals", ["Solar-powered oxygen delivery was installed in 12 hospitals.", "Deaths from hypoxaemia fell."],
+     "Solar-powered oxygen reduces deaths from hypoxaemia", "intervention", "Solar-powered oxygen"),
+])
+def test_a_cell_never_ends_on_a_modifier_without_its_noun(title, sentences, claim, column, expected):
+    assert getattr(document_ico(None, sentences, claim=claim, title=title), column) == expected
+
+
+@pytest.mark.parametrize("phrase", ["ligand-dependent", "solar-powered", "Nigeria' s", "mitochondrial",
+                                    "standards could also beused to streamline vaccine", "vaccine approval across the"])
+def test_a_cut_phrase_is_a_fragment(phrase):
+    assert is_fragment(phrase)
+
+
+@pytest.mark.parametrize("phrase", ["overall survival", "placebo", "patients with Crohn's", "birth weight",
+                                    "latching-on", "a diuretic"])
+def test_a_noun_phrase_is_not_a_fragment(phrase):
+    assert not is_fragment(phrase)
+
+
+@pytest.mark.parametrize("sentences, claim, expected", [
+    (["We compared 40 patients with type 2 diabetes and 38 healthy controls.", "Insulin sensitivity was lower."],
+     "Type 2 diabetes reduces insulin sensitivity", "healthy controls"),
+    (["Mice were given placebo or metformin for 8 weeks.", "Metformin lowered tumour growth."],
+     "Metformin reduces tumour growth", "placebo"),
+])
+def test_the_comparator_is_the_control_the_abstract_states(sentences, claim, expected):
+    assert document_ico(None, sentences, claim=claim).comparator == expected
+
+
+def test_no_comparator_when_the_abstract_states_no_control():
+    row = document_ico(None, ["We followed 2,114 adults for ten years.", "Vitamin D was linked to fractures."],
+                       claim="Vitamin D prevents fractures")
+    assert row.comparator is None
+
+
+def test_a_claim_whose_agent_follows_due_to_names_its_exposure_last():
+    claim = "Obesity is due to genetic factors."
+    row = document_ico(None, ["Adoptees were studied for genetic factors and obesity."], claim=claim)
+    assert (row.intervention, row.outcome) == ("genetic factors", "obesity")

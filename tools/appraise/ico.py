@@ -415,14 +415,21 @@ def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | 
     named = title_ico(title) if title else ICO()
     if not (read.intervention and read.outcome):
         read = read.merged(named)
-    if not claim:
-        return read
-    oriented = claim_oriented(claim, read, finding, sentences)
-    # What orientation leaves open (a finding naming only the exposure) the title may still name.
-    rest = claim_oriented(claim, named, None, [])
-    return ICO(intervention=oriented.intervention or (rest.intervention if rest.intervention != oriented.outcome else None),
-               comparator=oriented.comparator,
-               outcome=oriented.outcome or (rest.outcome if rest.outcome != oriented.intervention else None))
+    if claim:
+        oriented = claim_oriented(claim, read, finding, sentences)
+        # What orientation leaves open (a finding naming only the exposure) the title may still name.
+        rest = claim_oriented(claim, named, None, [])
+        read = ICO(intervention=oriented.intervention or (rest.intervention if rest.intervention != oriented.outcome else None),
+                   comparator=oriented.comparator,
+                   outcome=oriented.outcome or (rest.outcome if rest.outcome != oriented.intervention else None))
+    # Every column passes the cell test, whichever path filled it (title templates and claim
+    # phrases included); an empty comparator takes the control arm the abstract states.
+    out = ICO(intervention=_cell(read.intervention), comparator=_cell(read.comparator), outcome=_cell(read.outcome))
+    if out.comparator is None:
+        control = stated_control([finding or "", *sentences, title or ""])
+        if control and control not in ((out.intervention or "").lower(), (out.outcome or "").lower()):
+            out = ICO(intervention=out.intervention, comparator=control, outcome=out.outcome)
+    return out
 
 
 # A table cell is a noun phrase: one holding a clause's verb, modal or opening word is a fragment.
@@ -432,11 +439,57 @@ _FRAGMENT = re.compile(r"\b(?:would|could|should|can|may|might|will|shall|is|are
 CELL_MAX_WORDS = 15
 
 
+# A phrase cut before its noun: it ends on a function word ("standards ... to streamline vaccine
+# for"), on a possessive with nothing owned ("Nigeria' s"), or on a modifier ("ligand-dependent",
+# "solar-powered", "mitochondrial").
+_CUT_END = re.compile(r"(?:(?:^|\s)(?:a|an|the|of|to|and|or|but|not|nor|with|without|for|in|on|by|at|from|as|than|that|"
+                      r"which|whose|its|their|this|these|those|very|more|most|less)|\w\s*[\u2019']\s+s|"
+                      r"-(?:dependent|independent|powered|based|induced|mediated|related|associated|like|free|"
+                      r"specific|derived|treated|resistant|sensitive|positive|negative|driven|bound|linked|resident)|"
+                      r"\b[a-z]+(?:ial|ual|ical|inal|onal|ular|ary|ous|ive|ible|able|etic|atic|ific))$", _I)
+# Nouns with an adjective's ending, common in a study's arms and outcomes.
+_NOUN_ENDINGS = {"survival", "withdrawal", "removal", "referral", "approval", "trial", "denial", "dismissal", "ritual",
+                 "individual", "manual", "residual", "potential", "official", "chemical", "terminal", "capillary",
+                 "summary", "salary", "diary", "infirmary", "sedative", "contraceptive", "laxative", "preservative",
+                 "diuretic", "narrative", "relative", "detective", "objective", "initiative", "alternative",
+                 "representative", "incentive", "derivative", "adhesive", "explosive", "variable", "vegetable",
+                 "table", "cable", "primary", "anniversary", "boundary", "library", "glossary", "dispensary",
+                 "pituitary", "mortuary", "sanctuary", "anaesthetic", "anesthetic", "antiemetic", "emetic",
+                 "commentary", "documentary", "burial", "material"}
+
+
+def is_fragment(phrase: str) -> bool:
+    """Whether `phrase` is a piece of a clause rather than a noun phrase: it holds a clause's verb,
+    modal or opening word, or it is cut before its noun (_CUT_END)."""
+    p = phrase.strip(" .,;:")
+    if _FRAGMENT.search(p):
+        return True
+    last = p.split()[-1].lower() if p.split() else ""
+    return bool(_CUT_END.search(p)) and last not in _NOUN_ENDINGS
+
+
 def _cell(phrase: str | None) -> str | None:
-    """`phrase` as a table cell: None when it is a fragment of a clause or longer than CELL_MAX_WORDS."""
-    if phrase is None or _FRAGMENT.search(phrase) or len(phrase.split()) > CELL_MAX_WORDS:
+    """`phrase` as a table cell: None when it is a fragment (is_fragment) or longer than CELL_MAX_WORDS."""
+    if phrase is None or is_fragment(phrase) or len(phrase.split()) > CELL_MAX_WORDS:
         return None
     return phrase
+
+
+# An abstract's own control arm ("compared with healthy controls", "placebo", "sham-operated rats"); a
+# lone "control" is left out, being mostly glycaemic or infection control.
+_CONTROL_STATED = re.compile(r"\b(?:(?:healthy|matched|age-matched|normal|untreated|vehicle-treated|sham-operated|"
+                             r"wild-type|non-diabetic|nondiabetic|unexposed|non-smoking)\s+)?(?:controls\b|control\s+(?:group|arm|"
+                             r"subjects|participants|individuals|mice|rats|animals|cells)\b|placebo|sham\b|usual\s+care|"
+                             r"standard\s+care|wild-type\s+(?:mice|littermates|controls))", _I)
+
+
+def stated_control(sentences: Sequence[str]) -> str | None:
+    """The control arm the abstract names, as a cell ("healthy controls", "placebo"), else None."""
+    for s in sentences:
+        m = _CONTROL_STATED.search(s)
+        if m:
+            return " ".join(m.group(0).split()).lower()
+    return None
 
 
 # A claim's relation that names its exposure last: "is determined by", "depends on", "results from".
@@ -444,6 +497,9 @@ _PASSIVE = re.compile(r"\b(?:is|are|was|were|be|being|been)\s+(?:\w+ly\s+)?\w+(?
                       r"\b(?:depends?|depended)\s+(?:\w+ly\s+)?on\b|\b(?:results?|resulted|stems?|arises?)\s+"
                       r"(?:\w+ly\s+)?from\b|\b(?:is|are|was|were)\s+(?:\w+ly\s+)?due\s+to\b", _I)
 
+# The same relation when the claim's analysis leaves it in the object: "Obesity is | due to genetic factors".
+_PASSIVE_OBJECT = re.compile(r"(?:\w+ly\s+)?(?:due\s+to|caused\s+by|driven\s+by|explained\s+by|determined\s+by|"
+                             r"attributable\s+to|secondary\s+to|(?:the|a)\s+(?:result|consequence|product)\s+of)\b", _I)
 
 # A phrase of a sentence that can name an exposure or an outcome lies within a clause piece (it
 # ends at punctuation, a verb of being or comparing, a clause word, or "in" / "at" before a setting) and neither starts nor ends
@@ -483,7 +539,7 @@ def claim_oriented(claim: str, read: ICO, finding: str | None, sentences: Sequen
     terms = component_terms(claim)
     if not (parts.subject and parts.object and terms.subject and terms.object):
         return read
-    if _PASSIVE.search(parts.relation or ""):
+    if _PASSIVE.search(parts.relation or "") or _PASSIVE_OBJECT.match(parts.object):
         # "Obesity is determined by genetic factors": the agent is the exposure, the subject the outcome
         terms = ComponentTerms(subject=terms.object, object=terms.subject)
     who = {t for w in claim.split() if names_who_or_where(w) for t in tokenize(w)}
@@ -505,6 +561,8 @@ def claim_oriented(claim: str, read: ICO, finding: str | None, sentences: Sequen
         for text in texts:
             found = []
             for p in _phrases(text):
+                if is_fragment(p):
+                    continue
                 cov = coverage(ends, p)
                 mine, other = (cov.subject, cov.object) if end == "subject" else (cov.object, cov.subject)
                 if round(mine * n) >= min(2, n) and mine > other:
