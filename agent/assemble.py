@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from claimscope.agent.graph.readers import (
     analysis_record,
@@ -56,15 +56,17 @@ from claimscope.agent.report import (
     TrustSummary,
 )
 from claimscope.agent.services import Services
-from claimscope.tools.appraise.ico import names_who_or_where
-from claimscope.tools.appraise.study_design import design_summary
+from claimscope.tools.appraise.ico import document_ico, extract_population, names_who_or_where
+from claimscope.tools.appraise.study_design import design_summary, tagged
+from claimscope.tools.appraise.trust import rerank
 from claimscope.tools.find.sparse import tokenize
-from claimscope.tools.models import Document, SentenceKey, Stance
+from claimscope.tools.models import Document, Notice, SentenceKey, Stance
+from claimscope.tools.read.claim_analysis import claim_components
+from claimscope.tools.read.coverage import ComponentTerms, component_terms, coverage
+from claimscope.tools.read.hierarchy import AspectTree
 from claimscope.tools.text.segmenter import without_section_label
-from claimscope.tools.weigh.verdict import GlobalLabel, LocalLabel
-
-if TYPE_CHECKING:
-    from claimscope.tools.read.hierarchy import AspectTree
+from claimscope.tools.weigh.consistency import inconsistencies
+from claimscope.tools.weigh.verdict import Consensus, GlobalLabel, LocalLabel
 
 TOP_SEGMENTS_PER_NODE = 5
 
@@ -133,10 +135,6 @@ def contradictions(state: InvestigationState) -> list[str]:
     """Where the parts of the report read from `state` contradict each other (the verdict, the
     documents' labels, the root aspect's consensus, the labels of the documents the explanation
     cites: tools.weigh.consistency.inconsistencies), as warnings."""
-    from claimscope.tools.read.hierarchy import AspectTree
-    from claimscope.tools.weigh.consistency import inconsistencies
-    from claimscope.tools.weigh.verdict import Consensus
-
     verdict = verdict_of(state)
     if verdict is None:
         return []
@@ -177,8 +175,6 @@ def _citation(key: str, text_of: Any) -> Citation | None:
 
 def _designs(state: InvestigationState, docs: dict[str, Document]) -> dict[str, str | None]:
     """Study design per shown document: as weighed (the reputation record), else tagged now."""
-    from claimscope.tools.appraise.study_design import tagged
-
     reputation = reputation_records(state)
     return {d: (reputation[d].get("design") if d in reputation else tagged(doc).study_design)
             for d, doc in docs.items()}
@@ -268,10 +264,6 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
     population and size, editorial notices, the sentence their label rests on and what it compares (intervention,
     comparator, outcome from that sentence, else from the title, laid out along the claim's relation: the
     evidence table)."""
-    from claimscope.tools.appraise.ico import document_ico, extract_population
-    from claimscope.tools.appraise.trust import rerank
-    from claimscope.tools.models import Notice
-
     assessments = assessment_records(state)
     reputation = reputation_records(state)
     trust = trust_record(state).get("scores") or {}
@@ -383,8 +375,6 @@ def _lower_first(text: str) -> str:
 def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> EvidenceGap | None:
     """What was searched and not found, when the verdict is "insufficient evidence" (None otherwise).
     The sentences state facts of the run, so they cite nothing and are not attribution-checked."""
-    from claimscope.tools.read.claim_analysis import claim_components
-
     verdict = verdict_of(state)
     if verdict is not None and verdict.weighted_label is not GlobalLabel.INSUFFICIENT:
         return None
@@ -475,10 +465,6 @@ def _subject_matches(claim: str, on_subject: list[str], docs: dict[str, Document
     where, "women", "some countries"), the others, and the claim's words those others share with it,
     in claim order. A document that only shares "women" with "Women with a lower birth weight ..."
     is not about women with a lower birth weight."""
-    from claimscope.tools.find.sparse import tokenize
-    from claimscope.tools.read.claim_analysis import claim_components
-    from claimscope.tools.read.coverage import ComponentTerms, component_terms, coverage
-
     stems = component_terms(claim).subject
     spelled: dict[str, str] = {}
     for raw in claim_components(claim).subject.split():

@@ -5,17 +5,27 @@ with the configured global verdict both it and the aggregate step give.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from claimscope.agent.graph.events import emit
 from claimscope.agent.graph.readers import claim_reading, load_documents, options_of
 from claimscope.agent.graph.state import DocumentRecord, InvestigationState, ScreenRecord
 from claimscope.agent.services import Services
 from claimscope.tools.models import Document, StanceResult, StanceScorer
-
-if TYPE_CHECKING:
-    from claimscope.tools.read.stance import DocumentLabel
-    from claimscope.tools.weigh.verdict import LocalItem, Verdict
+from claimscope.tools.read.coverage import DEFAULT_MIN_COVERAGE, component_terms, coverage
+from claimscope.tools.read.stance import (
+    DocumentLabel,
+    decide_document,
+    document_model_of,
+    document_rule,
+)
+from claimscope.tools.weigh.verdict import (
+    ConfidenceCalibration,
+    LocalItem,
+    LocalLabel,
+    Verdict,
+    global_verdict,
+)
 
 NodeUpdate = dict[str, Any]
 
@@ -29,8 +39,6 @@ def document_decision(claim: str, doc: Document, results: list[StanceResult], se
     decision shipped with the stance model, or the configured thresholds (verdict.document_decision).
     `results` read by another scorer (the argument model of a debate claim) are decided by that
     scorer's own thresholds."""
-    from claimscope.tools.read.stance import decide_document, document_model_of, document_rule
-
     if scorer is not None and scorer is not services.stance:
         return decide_document(results, document_rule(scorer))
     v = services.settings.verdict
@@ -48,8 +56,6 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
     """Which of the best-ranked gathered documents are evidence on the claim (document_decision),
     and which only share its subject: read before any aspect is built, so that a corpus without
     evidence ends in "insufficient evidence" instead of a verdict over off-claim text."""
-    from claimscope.tools.read.coverage import DEFAULT_MIN_COVERAGE, component_terms, coverage
-
     n = SCREEN_FACTOR * options_of(state).top_documents
     ranked = sorted(found, key=lambda d: -float(found[d].get("score", 0.0)))[:n]
     docs = load_documents(state, services, ranked)
@@ -84,8 +90,6 @@ def screen_documents(state: InvestigationState, services: Services, found: dict[
 def insufficient_evidence(state: InvestigationState, services: Services, screen: ScreenRecord) -> NodeUpdate:
     """The end of an investigation whose gathered documents hold no evidence: an "insufficient
     evidence" verdict over the documents read, and the reason in the warnings."""
-    from claimscope.tools.weigh.verdict import LocalItem, LocalLabel
-
     items = [LocalItem(doc_id=d, label=LocalLabel.NO_EVIDENCE) for d in screen["labels"]]
     verdict = configured_verdict(items, services)
     # How sure the abstention is: it is wrong as soon as one screened document is evidence after
@@ -112,8 +116,6 @@ def insufficient_evidence(state: InvestigationState, services: Services, screen:
 
 def configured_verdict(items: list[LocalItem], services: Services, *, debate: bool = False) -> Verdict:
     """The global verdict over `items` with the configured calibration and label rules."""
-    from claimscope.tools.weigh.verdict import ConfidenceCalibration, global_verdict
-
     v = services.settings.verdict
     calibration = (ConfidenceCalibration(a=v.confidence_a, b=v.confidence_b) if v.confidence_a is not None
                    else None)

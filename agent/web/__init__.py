@@ -5,8 +5,9 @@ investigations, stream their progress (server-sent events), take guided review d
 report and answer follow-up questions through the chat's tools (agent/chat/). `serve()` runs it
 with uvicorn (`claimscope serve`).
 
-One module per concern: app (assembly, settings, serving), security (access token, CSRF, body
-limit, response headers), routes (the pages), decisions (review forms -> review decisions).
+One module per concern: app (assembly, serving), context (settings and what every route shares),
+security (access token, CSRF, body limit, response headers), routes (the pages), checks (the text
+check pages), decisions (review forms -> review decisions).
 """
 
 from __future__ import annotations

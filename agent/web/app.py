@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import uvicorn
-from jinja2 import Environment, FileSystemLoader, select_autoescape
-from pydantic import BaseModel, Field
 from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
@@ -21,71 +17,13 @@ from starlette.staticfiles import StaticFiles
 from claimscope.agent.access import TOKEN_ENV, is_loopback
 from claimscope.agent.datadir import open_store
 from claimscope.agent.runs import RunManager
-from claimscope.agent.web.messages import plain, run_error
-from claimscope.agent.web.security import Guard, new_csrf_token
+from claimscope.agent.web.checks import check_routes
+from claimscope.agent.web.context import HERE, MB, WebConfig, WebContext
+from claimscope.agent.web.routes import error_handlers, routes
+from claimscope.agent.web.security import Guard
 from claimscope.tools.errors import InputError
 
-HERE = Path(__file__).resolve().parent
-MB = 1_000_000
-
-
-class WebConfig(BaseModel):
-    """Choices of one web server."""
-
-    token: str | None = Field(None, description="Access token every request must carry (required off loopback).")
-    max_upload_bytes: int = Field(20 * MB, ge=1_000, description="Largest corpus file accepted for upload.")
-    sse_keepalive_s: float = Field(15.0, gt=0, description="Seconds between keep-alive comments on a quiet stream.")
-
-
-class IngestJob(BaseModel):
-    """An uploaded file being added to a corpus, for the corpora page's progress bar."""
-
-    id: str
-    corpus: str
-    file: str
-    total: int
-    done: int = 0
-    finished: bool = False
-    added: int = 0
-    segments: int = 0
-    duplicates: int = 0
-    problems: list[dict[str, str]] = Field(default_factory=list)
-    error: str | None = None
-
-
-class WebContext:
-    """What every route shares: the run manager, templates, the CSRF token, and one lock per chat."""
-
-    def __init__(self, manager: RunManager, config: WebConfig) -> None:
-        self.manager = manager
-        self.config = config
-        self.csrf = new_csrf_token()
-        # autoescape everything: every text from corpora, models and people is escaped on output.
-        self.env = Environment(loader=FileSystemLoader(HERE / "templates"),
-                               autoescape=select_autoescape(default=True, default_for_string=True))
-        self.env.globals["csrf"] = self.csrf
-        self.env.filters["when"] = _when
-        self.env.filters["plain"] = plain
-        self.env.filters["run_error"] = run_error
-        self._chat_locks: dict[str, threading.Lock] = {}
-        self._locks_guard = threading.Lock()
-        self.ingest_lock = threading.Lock()
-        self.jobs: dict[str, IngestJob] = {}
-        # Sessions asked to stop that were still running then (the page says "cancelling…").
-        self.cancelling: set[str] = set()
-
-    def chat_lock(self, session_id: str) -> threading.Lock:
-        with self._locks_guard:
-            return self._chat_locks.setdefault(session_id, threading.Lock())
-
-    def render(self, name: str, **values: Any) -> str:
-        return self.env.get_template(name).render(**values)
-
-
-def _when(ts: float | None) -> str:
-    if ts is None:
-        return "-"
-    return dt.datetime.fromtimestamp(ts, tz=dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+__all__ = ["WebConfig", "background_server", "create_app", "serve"]
 
 
 def create_app(manager: RunManager, config: WebConfig | None = None, *, mcp: bool = False,
@@ -93,9 +31,6 @@ def create_app(manager: RunManager, config: WebConfig | None = None, *, mcp: boo
     """The ASGI app: pages over `manager`, behind the access / CSRF / size guard. With `mcp`, the
     MCP server's streamable HTTP endpoint is served at /mcp too, on the same run manager (behind
     the same access token, sent as a bearer header)."""
-    from claimscope.agent.web.checks import check_routes
-    from claimscope.agent.web.routes import error_handlers, routes
-
     cfg = config or WebConfig()
     ctx = WebContext(manager, cfg)
     app = Starlette(routes=[*routes(ctx), *check_routes(ctx),

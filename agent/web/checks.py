@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import anyio
 from markupsafe import Markup
 from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
@@ -35,10 +36,22 @@ from claimscope.agent.check import (
     prepare_check,
 )
 from claimscope.agent.check.record import text_report
-from claimscope.agent.web.app import WebContext
+from claimscope.agent.investigation import check_corpora
+from claimscope.agent.report.text_render import (
+    marked_text_html,
+    render_text_report,
+    summary_line,
+    text_pieces,
+)
+from claimscope.agent.web.context import WebContext
+from claimscope.agent.web.decisions import CLAIM_EDITS_EXAMPLE, claim_edits_from_form
 from claimscope.agent.web.messages import log, plain
+from claimscope.agent.web.options import form_options, form_values
+from claimscope.agent.web.routes import form_choices
 from claimscope.agent.web.security import checked_form
 from claimscope.tools.errors import InputError
+from claimscope.tools.find.ingest import read_text_file
+from claimscope.tools.text.text_guard import strip_control
 
 TEXT_SUFFIXES = (".txt", ".md", ".pdf")
 EXPORTS = {"md": "text/markdown; charset=utf-8", "json": "application/json", "html": "text/html; charset=utf-8"}
@@ -151,9 +164,6 @@ class WebChecks:
 
 def check_routes(ctx: WebContext) -> list[Route]:
     """The check pages' routes, bound to `ctx`."""
-    from claimscope.agent.web.decisions import CLAIM_EDITS_EXAMPLE, claim_edits_from_form
-    from claimscope.agent.web.routes import form_choices
-
     checks = WebChecks(ctx)
     manager = ctx.manager
     settings = manager.investigator.services.settings
@@ -177,8 +187,6 @@ def check_routes(ctx: WebContext) -> list[Route]:
         return page("check_new.html", **await _blocking(new_values))
 
     async def new_submit(request: Request) -> Response:
-        from claimscope.agent.web.options import form_options, form_values
-
         form = await checked_form(request, ctx.csrf, max_files=1, max_fields=40)
         pasted = str(form.get("text") or "")
         try:
@@ -186,7 +194,6 @@ def check_routes(ctx: WebContext) -> list[Route]:
 
             def prepare() -> CheckRecord:
                 options = form_options(form, "tools").to_options(settings)
-                from claimscope.agent.investigation import check_corpora
 
                 check_corpora(manager.investigator.services, list(options.corpora), options.sources)
                 record = prepare_check(text, manager.investigator.services, options, source=source, review=True)
@@ -204,8 +211,6 @@ def check_routes(ctx: WebContext) -> list[Route]:
         return RedirectResponse(f"/checks/{record.id}", status_code=303)
 
     def view(record: CheckRecord, **extra: Any) -> dict[str, Any]:
-        from claimscope.agent.report.text_render import marked_text_html, summary_line
-
         status = checks.status(record)
         job = checks.active(record.id)
         report = text_report(record)
@@ -281,8 +286,6 @@ def check_routes(ctx: WebContext) -> list[Route]:
         return RedirectResponse(f"/checks/{record.id}", status_code=303)
 
     async def check_export(request: Request) -> Response:
-        from claimscope.agent.report.text_render import render_text_report
-
         cid, fmt = request.path_params["cid"], request.path_params["fmt"]
         if fmt not in EXPORTS:
             raise HTTPException(404, f"export formats are {', '.join(EXPORTS)}, not {fmt!r}.")
@@ -307,8 +310,6 @@ def check_routes(ctx: WebContext) -> list[Route]:
 # ---------------------------------------------------------------------------------- helpers
 
 async def _blocking(fn: Any) -> Any:
-    import anyio
-
     return await anyio.to_thread.run_sync(fn)
 
 
@@ -320,9 +321,6 @@ def _session_link(claim: Any) -> str | None:
 async def _read_text(ctx: WebContext, form: FormData, pasted: str) -> tuple[str, str]:
     """(text, source name) of the uploaded file, else of the pasted text; a one-line InputError
     when there is neither, both, or the file cannot be read."""
-    from claimscope.tools.find.ingest import read_text_file
-    from claimscope.tools.text.text_guard import strip_control
-
     upload = form.get("file")
     has_file = isinstance(upload, UploadFile) and bool(upload.filename)
     if has_file and pasted.strip():
@@ -353,6 +351,4 @@ async def _read_text(ctx: WebContext, form: FormData, pasted: str) -> tuple[str,
 
 def _review_marks(record: CheckRecord) -> list[tuple[str, Any]]:
     """The text cut into (words, claim) pieces for the review: each claim's span with its claim."""
-    from claimscope.agent.report.text_render import text_pieces
-
     return text_pieces(record.text, record.claims)

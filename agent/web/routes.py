@@ -40,7 +40,7 @@ from claimscope.agent.graph.steps import STEP_NAMES
 from claimscope.agent.investigation import UnreadableLanguageError
 from claimscope.agent.report import render
 from claimscope.agent.runs import RunEvent, SessionInfo
-from claimscope.agent.web.app import IngestJob, WebContext
+from claimscope.agent.web.context import IngestJob, WebContext
 from claimscope.agent.web.decisions import EXAMPLES, decision_from_form
 from claimscope.agent.web.messages import log, plain, report_for_web
 from claimscope.agent.web.options import form_defaults, form_options, form_values
