@@ -16,13 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 TOPS = ("agent", "tools", "prompts")
 
 # Circles not yet broken, each with what keeps it. Breaking one fails the test until it is removed.
-KNOWN_CIRCLES: dict[frozenset[str], str] = {
-    frozenset({"claimscope.agent.web.app", "claimscope.agent.web.routes", "claimscope.agent.web.checks"}):
-        "the routes (the check pages' too) read the app's shared state and the app mounts the routes",
-    frozenset({"claimscope.agent.cli", *(f"claimscope.agent.cli.{m}" for m in (
-        "chat", "check", "corpus", "investigate", "llm", "retractions", "sessions", "web"))}):
-        "the command modules register on the Typer app that cli/__init__.py builds from them",
-}
+KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 
 
 def _modules(tops: tuple[str, ...] = TOPS) -> dict[str, Path]:
@@ -136,8 +130,8 @@ def test_the_reader_sees_a_circle():
     known = _modules()
     runs = _imported("claimscope.agent.runs", known["claimscope.agent.runs"], known)
     assert {"claimscope.agent.investigation", "claimscope.agent.sessions.index"} <= runs
-    routes = _imported("claimscope.agent.web.routes", known["claimscope.agent.web.routes"], known)
-    assert "claimscope.agent.web.app" in routes
+    app = _imported("claimscope.agent.web.app", known["claimscope.agent.web.app"], known)
+    assert {"claimscope.agent.web.routes", "claimscope.agent.web.checks", "claimscope.agent.web.context"} <= app
 
 
 def test_no_import_circles():
@@ -290,6 +284,8 @@ def test_the_function_import_reader_needs_a_reason(tmp_path, monkeypatch):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    monkeypatch.setattr(sys.modules[__name__], "KNOWN_CIRCLES",
+                        {frozenset({"claimscope.agent.web.app", "claimscope.agent.web.routes"}): "a listed circle"})
     assert unexplained_function_imports() == ["agent/web/app.py:2 -> json", "tools/user.py:2 -> json",
                                               "tools/user.py:8 -> claimscope.tools.light"]
 
@@ -298,10 +294,7 @@ def test_the_function_import_reader_needs_a_reason(tmp_path, monkeypatch):
 # for other work when the rule came in), with the most each may keep: move them when you next edit
 # the file, and lower or drop its entry.
 NOT_YET_MOVED: dict[str, int] = {
-    "agent/assemble.py": 11,
     "agent/chat/engine.py": 1,
-    "agent/graph/screen.py": 4,
-    "agent/web/checks.py": 10,
     "tools/appraise/study_design.py": 1,
 }
 

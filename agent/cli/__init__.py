@@ -1,4 +1,4 @@
-"""The `claimscope` command. Each sub-module registers its commands on `app`."""
+"""The `claimscope` command. Each sub-module registers its commands on `app` (cli/root.py)."""
 
 from __future__ import annotations
 
@@ -6,24 +6,18 @@ import sys
 
 import typer
 
-app = typer.Typer(
-    name="claimscope",
-    help="Investigate nuanced claims against the literature.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-)
+# The command modules register on `app` (cli/root.py) when imported: keep this list the only wiring.
+from claimscope.agent.cli import chat as _chat  # noqa: F401
+from claimscope.agent.cli import check as _check  # noqa: F401
+from claimscope.agent.cli import corpus as _corpus  # noqa: F401
+from claimscope.agent.cli import investigate as _investigate  # noqa: F401
+from claimscope.agent.cli import llm as _llm  # noqa: F401
+from claimscope.agent.cli import retractions as _retractions  # noqa: F401
+from claimscope.agent.cli import sessions as _sessions  # noqa: F401
+from claimscope.agent.cli import web as _web  # noqa: F401
+from claimscope.agent.cli.root import app
 
-# Sub-modules register their commands on import; keep this list the only wiring.
-from claimscope.agent.cli import chat as _chat  # noqa: E402,F401
-from claimscope.agent.cli import check as _check  # noqa: E402,F401
-from claimscope.agent.cli import corpus as _corpus  # noqa: E402,F401
-from claimscope.agent.cli import investigate as _investigate  # noqa: E402,F401
-from claimscope.agent.cli import llm as _llm  # noqa: E402,F401
-from claimscope.agent.cli import retractions as _retractions  # noqa: E402,F401
-from claimscope.agent.cli import sessions as _sessions  # noqa: E402,F401
-from claimscope.agent.cli import web as _web  # noqa: E402,F401
-
+__all__ = ["app", "main"]
 
 def main() -> None:
     """Entry point: runs the app and turns user-facing errors into a message and exit code 2."""

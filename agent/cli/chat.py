@@ -7,9 +7,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from claimscope.agent.cli import app
-from claimscope.agent.cli import options as opt
+import claimscope.agent.cli.options as opt
 from claimscope.agent.cli.investigate import _print_event
+from claimscope.agent.cli.root import app
 
 console = Console()
 

@@ -15,9 +15,9 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+import claimscope.agent.cli.options as opt
 from claimscope.agent.check import CheckProgress
-from claimscope.agent.cli import app
-from claimscope.agent.cli import options as opt
+from claimscope.agent.cli.root import app
 from claimscope.tools.errors import InputError
 
 console = Console(stderr=True, soft_wrap=True)

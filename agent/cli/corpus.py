@@ -11,9 +11,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from claimscope.agent.cli import app
 from claimscope.agent.cli.interrupt import stoppable
 from claimscope.agent.cli.progress import counted
+from claimscope.agent.cli.root import app
 from claimscope.tools.errors import InputError
 from claimscope.tools.find.ingest import ConflictingId
 from claimscope.tools.find.store import EvidenceStore, IngestStats, SearchFilter, segment_document

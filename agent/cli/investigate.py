@@ -11,9 +11,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from claimscope.agent.cli import app
-from claimscope.agent.cli import options as opt
+import claimscope.agent.cli.options as opt
 from claimscope.agent.cli.progress import Heartbeat
+from claimscope.agent.cli.root import app
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.state import InvestigationOptions
 from claimscope.agent.investigation import Investigator, RunResult

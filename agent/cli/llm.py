@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from claimscope.agent.cli import app
+from claimscope.agent.cli.root import app
 from claimscope.tools.errors import InputError
 
 llm_app = typer.Typer(help="Inspect and check the configured LLM.", no_args_is_help=True)

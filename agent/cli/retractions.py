@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from claimscope.agent.cli import app
+from claimscope.agent.cli.root import app
 
 retractions_app = typer.Typer(help="Import the Retraction Watch data, so retracted sources get trust 0.",
                               no_args_is_help=True)

@@ -16,7 +16,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from claimscope.agent.cli import app
+from claimscope.agent.cli.root import app
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.review import decision_from_text
 from claimscope.agent.runs import RunManager

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from claimscope.agent.cli import app
+from claimscope.agent.cli.root import app
 
 err = Console(stderr=True, soft_wrap=True)
 
