@@ -28,6 +28,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from claimscope.prompts.study_design import ABSTRACT_CHARS, PROMPT, StudyDesignInput
 from claimscope.tools.appraise.sample_size import sample_size
 from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import Document
@@ -383,8 +384,6 @@ def tag_design_llm(doc: Document, llm: StructuredLLM) -> DesignTag | None:
     kept only when the model quotes at least three words of the abstract that show it, and the
     number of participants only when the abstract contains that number. None when the model
     fails, answers 'unclear', or its quote is not in the abstract."""
-    from claimscope.prompts.study_design import ABSTRACT_CHARS, PROMPT, StudyDesignInput
-
     text = doc.text
     if not text.strip():
         return None
