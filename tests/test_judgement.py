@@ -280,7 +280,7 @@ def test_off_subject_corpus_says_nothing_is_about_the_subject(tmp_path):
 def test_evidence_min_probability_setting_moves_the_learned_bar(monkeypatch):
     """verdict.evidence_min_probability replaces the shipped least probability: an abstract under the
     shipped bar is not evidence, and is once a person lowers the bar below its probability."""
-    import claimscope.tools.read.stance as stance_mod
+    import claimscope.agent.graph.screen as screen_mod
     from claimscope.agent.graph.screen import document_decision
     from claimscope.agent.settings import load_settings
     from claimscope.tools.models import Document
@@ -288,7 +288,7 @@ def test_evidence_min_probability_setting_moves_the_learned_bar(monkeypatch):
     on = ["Vitamin D supplementation reduced acute respiratory infections.", "Adverse events were rare."]
     _, conf, _, _ = decide(hand_model(), VITD, on, [SUP, NEU], title="Vitamin D trial")
     strict = hand_model().model_copy(update={"min_probability": min(1.0, conf + 0.01)})
-    monkeypatch.setattr(stance_mod, "document_model_of", lambda scorer: strict)
+    monkeypatch.setattr(screen_mod, "document_model_of", lambda scorer: strict)
     doc = Document(id="d1", title="Vitamin D trial", sentences=on)
 
     class Services:
