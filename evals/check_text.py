@@ -444,6 +444,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--depth", type=int, default=1)
     ap.add_argument("--out", type=Path, default=RESULT)
+    ap.add_argument("--judgements", type=Path, default=JUDGEMENTS,
+                    help="score: the readers' round-2 judgements of these outputs' claims (claim ids are per run).")
     ap.add_argument("--investigate", choices=("frosc", "all", "none"), default="frosc",
                     help="run: whose claims are investigated after every text's extraction (default: the "
                          "FRoSC-style paragraphs, the only texts with verdicts to score).")
@@ -477,7 +479,7 @@ def main(argv: list[str] | None = None) -> None:
         write_judge_packets(read_outputs(args.outputs), args.judge_packets)
     else:
         result = score(read_texts(args.texts), read_outputs(args.outputs), _read(READER_CLAIMS, ReaderClaim),
-                       _read(JUDGEMENTS, Judgement))
+                       _read(args.judgements, Judgement))
         write_json(args.out, {"code_version": code_version(), **result})
 
 
