@@ -7,8 +7,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
+from pydantic import ValidationError
 from semanticscholar.Paper import Paper
 
 from claimscope.tools.models import Document, SourceKind
@@ -16,6 +18,11 @@ from claimscope.tools.text.segmenter import split_sentences
 
 # Title similarity (difflib ratio on normalised titles) above which a match is the same paper.
 TITLE_MATCH_RATIO = 0.9
+
+# What a converter raises for a malformed result: the result is skipped, the search goes on.
+MALFORMED = (ValueError, ValidationError, TypeError, AttributeError)
+
+_Item = TypeVar("_Item")
 
 
 def _clean(text: str | None) -> str:
@@ -36,6 +43,24 @@ def titles_match(a: str, b: str) -> bool:
     # Google Scholar truncates long titles: a long enough prefix of the other counts.
     short, long_ = sorted((na, nb), key=len)
     return (a.rstrip().endswith("…") or b.rstrip().endswith("…")) and len(short) >= 30 and long_.startswith(short)
+
+
+def usable_documents(items: Iterable[_Item], convert: Callable[[_Item], Document]) -> tuple[list[Document], int]:
+    """The items `convert` turns into Documents with text, and how many were skipped (malformed or
+    without an abstract)."""
+    docs: list[Document] = []
+    skipped = 0
+    for item in items:
+        try:
+            doc = convert(item)
+        except MALFORMED:
+            skipped += 1
+            continue
+        if not doc.sentences:
+            skipped += 1
+            continue
+        docs.append(doc)
+    return docs, skipped
 
 
 def paper_to_document(paper: Paper, source: SourceKind = SourceKind.SEMANTIC_SCHOLAR) -> Document:

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from claimscope.tools.errors import SourceUnavailableError
 from claimscope.tools.find.scholarly.cache import ResponseCache
-from claimscope.tools.find.scholarly.documents import _clean, titles_match
+from claimscope.tools.find.scholarly.documents import _clean, titles_match, usable_documents
 from claimscope.tools.find.scholarly.failures import _Failure, _NotFound
 from claimscope.tools.find.scholarly.retries import NOT_FOUND_MARK, _ClientCore
 from claimscope.tools.models import Document, Notice, SourceKind
@@ -150,28 +150,13 @@ class _OpenAlexMixin(_ClientCore):
         self.cache.put(key, body, request=f"GET {url}")
         return body
 
-    def _openalex_documents(self, works: list[dict[str, Any]]) -> tuple[list[Document], int]:
-        docs: list[Document] = []
-        skipped = 0
-        for work in works:
-            try:
-                doc = work_to_document(work)
-            except (ValueError, ValidationError, TypeError):
-                skipped += 1
-                continue
-            if not doc.sentences:
-                skipped += 1
-                continue
-            docs.append(doc)
-        return docs, skipped
-
     def _search_openalex(self, query: str) -> tuple[list[Document], int]:
         """Documents for `query` (works with an abstract) and the number skipped (malformed)."""
         body = self._openalex_request("/works", {
             "search": query, "filter": "has_abstract:true",
             "per_page": str(min(self.per_query, OPENALEX_MAX_PER_PAGE)), "select": OPENALEX_SELECT,
         })
-        return self._openalex_documents(_check_list(body)[: self.per_query])
+        return usable_documents(_check_list(body)[: self.per_query], work_to_document)
 
     def openalex_work(self, doi: str) -> Document | None:
         """The OpenAlex work with this DOI (its abstract may be empty), None when OpenAlex has none.

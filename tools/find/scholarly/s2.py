@@ -12,12 +12,16 @@ from typing import Any, TypeVar
 from urllib.parse import quote_plus
 
 import httpx
-from pydantic import ValidationError
 from semanticscholar.ApiRequester import ApiRequester
 
 from claimscope.tools.errors import SourceUnavailableError
 from claimscope.tools.find.scholarly.cache import ResponseCache
-from claimscope.tools.find.scholarly.documents import paper_to_document, titles_match
+from claimscope.tools.find.scholarly.documents import (
+    MALFORMED,
+    paper_to_document,
+    titles_match,
+    usable_documents,
+)
 from claimscope.tools.find.scholarly.failures import (
     _Failure,
     _NotFound,
@@ -121,19 +125,7 @@ class _S2Mixin(_ClientCore):
     def _search_s2(self, query: str) -> tuple[list[Document], int]:
         """Documents for `query` and the number of results skipped (malformed or without abstract)."""
         results = _run(self._s2.search_paper(quote_plus(query), fields=S2_FIELDS, limit=self.per_query))
-        docs: list[Document] = []
-        skipped = 0
-        for paper in list(results.items)[: self.per_query]:
-            try:
-                doc = paper_to_document(paper)
-            except (ValueError, ValidationError, TypeError, AttributeError):
-                skipped += 1
-                continue
-            if not doc.sentences:
-                skipped += 1
-                continue
-            docs.append(doc)
-        return docs, skipped
+        return usable_documents(list(results.items)[: self.per_query], paper_to_document)
 
     def match_title(self, title: str) -> Document | None:
         """The Semantic Scholar paper whose title matches `title` (as a Document), or None when S2
@@ -155,5 +147,5 @@ class _S2Mixin(_ClientCore):
             return None
         try:
             return paper_to_document(paper, source=SourceKind.SERPAPI)
-        except (ValueError, ValidationError, TypeError, AttributeError):
+        except MALFORMED:
             return None
