@@ -72,56 +72,6 @@ PROMPT: Prompt[AspectsInput, AspectsOutput] = Prompt(
 )
 
 
-class FacetNamesInput(BaseModel):
-    claim: str = Field(description="The claim under investigation.")
-    facets: str = Field(description="Numbered facets found by rules: the rule's name and the terms the evidence uses.")
-    k: int = Field(3, ge=1, le=8, description="How many facets are listed.")
-
-
-# The facets are found by rules (tools/read/hierarchy/facets.py); the model only words their names, in
-# order, and the caller keeps a name only when it shares a word with the facet's terms.
-NAMING: Prompt[FacetNamesInput, AspectsOutput] = Prompt(
-    name="aspects",
-    system=(
-        "You name the facets of a scientific claim that the evidence speaks to. Each facet is given with "
-        "the words the evidence uses for it; keep those words in its name. Answer only with JSON."
-    ),
-    template=(
-        "Claim: {claim}\n\nFacets:\n{facets}\n\n"
-        "For each of the {k} facets, in the same order, give a short lowercase name (2-6 words) that "
-        "uses the facet's own words, a one-sentence description of what it asks about the claim, and "
-        "its terms as keywords."
-    ),
-    input_model=FacetNamesInput,
-    output_model=AspectsOutput,
-    max_tokens=400,
-    examples=[
-        (
-            FacetNamesInput(
-                claim="Coffee consumption lowers the risk of type 2 diabetes.", k=2,
-                facets="1. how coffee consumption was measured: terms the evidence uses: questionnaire, self-reported\n"
-                       "2. level of coffee consumption: terms the evidence uses: cups per day, dose-response",
-            ),
-            AspectsOutput(
-                aspects=[
-                    AspectItem(
-                        name="self-reported coffee intake",
-                        description="Whether coffee intake was self-reported by questionnaire, and how that "
-                                    "bears on the diabetes risk found.",
-                        keywords=["questionnaire", "self-reported"],
-                    ),
-                    AspectItem(
-                        name="cups per day and dose-response",
-                        description="How diabetes risk changes with the number of cups of coffee per day.",
-                        keywords=["cups per day", "dose-response"],
-                    ),
-                ]
-            ),
-        )
-    ],
-)
-
-
 def bench_inputs(claim: str) -> AspectsInput:
     """Benchmark inputs: the default tree width (3 aspects, 5 keywords) for the claim."""
     return AspectsInput(claim=claim, k=3, n_keywords=5)

@@ -1,5 +1,5 @@
 """Facets of a claim by rules: drawn from the claim's structure and from what the on-claim evidence
-varies on; the model only words their names."""
+varies on, and named by the rules."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from claimscope.tools.read.hierarchy.facets import (
     sub_facets,
 )
 from claimscope.tools.read.relevance import RelationTest, classify_segments
-from tests.fakes import CannedLLM, HashEmbedder
+from tests.fakes import HashEmbedder
 
 CLAIM = "Women with a lower birth weight are more likely to develop breast cancer later in life."
 SEGMENTS = [
@@ -67,27 +67,6 @@ def test_mentions_matches_whole_words_and_variants():
     assert not mentions("postmenopausal women", ["menopausal"])
 
 
-def test_model_names_kept_only_when_grounded_in_the_facet():
-    facets = find_facets(CLAIM, [t for t in _on_claim(SEGMENTS) if is_finding(t)], k=5)
-    measured = [f.name for f in facets].index("how birth weight was measured")
-    generic = {"name": "genetic predisposition", "description": "Genes that cause breast cancer.", "keywords": ["brca1"]}
-    grounded = {"name": "birth weight from records", "keywords": ["records"],
-                "description": "Whether birth weight came from records, and how that changes the breast cancer link."}
-    llm = CannedLLM({"aspects": [{"aspects": [grounded if i == measured else generic for i in range(len(facets))]}]})
-    drafts = facet_drafts(CLAIM, facets, llm)
-    assert len(llm.calls) == 1  # one call names every facet
-    assert drafts[measured].name == "birth weight from records"
-    assert [d.name for i, d in enumerate(drafts) if i != measured] == [
-        f.name for i, f in enumerate(facets) if i != measured]  # generic topics are not kept
-    assert [d.terms for d in drafts] == [f.terms for f in facets]
-
-
-def test_rule_names_stand_when_the_model_fails():
-    facets = find_facets(CLAIM, [t for t in _on_claim(SEGMENTS) if is_finding(t)], k=3)
-    drafts = facet_drafts(CLAIM, facets, CannedLLM({}))
-    assert [d.name for d in drafts] == [f.name for f in facets]
-
-
 def test_sub_facets_split_a_facet_by_the_values_the_evidence_states():
     drafts = sub_facets(["premenopausal", "postmenopausal"], SEGMENTS[:4], k=3)
     assert [d.name for d in drafts] == ["premenopausal", "postmenopausal"]
@@ -97,7 +76,7 @@ def test_sub_facets_split_a_facet_by_the_values_the_evidence_states():
 def test_an_aims_sentence_is_not_classified_under_a_facet():
     tree = AspectTree.new(CLAIM)
     facets = find_facets(CLAIM, [t for t in _on_claim(SEGMENTS) if is_finding(t)], k=3)
-    tree.add_children(tree.ROOT, facet_drafts(CLAIM, facets, None))
+    tree.add_children(tree.ROOT, facet_drafts(facets))
     menopausal = next(n for n in tree.children(tree.ROOT) if n.name == "menopausal status")
     segs = [Segment(doc_id="d1", start=i, end=i + 1, text=t, embed_text=t) for i, t in enumerate(SEGMENTS)]
     assigned = classify_segments(tree, segs, HashEmbedder(dim=64), min_similarity=-1.0)

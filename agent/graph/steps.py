@@ -257,7 +257,7 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
                 # No facet found: no aspects, rather than topics the model would invent.
                 facets = find_facets(state["claim"], [s.text for s in on_claim_found.values() if is_finding(s.text)],
                                      k=opts.top_k_aspects)
-                drafts = facet_drafts(state["claim"], facets, None)
+                drafts = facet_drafts(facets)
                 if not drafts:
                     warnings.append("no facet of the claim (population, measurement, level, comparison, outcome "
                                     "type, adjustment, time, mechanism) is stated by its on-claim findings: "

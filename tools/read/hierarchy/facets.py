@@ -9,8 +9,8 @@ facet here is a question about one part of the claim's relation (`claim_componen
 kept only where the on-claim evidence speaks to it: its defining terms are the words of that kind
 the on-claim segments actually use ("premenopausal", "self-reported"), and at least one on-claim
 segment must use them. Contrasts the evidence draws (pre- / post- / peri-X) become facets of their
-own ("menopausal status"). The model only words the names (`name_facets`), and a name that does not
-share a word with what defines the facet is replaced by the rule's name.
+own ("menopausal status"). The rules name them too: readers found the small model's names circular
+or at odds with the facet.
 
 A segment belongs to a facet when it mentions one of the facet's terms (`mentions`) and states a
 finding: a study's aim, method or background sentence (`is_finding`) is never shown under an aspect.
@@ -25,14 +25,11 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from claimscope.prompts import aspects as aspects_prompt
-from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.read.claim_analysis import claim_components
 from claimscope.tools.read.claim_extraction import judge
 from claimscope.tools.read.hierarchy.terms import _STOPWORDS, _clip, _dedupe, _jaccard
 from claimscope.tools.read.hierarchy.tree import DESCRIPTION_CHARS, NAME_CHARS, AspectDraft
 from claimscope.tools.text.segmenter import without_section_label
-from claimscope.tools.text.text_guard import copied_from, name_problems, tidy_name
 
 log = logging.getLogger(__name__)
 
@@ -405,49 +402,12 @@ def _merge(facets: Sequence[Facet], *, overlap: float = 0.8) -> list[Facet]:
     return kept
 
 
-def facet_drafts(claim: str, facets: Sequence[Facet], llm: StructuredLLM | None) -> list[AspectDraft]:
-    """Aspect drafts for `facets`: the rule's names, or, given an `llm`, the model's wording where it
-    passes the checks (`name_facets`). The defining terms and the kind travel with the draft."""
-    named = name_facets(claim, facets, llm) if llm is not None and facets else [(f.name, f.description) for f in facets]
-    return [AspectDraft(name=name, description=description, keywords=list(f.terms[:8]), terms=list(f.terms),
+def facet_drafts(facets: Sequence[Facet]) -> list[AspectDraft]:
+    """Aspect drafts for `facets` under the rules' names; the defining terms and the kind travel with
+    the draft."""
+    return [AspectDraft(name=f.name, description=f.description, keywords=list(f.terms[:8]), terms=list(f.terms),
                         facet=f.kind)
-            for f, (name, description) in zip(facets, named, strict=True)]
-
-
-def _stems(text: str) -> set[str]:
-    return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in _STOPWORDS}
-
-
-def name_facets(claim: str, facets: Sequence[Facet], llm: StructuredLLM) -> list[tuple[str, str]]:
-    """(name, description) per facet, from one LLM call naming them all. A model name is kept only
-    when it is a short noun phrase, not a repeat, and shares a word with the facet's rule name or
-    terms; otherwise the rule's name (and description) stand."""
-    listing = "\n".join(f"{i}. {f.name}: terms the evidence uses: {', '.join(f.terms[:5])}"
-                        for i, f in enumerate(facets, start=1))
-    try:
-        out = llm.run(aspects_prompt.NAMING,
-                      aspects_prompt.FacetNamesInput(claim=claim, facets=listing, k=min(8, len(facets))))
-        items = list(out.aspects)
-    except LLMError as exc:
-        log.warning("name_facets: the LLM failed (%s); rule names kept", exc)
-        items = []
-    named: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for i, f in enumerate(facets):
-        name, description = f.name, f.description
-        if i < len(items):
-            proposed = _clip(tidy_name(items[i].name), NAME_CHARS)
-            grounded = _stems(proposed) & (_stems(f.name) | {s for t in f.terms for s in _stems(t)})
-            if proposed and not name_problems(proposed) and proposed.lower() not in seen and grounded:
-                name = proposed
-                text = " ".join(items[i].description.split())
-                if text and not copied_from(text, [proposed], min_words=1) and _stems(text) & _stems(claim):
-                    description = _clip(text, DESCRIPTION_CHARS)
-            else:
-                log.info("facet %d: model name %r not kept; rule name %r", i + 1, proposed, f.name)
-        seen.add(name.lower())
-        named.append((name, description))
-    return named
+            for f in facets]
 
 
 def sub_facets(parent_terms: Sequence[str], segments: Sequence[str], *, k: int, min_segments: int = 1,
