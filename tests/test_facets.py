@@ -68,9 +68,9 @@ def test_mentions_matches_whole_words_and_variants():
 
 
 def test_sub_facets_split_a_facet_by_the_values_the_evidence_states():
-    drafts = sub_facets(["premenopausal", "postmenopausal"], SEGMENTS[:4], k=3)
+    drafts = sub_facets(["premenopausal", "postmenopausal"], SEGMENTS[:4], k=3, kind="contrast", claim=CLAIM)
     assert [d.name for d in drafts] == ["premenopausal", "postmenopausal"]
-    assert sub_facets(["premenopausal", "perimenopausal"], SEGMENTS[:4], k=3) == []
+    assert sub_facets(["premenopausal", "perimenopausal"], SEGMENTS[:4], k=3, kind="contrast", claim=CLAIM) == []
 
 
 def test_an_aims_sentence_is_not_classified_under_a_facet():

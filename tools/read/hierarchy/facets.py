@@ -27,7 +27,13 @@ from pydantic import BaseModel, Field
 
 from claimscope.tools.read.claim_analysis import claim_components
 from claimscope.tools.read.claim_extraction import judge
-from claimscope.tools.read.hierarchy.terms import _STOPWORDS, _clip, _dedupe, _jaccard
+from claimscope.tools.read.hierarchy.terms import (
+    _STOPWORDS,
+    _clip,
+    _dedupe,
+    _jaccard,
+    _ordered_terms,
+)
 from claimscope.tools.read.hierarchy.tree import DESCRIPTION_CHARS, NAME_CHARS, AspectDraft
 from claimscope.tools.text.segmenter import without_section_label
 
@@ -136,10 +142,6 @@ _UNREAD = "the exposure"
 _NOT_HEADS = frozenset("prior current remote recent previous new use uses usage".split())
 
 
-def _content(text: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z][a-z0-9\-]+", text.lower()) if w not in _STOPWORDS and len(w) >= 3]
-
-
 def claim_parts(claim: str) -> ClaimParts:
     """The population, exposure (or intervention) and outcome of `claim`, by rules on its split
     into subject / relation / object. A leading setting ("In young adults, X ...") is the population."""
@@ -152,7 +154,7 @@ def claim_parts(claim: str) -> ClaimParts:
     if m := _GROUP_SPLIT.match(subject):
         population, subject = m.group("who").strip(), m.group("rest").strip()
     exposure = _LEVEL.sub("", subject).strip() or subject
-    if not [w for w in _content(exposure) if w not in _NOT_HEADS]:
+    if not [w for w in _ordered_terms(exposure) if w not in _NOT_HEADS]:
         # The split stopped inside the exposure ("patients with prior | use of ..."): name it plainly.
         exposure = _UNREAD
     outcome = parts.object.strip()
@@ -174,7 +176,8 @@ _MECHANISM_FILLER = frozenset("function functions role roles activity activities
 
 
 def _mechanism_terms(mechanism: str) -> list[str]:
-    return [w for w in _content(mechanism) if w not in _MECHANISM_FILLER and not w.endswith("ing") and len(w) >= 4]
+    return [w for w in _ordered_terms(mechanism)
+            if w not in _MECHANISM_FILLER and not w.endswith("ing") and len(w) >= 4]
 
 
 def _stem(word: str) -> str:
@@ -184,8 +187,8 @@ def _stem(word: str) -> str:
 def _anchors(parts: ClaimParts) -> tuple[set[str], set[str]]:
     """Stems of the exposure's and of the outcome's content words (none for an exposure not read)."""
     exposure = "" if parts.exposure == _UNREAD else parts.exposure
-    return ({_stem(w) for w in _content(exposure) if w not in _NOT_HEADS},
-            {_stem(w) for w in _content(parts.outcome)})
+    return ({_stem(w) for w in _ordered_terms(exposure) if w not in _NOT_HEADS},
+            {_stem(w) for w in _ordered_terms(parts.outcome)})
 
 
 def belongs(text: str, kind: str, terms: Sequence[str], claim: str) -> bool:
@@ -316,13 +319,13 @@ def _compared_with(lows: Sequence[str]) -> list[str]:
     return _dedupe(out)
 
 
-def find_facets(claim: str, segments: Sequence[str], *, k: int, min_segments: int = 1) -> list[Facet]:
+def find_facets(claim: str, segments: Sequence[str], *, k: int) -> list[Facet]:
     """Up to `k` facets of `claim` that the on-claim `segments` (findings that address the claim)
     speak to, most-mentioned first. Terms already in the claim define no facet (every on-claim
     segment uses them); siblings sharing most of their segments are merged."""
     parts = claim_parts(claim)
     claim_low = claim.lower()
-    claim_stems = {_stem(w) for w in _content(claim)}
+    claim_stems = {_stem(w) for w in _ordered_terms(claim)}
     lows = [s.lower() for s in segments]
     candidates: list[tuple[str, list[str], str]] = []  # (kind, terms, contrast root)
 
@@ -342,12 +345,13 @@ def find_facets(claim: str, segments: Sequence[str], *, k: int, min_segments: in
         candidates.append((kind, [w for w in words if w not in claim_low], ""))
 
     # High vs low levels of the exposure, and forms of the outcome, as the evidence words them.
-    exposure_head = [] if parts.exposure == _UNREAD else [w for w in _content(parts.exposure) if w not in _NOT_HEADS]
+    exposure_head = ([] if parts.exposure == _UNREAD
+                     else [w for w in _ordered_terms(parts.exposure) if w not in _NOT_HEADS])
     if exposure_head and len(exposure_head) <= 4:
         pat = re.compile(_LEVEL_WORDS + r"\s+" + r"[\s\-]?".join(map(re.escape, exposure_head[:2])))
         levels = Counter(m.group(0) for low in lows for m in pat.finditer(low))
         candidates.append(("exposure_level", [t for t, _ in levels.most_common()], ""))
-    outcome_head = _content(parts.outcome)
+    outcome_head = _ordered_terms(parts.outcome)
     if outcome_head and len(outcome_head) <= 4:
         pat = re.compile(r"\b([a-z][a-z\-]{2,})\s+" + r"\s+".join(map(re.escape, outcome_head[:-1]))
                          + (r"\s+" if len(outcome_head) > 1 else "") + re.escape(outcome_head[-1].rstrip("s")))
@@ -376,7 +380,7 @@ def find_facets(claim: str, segments: Sequence[str], *, k: int, min_segments: in
         else:
             used = []
         members = [i for i, low in enumerate(lows) if belongs(low, kind, used, claim)]
-        if not used or len(members) < min_segments:
+        if not used:
             continue
         shown = _compared_with([lows[i] for i in members]) if kind == "comparator" else []
         name, description = _rule_name(kind, parts, shown or used, root)
@@ -410,23 +414,22 @@ def facet_drafts(facets: Sequence[Facet]) -> list[AspectDraft]:
             for f in facets]
 
 
-def sub_facets(parent_terms: Sequence[str], segments: Sequence[str], *, k: int, min_segments: int = 1,
-               kind: str = "contrast", claim: str = "") -> list[AspectDraft]:
-    """The values a facet's evidence is split by: one draft per distinct value among the parent's
-    defining terms that at least `min_segments` of `segments` state ("premenopausal", "postmenopausal"
-    under menopausal status), most-stated first; none when fewer than two values are found (nothing
+def sub_facets(parent_terms: Sequence[str], segments: Sequence[str], *, k: int, kind: str,
+               claim: str) -> list[AspectDraft]:
+    """The values a facet (of `kind`, of `claim`) is split by: one draft per distinct value among the
+    parent's defining terms that one of `segments` states about the claim (`belongs`: "premenopausal",
+    "postmenopausal" under menopausal status), most-stated first; none when fewer than two values are found (nothing
     to split), and none for a facet whose terms are wordings of one thing (adjustment, comparison,
     time: "adjusted" and "confounders" are not two subgroups)."""
     if kind not in VALUE_KINDS:
         return []
     values_in = [t for t in _distinct_values(parent_terms) if t.lower() not in _GENERIC]
-    counts = [(t, sum(1 for s in segments if (belongs(s, kind, [t], claim) if claim else mentions(s, [t]))))
-              for t in values_in]
-    values = sorted([(t, c) for t, c in counts if c >= min_segments], key=lambda tc: -tc[1])[:k]
+    counts = [(t, sum(1 for s in segments if belongs(s, kind, [t], claim))) for t in values_in]
+    values = sorted([(t, c) for t, c in counts if c], key=lambda tc: -tc[1])[:k]
     if len(values) < 2:
         return []
-    parts = claim_parts(claim) if claim else None
-    about = f" on {_clean(parts.exposure)} and {_clean(parts.outcome)}" if parts and _clean(parts.exposure) \
+    parts = claim_parts(claim)
+    about = f" on {_clean(parts.exposure)} and {_clean(parts.outcome)}" if _clean(parts.exposure) \
         and _clean(parts.outcome) else ""
     return [AspectDraft(name=_clip(t, NAME_CHARS), description=_clip(f"The findings{about} that concern {t} ({c} "
                         f"excerpt{'s' if c != 1 else ''}).", DESCRIPTION_CHARS), keywords=[t], terms=[t], facet=kind)
