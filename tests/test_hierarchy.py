@@ -111,6 +111,13 @@ def test_tree_round_trips_through_json_and_renders():
     assert "d#0 (2.50) Coffee raised palpitations." in text and "d#1" not in text
 
 
+def test_drop_leaves_removes_several_siblings_whatever_order_they_come_in():
+    tree = AspectTree.new("Coffee prevents heart disease.")
+    tree.add_children("root", [AspectDraft(name=n) for n in ("a", "b", "c", "d")])
+    tree.drop_leaves(["1", "3"])  # dropping "1" first would renumber "3" (c) to "2" and drop d instead
+    assert [(n.id, n.name) for n in tree.children("root")] == [("1", "b"), ("2", "d")]
+
+
 def test_bad_ids_and_empty_claim_are_clear_errors():
     tree = AspectTree.new("x is y")
     with pytest.raises(InputError, match="No aspect '9'"):

@@ -71,6 +71,7 @@ from claimscope.tools.models import (
 )
 from claimscope.tools.read.claim_analysis import ClaimKind, analyse_claim, filter_passages
 from claimscope.tools.read.hierarchy import (
+    AspectNode,
     cached,
     enrich_keywords,
     merge_siblings,
@@ -321,20 +322,22 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
 
     rejected = [n for n in new_nodes if (n.depth >= 2 and len(n.segment_keys) < h.min_node_segments)
                 or (n.terms and not n.segment_keys)]
-    # Dropped last-first, so the renumbering of later siblings never touches one still to drop.
-    for node in sorted(rejected, key=lambda n: [int(x) for x in n.id.split(".")], reverse=True):
-        tree.drop(node.id)
-    if rejected:
-        warnings.append(f"{len(rejected)} proposed aspect(s) rejected: too few segments "
-                        f"address both the claim and the aspect ({', '.join(repr(n.name) for n in rejected)})")
+    gone = {n.id for n in rejected}
     # A split into one is no split: an aspect's counts and quotes include its sub-aspects', so a lone
     # sub-aspect repeats (a subset of) its parent's quotes under a narrower name ("level of birth weight"
     # > "high birth weight" once "low birthweight" was rejected). Its parent keeps the segments, unsplit.
+    lone: dict[str, AspectNode] = {}
     for split in sorted({p for n in new_nodes if (p := n.parent_id) and p != tree.ROOT}):
-        if split in tree.nodes and len(lone := tree.children(split)) == 1 and not lone[0].children:
-            tree.drop(lone[0].id)
-            emit("tree", "grow_hierarchy", f"{tree.node(split).name!r} not split: only {lone[0].name!r} "
-                 "kept enough segments", parent=split)
+        left = [c for c in tree.children(split) if c.id not in gone]
+        if len(left) == 1 and not left[0].children:
+            lone[split] = left[0]
+    tree.drop_leaves(gone | {n.id for n in lone.values()})
+    if rejected:
+        warnings.append(f"{len(rejected)} proposed aspect(s) rejected: too few segments "
+                        f"address both the claim and the aspect ({', '.join(repr(n.name) for n in rejected)})")
+    for split, child in lone.items():
+        emit("tree", "grow_hierarchy", f"{tree.node(split).name!r} not split: only {child.name!r} "
+             "kept enough segments", parent=split)
     for parent_id in {n.parent_id for n in new_nodes}:
         emit("tree", "grow_hierarchy", f"{len(tree.children(parent_id or 'root'))} aspect(s) under "
              f"{tree.node(parent_id or 'root').name!r}", parent=parent_id,

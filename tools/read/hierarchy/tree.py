@@ -4,7 +4,7 @@ itself (a flat id -> node map with parent / child links, path ids, navigation an
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
@@ -116,6 +116,12 @@ class AspectTree(BaseModel):
             self.nodes[child.id] = child
             renamed.append(child.id)
         parent.children[position:] = renamed
+
+    def drop_leaves(self, node_ids: Collection[str]) -> None:
+        """Remove several leaves (see `drop`), last-numbered first, so that the renumbering of later
+        siblings never moves one still to drop."""
+        for node_id in sorted(node_ids, key=lambda i: [int(x) for x in i.split(".")], reverse=True):
+            self.drop(node_id)
 
     def mark_expanded(self, node_id: str) -> None:
         """Record that a node was tried and will not grow (so the loop can stop)."""
