@@ -31,7 +31,6 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from claimscope.agent.bounds import DEPTH_MAX, DEPTH_MIN, SOURCE_NAMES
 from claimscope.agent.chat import ChatEngine, ChatMessage, ChatReply
 from claimscope.agent.datadir import open_store
 from claimscope.agent.graph.readers import sentence_lookup
@@ -43,7 +42,7 @@ from claimscope.agent.runs import RunEvent, SessionInfo
 from claimscope.agent.web.context import IngestJob, WebContext
 from claimscope.agent.web.decisions import EXAMPLES, decision_from_form
 from claimscope.agent.web.messages import log, plain, report_for_web
-from claimscope.agent.web.options import form_defaults, form_options, form_values
+from claimscope.agent.web.options import FORM_OFFERS, form_defaults, form_options, form_values
 from claimscope.agent.web.security import checked_form
 from claimscope.tools.errors import InputError
 from claimscope.tools.find.ingest import read_path
@@ -321,16 +320,14 @@ def error_handlers(ctx: WebContext) -> dict[Any, Callable[[Request, Exception], 
 # ---------------------------------------------------------------------------------- helpers
 
 def form_choices(manager: Any) -> dict[str, Any]:
-    """The run options a form offers (corpora, sources, depths) and their defaults: the settings',
-    and the corpora of the newest session that chose any. Shared by the New investigation and
-    Check a text pages."""
+    """The run options a form offers (corpora, and the model's sources, depths and claim kinds) and
+    their defaults: the settings', and the corpora of the newest session that chose any. Shared by
+    the New investigation and Check a text pages."""
     settings = manager.investigator.services.settings
     corpora = open_store(manager.investigator.services).corpora()
     names = [c.name for c in corpora]
     chosen = _last_corpora(manager, names) or (names if len(names) == 1 else [])
-    return {"corpora": corpora, "source_names": SOURCE_NAMES,
-            "depths": list(range(DEPTH_MIN, DEPTH_MAX + 1)),
-            "defaults": {**form_defaults(settings), "corpora": chosen, "claim": ""}}
+    return {"corpora": corpora, **FORM_OFFERS, "defaults": {**form_defaults(settings), "corpora": chosen, "claim": ""}}
 
 
 def _int(value: str | None) -> int:
