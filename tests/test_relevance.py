@@ -205,3 +205,21 @@ def test_discriminative_rankings_take_precedence():
     assert out[myo] == "3"  # ranked under storage (1.5) and efficacy (0.9): the higher score wins
     assert out["p1#0"] == "1"
     assert classify_segments(tree, segs, emb, min_similarity=0.1, use_rankings=False)[myo] == "2.1"
+
+
+def test_a_ranked_facet_takes_only_its_kept_findings():
+    """Once the tree step has ranked a facet, a finding that uses the facet's word but is not among
+    its kept segments stays above it (the word used about something else)."""
+    tree = AspectTree.new("Vitamin D supplementation reduces infections")
+    (facet,) = tree.add_children("root", [AspectDraft(name="blood levels", description="serum level",
+                                                      terms=["blood"])])
+    texts = ["Infections fell with serum 25(OH)D blood levels above 30 ng/ml in the trial.",
+             "Infections were fewer in peripheral blood leukocytes of treated patients."]
+    about, other = (Segment(doc_id="d", start=i, end=i + 1, text=t, embed_text=t) for i, t in enumerate(texts))
+    tree.set_segments(facet.id, [(about.key, 1.0)])
+    out = classify_segments(tree, [about, other], HashEmbedder(dim=64), min_similarity=-1.0, min_margin=0.0)
+    assert out[about.key] == facet.id
+    assert out[other.key] == "root"
+    # not ranked yet: a finding that uses its terms may go under it
+    tree.set_segments(facet.id, [])
+    assert classify_segments(tree, [other], HashEmbedder(dim=64), min_similarity=-1.0, min_margin=0.0)[other.key] == facet.id
