@@ -15,17 +15,14 @@ from pydantic import Field
 
 from claimscope.tools.models import SourceName
 
-DEPTH_MIN, DEPTH_MAX = 1, 3
-ASPECTS_MIN, ASPECTS_MAX = 1, 8
-TOP_DOCUMENTS_MIN, TOP_DOCUMENTS_MAX = 1, 50
-DOCS_PER_QUERY_MIN, DOCS_PER_QUERY_MAX = 1, 200
-YEAR_MIN, YEAR_MAX = 1500, 2100
+# The deepest aspect tree: also how far the chat's "go deeper" may grow one (agent/chat/engine.py).
+DEPTH_MAX = 3
 
-Depth = Annotated[int, Field(ge=DEPTH_MIN, le=DEPTH_MAX)]
-AspectsPerNode = Annotated[int, Field(ge=ASPECTS_MIN, le=ASPECTS_MAX)]
-TopDocuments = Annotated[int, Field(ge=TOP_DOCUMENTS_MIN, le=TOP_DOCUMENTS_MAX)]
-DocsPerQuery = Annotated[int, Field(ge=DOCS_PER_QUERY_MIN, le=DOCS_PER_QUERY_MAX)]
-Year = Annotated[int, Field(ge=YEAR_MIN, le=YEAR_MAX)]
+Depth = Annotated[int, Field(ge=1, le=DEPTH_MAX)]
+AspectsPerNode = Annotated[int, Field(ge=1, le=8)]
+TopDocuments = Annotated[int, Field(ge=1, le=50)]
+DocsPerQuery = Annotated[int, Field(ge=1, le=200)]
+Year = Annotated[int, Field(ge=1500, le=2100)]
 
 Source = SourceName
 SOURCE_NAMES: tuple[str, ...] = get_args(SourceName)
@@ -36,8 +33,7 @@ ClaimKind = Literal["auto", "empirical", "debate"]
 PlannerMode = Literal["fixed", "llm"]
 
 __all__ = [
-    "ASPECTS_MAX", "ASPECTS_MIN", "DEPTH_MAX", "DEPTH_MIN", "DOCS_PER_QUERY_MAX", "DOCS_PER_QUERY_MIN",
-    "SOURCE_NAMES", "TOP_DOCUMENTS_MAX", "TOP_DOCUMENTS_MIN", "YEAR_MAX", "YEAR_MIN", "AspectsPerNode",
-    "ClaimKind", "Depth", "DocsPerQuery", "PlannerMode", "Source", "Sources", "TopDocuments", "Year",
+    "DEPTH_MAX", "SOURCE_NAMES", "AspectsPerNode", "ClaimKind", "Depth", "DocsPerQuery", "PlannerMode", "Source",
+    "Sources", "TopDocuments", "Year",
 ]
 
