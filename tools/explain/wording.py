@@ -257,9 +257,6 @@ def added_terms(text: str, cited: Sequence[str]) -> list[str]:
 
 # What a study set out to do or how, in the openings tools.read.hierarchy.facets.is_finding does not
 # read as aims: "Here, using MEG we directly investigated how ...", "This study examined ...".
-_NOT_FINDING = re.compile(r"^(?:BACKGROUND|INTRODUCTION|CONTEXT|IMPORTANCE|OBJECTIVES?|AIMS?|PURPOSE|"
-                                  r"HYPOTHESIS|METHODS?|METHODOLOGY|DESIGN|SETTINGS?|PARTICIPANTS|INTERVENTIONS?|"
-                                  r"MAIN OUTCOME)\b")
 _NOT_FINDING = re.compile(
     r"^(?:(?:here|in\s+(?:this|the\s+present)\s+(?:study|work|paper|report))\s*,?\s+)?"
     r"(?:(?:using|by|with|in|through)\s+[^,]{1,80}?,?\s+)?we\s+(?:\w+ly\s+)?(?:investigated|investigate|examined|examine|"
