@@ -67,6 +67,14 @@ def test_mentions_matches_whole_words_and_variants():
     assert not mentions("postmenopausal women", ["menopausal"])
 
 
+def test_here_we_show_that_states_a_finding():
+    # "Here we ..." opens an aim or a method, unless a finding follows: "Here we show that ...".
+    assert is_finding("Here, we show that lower birth weight is linked to breast cancer in premenopausal women.")
+    assert is_finding("In this study, we found that birth weight was inversely associated with breast cancer.")
+    assert not is_finding("Here we report a cohort of 10000 women with birth weight records.")
+    assert not is_finding("In this study, we examined birth weight and breast cancer.")
+
+
 def test_sub_facets_split_a_facet_by_the_values_the_evidence_states():
     drafts = sub_facets(["premenopausal", "postmenopausal"], SEGMENTS[:4], k=3, kind="contrast", claim=CLAIM)
     assert [d.name for d in drafts] == ["premenopausal", "postmenopausal"]

@@ -46,9 +46,13 @@ _NOT_FINDING_LABELS = frozenset(
     population intervention interventions exposure exposures measurement measurements main primary
     outcome outcomes measure measures data sources source study selection extraction""".split()
 )
-# Sentences that say what a study set out to do ("Here we investigated", "We sought to").
+# Sentences that say what a study set out to do ("Here we investigated", "We sought to"); "Here we show
+# that ..." and "In this study, we found that ..." state a finding.
+_FOUND_THAT = (r"(?!\s+(?:\w+ly\s+)?(?:show|showed|demonstrate|demonstrated|find|found|report|reported|observe|"
+               r"observed|reveal|revealed|establish|established|confirm|confirmed|provide evidence)\s+that\b)")
 _AIM = re.compile(
-    r"^(?:here,? we|in this (?:study|paper|work|review),? we|we (?:aimed|sought|set out|wanted|investigated|"
+    r"^(?:(?:here|in this (?:study|paper|work|review)),? we\b" + _FOUND_THAT + r"|"
+    r"we (?:aimed|sought|set out|wanted|investigated|"
     r"examined|explored|evaluated|assessed|hypothesi[sz]ed|tested whether|asked whether)|"
     r"(?:this|the present|the current|our) (?:study|paper|work|review|analysis) (?:aimed|aims|sought|seeks|"
     r"investigated|investigates|examined|examines|explored|explores|evaluates|evaluated|assessed|assesses)|"
