@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -270,7 +270,6 @@ class GivenOptions(_OneLine):
     """Run options as a caller gives them: each optional, None (or left out) = the setting's default."""
 
     model_config = ConfigDict(extra="forbid")
-    level: ClassVar[Level] = "tools"
 
     def given(self) -> dict[str, Any]:
         """The options given, by name."""
@@ -287,9 +286,7 @@ def given_model(name: str, level: Level, doc: str) -> type[GivenOptions]:
     for key, f in offered_at(level).items():
         annotation: Any = Annotated[(f.annotation, *f.metadata)] if f.metadata else f.annotation
         fields[key] = (annotation | None, Field(None, description=f.description))
-    model = create_model(name, __base__=GivenOptions, __doc__=doc, __module__=__name__, **fields)
-    model.level = level
-    return model
+    return create_model(name, __base__=GivenOptions, __doc__=doc, __module__=__name__, **fields)
 
 
 if TYPE_CHECKING:
