@@ -243,7 +243,7 @@ def langchain_tools(services: Services | None = None) -> list[StructuredTool]:
     def run_investigation(claim: str, options: ToolOptions | dict[str, Any] | None = None) -> tuple[str, dict]:
         opts = validate_args(ToolOptions, options.model_dump() if isinstance(options, BaseModel) else options)
         svc = services or Services(get_settings())
-        report = investigate(claim, services=svc, **opts.to_options(svc.settings).model_dump())
+        report = investigate(claim, services=svc, **opts.given())
         data = report.model_dump(mode="json")
         return render(data, "md"), data
 
