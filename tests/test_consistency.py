@@ -61,10 +61,9 @@ def test_the_root_counts_the_evidence_the_verdict_counts(tmp_path):
     assert not any("disagree" in w for w in report.warnings)
 
 
-def test_verdict_evidence_keeps_a_read_stance_and_skips_no_evidence():
+def test_verdict_evidence_takes_each_labels_sign_and_skips_no_evidence():
     labels = {"a": (LocalLabel.MOSTLY_TRUE, [0, 2]), "b": (LocalLabel.NO_EVIDENCE, [1]), "c": (LocalLabel.FALSE, [3])}
-    got = verdict_evidence(labels, {"a#2": Stance.NEUTRAL})
-    assert got == {"a#0": Stance.SUPPORT, "a#2": Stance.NEUTRAL, "c#3": Stance.REFUTE}
+    assert verdict_evidence(labels) == {"a#0": Stance.SUPPORT, "a#2": Stance.SUPPORT, "c#3": Stance.REFUTE}
 
 
 def test_inconsistencies_name_each_contradiction():

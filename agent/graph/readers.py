@@ -193,7 +193,7 @@ def counted_stances(state: InvestigationState, tree: AspectTree, node_id: str) -
         # stance read "controversial" (+1 / -1) beside a "leaning refuted" verdict on the same documents.
         # Before any document is labelled (a run stopped after the aspects) there is no verdict to agree
         # with, and the root counts its classified segments like any aspect.
-        return verdict_evidence(labels, {})
+        return verdict_evidence(labels)
     # A document the verdict reads as No Evidence takes no side in any aspect: its sentences count as
     # neutral, so no aspect supports or opposes with what the documents table calls no evidence.
     silent = {d for d, a in (state.get("assessments") or {}).items()

@@ -25,20 +25,13 @@ def label_sign(label: GlobalLabel) -> int:
     return 1 if label in _SUPPORTING else -1 if label in _REFUTING else 0
 
 
-def verdict_evidence(labels: Mapping[str, tuple[LocalLabel, Sequence[int]]],
-                     stances: Mapping[str, Stance]) -> dict[str, Stance]:
+def verdict_evidence(labels: Mapping[str, tuple[LocalLabel, Sequence[int]]]) -> dict[str, Stance]:
     """Sentence key -> stance of every sentence a document's local label rests on (doc id ->
     (label, cited sentence indices)), for the labels other than No Evidence: the evidence the
-    global verdict counts. A sentence whose stance was read (`stances`) keeps it; the others take
-    the sign of the label they carry."""
-    out: dict[str, Stance] = {}
-    for doc_id, (label, cited) in labels.items():
-        if label.score == 0:
-            continue
-        for i in cited:
-            key = str(SentenceKey.sentence(doc_id, i))
-            out[key] = stances.get(key) or (Stance.SUPPORT if label.score > 0 else Stance.REFUTE)
-    return out
+    global verdict counts, each sentence with the sign of the label it carries (a stance read for
+    the sentence itself could take the other side of its own document's label)."""
+    return {str(SentenceKey.sentence(doc_id, i)): Stance.SUPPORT if label.score > 0 else Stance.REFUTE
+            for doc_id, (label, cited) in labels.items() if label.score != 0 for i in cited}
 
 
 def inconsistencies(verdict: GlobalLabel, document_labels: Sequence[LocalLabel], root: Consensus | None,
