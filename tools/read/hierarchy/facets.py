@@ -12,8 +12,9 @@ segment must use them. Contrasts the evidence draws (pre- / post- / peri-X) beco
 own ("menopausal status"). The rules name them too: readers found the small model's names circular
 or at odds with the facet.
 
-A segment belongs to a facet when it mentions one of the facet's terms (`mentions`) and states a
-finding: a study's aim, method or background sentence (`is_finding`) is never shown under an aspect.
+A segment belongs to a facet when it names the claim's exposure and uses one of the facet's terms
+about it (`belongs`), and it is shown under the facet only when it states a finding: a study's aim,
+method or background sentence (`is_finding`) is never shown under an aspect.
 """
 
 from __future__ import annotations
