@@ -43,6 +43,7 @@ from claimscope.tools.find.ingest import read_path
 from claimscope.tools.find.sparse import term_id, tokenize
 from claimscope.tools.find.store import DENSE, EvidenceStore
 from claimscope.tools.models import Document
+from claimscope.tools.read.hierarchy import CachedEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data" / "scifact"
@@ -89,25 +90,6 @@ def evaluate(rank_fn: Callable[[str], list[str]], queries: dict[str, str], qrels
         nd.append(ndcg_at(ranked, rel))
         rc.append(recall_at(ranked, rel))
     return {"ndcg@10": round(float(np.mean(nd)), 4), "recall@100": round(float(np.mean(rc)), 4)}
-
-
-class MemoEmbedder:
-    """Caches query embeddings so the many query-time variants encode each query once."""
-
-    def __init__(self, inner) -> None:
-        self.inner = inner
-        self.memo: dict[str, np.ndarray] = {}
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        missing = [t for t in texts if t not in self.memo]
-        if missing:
-            for t, v in zip(missing, self.inner.encode(missing), strict=True):
-                self.memo[t] = v
-        return np.stack([self.memo[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
 
 
 # -- reference variants (numpy) -----------------------------------------------------------------
@@ -213,7 +195,7 @@ REFERENCE_NAMES = (
 )
 
 
-def reference_variants(docs: list[Document], store_dir: Path, memo: MemoEmbedder, embedder, queries: dict[str, str],
+def reference_variants(docs: list[Document], store_dir: Path, memo: CachedEmbedder, embedder, queries: dict[str, str],
                        dev: dict[str, set[str]], train: dict[str, set[str]], embed_missing: bool,
                        ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
     """Baselines computed with numpy; dense ones need cached embeddings unless embed_missing."""
@@ -352,7 +334,8 @@ def main() -> None:
     e = settings.embeddings
     embedder = load_embedder(MODEL, e.batch_size, e.threads, backend=e.backend,
                              cache_dir=settings.resolve(settings.llm.model_dir) / "embeddings")
-    memo = MemoEmbedder(embedder)
+    # the many query-time variants encode each query once
+    memo = CachedEmbedder(embedder)
     store_dir = WORK / "store_scifact"
     results_path = RESULTS / "retrieval_scifact.json"
     previous = json.loads(results_path.read_text()) if results_path.exists() else {}
