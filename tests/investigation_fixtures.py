@@ -11,6 +11,8 @@ from claimscope.agent.llm import ActionChoice
 from claimscope.agent.llm.fake import scripted_llm
 from claimscope.agent.services import Services
 from claimscope.agent.settings import Settings, load_settings
+from claimscope.tools.read.hierarchy import AspectDraft, AspectTree
+from claimscope.tools.weigh.verdict import LocalItem, LocalLabel, global_verdict
 from tests.conftest import FIXTURES
 from tests.fakes import HashEmbedder, KeywordStance
 
@@ -105,3 +107,29 @@ def make_services(tmp_path: Path, *, script: dict[str, Any] | None = None, corpu
     store.add_documents(read_path(corpus).documents, corpus="fixture")
     llm = scripted_llm(script or investigation_script())
     return Services(settings, _store=store, _embedder=embedder, _llm=llm, _stance=KeywordStance())
+
+
+def finished_state(labels: dict[str, LocalLabel], *, aspects: tuple[str, ...] = ("dosing regimen",),
+                   stances: dict[str, str] | None = None, assignments: dict[str, str] | None = None) -> dict[str, Any]:
+    """A completed investigation's state on CLAIM, built directly: the fixture documents' local labels
+    (each polar label citing sentence 0), the verdict on them, `aspects` under the root, the assess
+    step's `assignments` (segment key -> aspect id) and `stances` (segment key -> stance label), and
+    an explanation citing 101#0."""
+    tree = AspectTree.new(CLAIM)
+    tree.add_children(tree.ROOT, [AspectDraft(name=n) for n in aspects])
+    verdict = global_verdict([LocalItem(doc_id=d, label=lab, reputation=0.5, trust=0.5) for d, lab in labels.items()],
+                             min_documents_generally=3)
+    return {
+        "claim": CLAIM, "status": "complete",
+        "documents": {d: {"corpus": "fixture", "found_by": ["claim"], "score": 0.5} for d in labels},
+        "options": {"corpora": ["fixture"], "sources": ["local"]},
+        "tree": tree.model_dump(mode="json"),
+        "assignments": dict(assignments or {}),
+        "stances": {k: {"label": v} for k, v in (stances or {}).items()},
+        "assessments": {d: {"takeaway": None, "assessment": {
+            "doc_id": d, "label": lab.value, "score": lab.score, "explanation": "e",
+            "cited_sentences": [0] if lab.score else []}} for d, lab in labels.items()},
+        "verdict": verdict.model_dump(mode="json"),
+        "explanation": {"sentences": [{"text": "Supplementation reduced infections.", "citations": ["101#0"],
+                                       "status": "supported"}], "mode": "llm"},
+    }

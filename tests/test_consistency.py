@@ -4,50 +4,23 @@ that counts nothing (the documents' sentences were not classified under any aspe
 from __future__ import annotations
 
 from claimscope.tools.models import Stance
-from claimscope.tools.read.hierarchy import AspectDraft, AspectTree
 from claimscope.tools.weigh.consistency import inconsistencies, verdict_evidence
 from claimscope.tools.weigh.verdict import (
     Consensus,
     GlobalLabel,
-    LocalItem,
     LocalLabel,
     aspect_consensus,
-    global_verdict,
 )
-from tests.investigation_fixtures import CLAIM, make_services
-
-
-def _assessment(label: LocalLabel, cited: list[int]) -> dict:
-    return {"takeaway": None, "assessment": {"doc_id": "x", "label": label.value, "score": label.score,
-                                              "explanation": "e", "cited_sentences": cited}}
-
-
-def _state() -> dict:
-    tree = AspectTree.new(CLAIM)
-    tree.add_children(tree.ROOT, [AspectDraft(name=n) for n in ("dosing regimen", "baseline deficiency",
-                                                                "infection type")])
-    labels = {"101": LocalLabel.MOSTLY_TRUE, "103": LocalLabel.SOMEWHAT_TRUE}
-    verdict = global_verdict([LocalItem(doc_id=d, label=lab, reputation=0.5, trust=0.5) for d, lab in labels.items()],
-                             min_documents_generally=3)
-    return {
-        "claim": CLAIM, "status": "complete",
-        "documents": {d: {"corpus": "fixture", "found_by": ["claim"], "score": 0.5} for d in labels},
-        "options": {"corpora": ["fixture"], "sources": ["local"]},
-        "tree": tree.model_dump(mode="json"),
-        # the assess step's own search classified none of the evidence documents' sentences
-        "assignments": {}, "stances": {},
-        "assessments": {d: _assessment(lab, [0]) for d, lab in labels.items()},
-        "verdict": verdict.model_dump(mode="json"),
-        "explanation": {"sentences": [{"text": "Supplementation reduced infections.", "citations": ["101#0"],
-                                       "status": "supported"}], "mode": "llm"},
-    }
+from tests.investigation_fixtures import finished_state, make_services
 
 
 def test_the_root_counts_the_evidence_the_verdict_counts(tmp_path):
     from claimscope.agent.assemble import build_report, contradictions
     from claimscope.agent.graph.steps import _aggregate
 
-    state = _state()
+    # the assess step's own search classified none of the evidence documents' sentences
+    state = finished_state({"101": LocalLabel.MOSTLY_TRUE, "103": LocalLabel.SOMEWHAT_TRUE},
+                           aspects=("dosing regimen", "baseline deficiency", "infection type"))
     assert GlobalLabel(state["verdict"]["weighted_label"]) is GlobalLabel.LEANING_SUPPORTED
     services = make_services(tmp_path)
     state.update(_aggregate(state, services))

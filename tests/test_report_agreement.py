@@ -4,39 +4,8 @@ Evidence takes no side in the aspects, and the root aspect (the claim itself) do
 
 from __future__ import annotations
 
-from claimscope.tools.read.hierarchy import AspectDraft, AspectTree
-from claimscope.tools.weigh.verdict import (
-    Consensus,
-    GlobalLabel,
-    LocalItem,
-    LocalLabel,
-    global_verdict,
-)
-from tests.investigation_fixtures import CLAIM, make_services
-
-
-def _assessment(doc_id: str, label: LocalLabel, cited: list[int]) -> dict:
-    return {"takeaway": None, "assessment": {"doc_id": doc_id, "label": label.value, "score": label.score,
-                                              "explanation": "e", "cited_sentences": cited}}
-
-
-def _state(labels: dict[str, LocalLabel], stances: dict[str, str], assignments: dict[str, str]) -> dict:
-    tree = AspectTree.new(CLAIM)
-    tree.add_children(tree.ROOT, [AspectDraft(name="dosing regimen")])
-    verdict = global_verdict([LocalItem(doc_id=d, label=lab, reputation=0.5, trust=0.5) for d, lab in labels.items()],
-                             min_documents_generally=3)
-    return {
-        "claim": CLAIM, "status": "complete",
-        "documents": {d: {"corpus": "fixture", "found_by": ["claim"], "score": 0.5} for d in labels},
-        "options": {"corpora": ["fixture"], "sources": ["local"]},
-        "tree": tree.model_dump(mode="json"),
-        "assignments": assignments,
-        "stances": {k: {"label": v} for k, v in stances.items()},
-        "assessments": {d: _assessment(d, lab, [0] if lab.score else []) for d, lab in labels.items()},
-        "verdict": verdict.model_dump(mode="json"),
-        "explanation": {"sentences": [{"text": "Supplementation reduced infections.", "citations": ["101#0"],
-                                       "status": "supported"}], "mode": "llm"},
-    }
+from claimscope.tools.weigh.verdict import Consensus, GlobalLabel, LocalLabel
+from tests.investigation_fixtures import finished_state, make_services
 
 
 def test_a_document_labelled_no_evidence_takes_no_side_in_any_aspect(tmp_path):
@@ -44,9 +13,10 @@ def test_a_document_labelled_no_evidence_takes_no_side_in_any_aspect(tmp_path):
     from claimscope.agent.graph.steps import _aggregate
 
     # 103's sentence was read as opposing, but its document's label is No Evidence
-    state = _state({"101": LocalLabel.MOSTLY_TRUE, "102": LocalLabel.MOSTLY_TRUE, "103": LocalLabel.NO_EVIDENCE},
-                   {"103#2": "refute", "101#0": "support", "102#0": "support"},
-                   {"103#2": "1", "101#0": "1", "102#0": "1"})
+    state = finished_state({"101": LocalLabel.MOSTLY_TRUE, "102": LocalLabel.MOSTLY_TRUE,
+                            "103": LocalLabel.NO_EVIDENCE},
+                           stances={"103#2": "refute", "101#0": "support", "102#0": "support"},
+                           assignments={"103#2": "1", "101#0": "1", "102#0": "1"})
     state.update(_aggregate(state, make_services(tmp_path)))
     c = Consensus.model_validate(state["node_consensus"]["1"])
     assert (c.support, c.oppose, c.neutral) == (2, 0, 1)
@@ -61,8 +31,8 @@ def test_the_root_takes_the_sides_the_document_labels_take(tmp_path):
 
     # one document labelled False; a classified sentence of an unlabelled document read as supporting,
     # and the False document's own sentence misread as supporting
-    state = _state({"101": LocalLabel.FALSE}, {"101#0": "support", "109#3": "support"},
-                   {"101#0": "1", "109#3": "1"})
+    state = finished_state({"101": LocalLabel.FALSE}, stances={"101#0": "support", "109#3": "support"},
+                           assignments={"101#0": "1", "109#3": "1"})
     assert GlobalLabel(state["verdict"]["weighted_label"]) is GlobalLabel.LEANING_REFUTED
     state.update(_aggregate(state, make_services(tmp_path)))
     root = Consensus.model_validate(state["node_consensus"]["root"])
@@ -74,7 +44,7 @@ def test_the_root_reads_the_verdicts_way_on_one_document(tmp_path):
     from claimscope.agent.assemble import contradictions
     from claimscope.agent.graph.steps import _aggregate
 
-    state = _state({"101": LocalLabel.MOSTLY_TRUE}, {}, {})
+    state = finished_state({"101": LocalLabel.MOSTLY_TRUE})
     assert GlobalLabel(state["verdict"]["weighted_label"]) is GlobalLabel.LEANING_SUPPORTED
     services = make_services(tmp_path)
     assert services.settings.verdict.min_node_evidence > 1
