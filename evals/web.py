@@ -294,7 +294,7 @@ def main() -> None:
 
     from claimscope.agent.web.app import background_server
     from tests.investigation_fixtures import CLAIM
-    from tests.test_web_browser import chromium_path
+    from tests.test_web_browser import chromium_path, start_session
 
     load_before = os.getloadavg()
     results: dict[str, Any] = {"setup": (
@@ -321,17 +321,8 @@ def main() -> None:
             pages += 1
 
         # guided flow through the forms, payloads in the note and a follow-up question
-        visit(f"{base}/new")
-        page.fill("#claim", CLAIM)
-        page.check('input[name="corpora"][value="fixture"]')
-        for box in page.query_selector_all('input[name="sources"]'):
-            box.set_checked(box.get_attribute("value") == "local")
-        page.select_option('select[name="depth"]', "2")
-        page.check('input[name="guided"]')
-        page.click("#new-form button[type=submit]")
-        page.wait_for_url(f"{base}/sessions/*")
-        pages += 1
-        guided_sid = page.url.rsplit("/", 1)[1]
+        guided_sid = start_session(page, base, CLAIM, guided=True, depth="2")
+        pages += 2  # the form and the session's page
         answered = []
         for point in ("claim", "sources", "hierarchy", "verdict"):
             page.wait_for_selector(f'#review-form input[name="point"][value="{point}"]', state="attached")

@@ -30,18 +30,11 @@ SLOW_CLAIM, CANCEL_CLAIM, FAIL_CLAIM = "Green tea prevents colds", "Zinc shorten
 NO_EVIDENCE_CLAIM = "Volcanic ash raises the price of Icelandic wool sweaters"
 
 
-def _start(page: Any, base: str, claim: str, *, guided: bool = False, depth: str = "2") -> str:
-    page.goto(f"{base}/new")
-    page.fill("#claim", claim)
-    page.check('input[name="corpora"][value="fixture"]')
-    for box in page.query_selector_all('input[name="sources"]'):
-        box.set_checked(box.get_attribute("value") == "local")
-    page.select_option('select[name="depth"]', depth)
-    if guided:
-        page.check('input[name="guided"]')
-    page.click("#new-form button[type=submit]")
-    page.wait_for_url(f"{base}/sessions/*")
-    return str(page.url).rsplit("/", 1)[1]
+def _start(page: Any, base: str, claim: str, *, guided: bool = False) -> str:
+    """A session started from the New form, on a two-level aspect tree (the pictures show one)."""
+    from tests.test_web_browser import start_session
+
+    return start_session(page, base, claim, guided=guided, depth="2")
 
 
 def _finished_states(browser: Any, docs: Path, screens: Path) -> None:

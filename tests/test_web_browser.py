@@ -69,18 +69,27 @@ class Watched:
         self.context.close()
 
 
-def _start(page: Any, base: str, claim: str, *, guided: bool = False, corpus: str | None = "fixture") -> None:
-    page.goto(f"{base}/new")
-    page.fill("#claim", claim)
+def where_to_look(page: Any, corpus: str | None = "fixture", depth: str = "1") -> None:
+    """Fill what the New investigation and Check a text forms share (_where_to_look.html and the
+    depth): `corpus` ticked (None: none ticked here), the local source alone, the depth."""
     if corpus:
         page.check(f'input[name="corpora"][value="{corpus}"]')
     for box in page.query_selector_all('input[name="sources"]'):
         box.set_checked(box.get_attribute("value") == "local")
-    page.select_option('select[name="depth"]', "1")
+    page.select_option('select[name="depth"]', depth)
+
+
+def start_session(page: Any, base: str, claim: str, *, guided: bool = False, corpus: str | None = "fixture",
+                  depth: str = "1") -> str:
+    """Start an investigation from the New investigation form; its session's id."""
+    page.goto(f"{base}/new")
+    page.fill("#claim", claim)
+    where_to_look(page, corpus, depth)
     if guided:
         page.check('input[name="guided"]')
     page.click("#new-form button[type=submit]")
     page.wait_for_url(f"{base}/sessions/*")
+    return str(page.url).rsplit("/", 1)[1]
 
 
 def test_progress_arrives_live_and_the_page_turns_into_the_report(browser, monkeypatch, tmp_path):
@@ -89,7 +98,7 @@ def test_progress_arrives_live_and_the_page_turns_into_the_report(browser, monke
     w = Watched(browser)
     try:
         with background_server(manager) as base:
-            _start(w.page, base, "Green tea prevents colds")
+            start_session(w.page, base, "Green tea prevents colds")
             assert w.page.get_attribute("#session", "data-live") == "yes"
             first = w.page.locator("#events li").count()
             w.page.locator("#events li").nth(first + 3).wait_for(state="attached")  # streamed in, not reloaded
@@ -117,7 +126,7 @@ def test_guided_session_report_citation_and_follow_up_in_the_browser(browser, tm
     page = w.page
     try:
         with background_server(manager) as base:
-            _start(page, base, CLAIM, guided=True)
+            start_session(page, base, CLAIM, guided=True)
             page.wait_for_selector("#review-form")
             assert page.locator("#review h2").inner_text() == "Your review: claim"
             page.fill("#extra_queries", "vitamin d colds trial")
@@ -197,7 +206,7 @@ def test_pages_have_no_console_errors_and_several_tabs_do_not_mix(browser, monke
         with background_server(manager) as base:
             claims = [f"Green tea prevents colds in cohort {i}" for i in range(3)]
             for tab, claim in zip(tabs, claims, strict=True):
-                _start(tab.page, base, claim, corpus=None)
+                start_session(tab.page, base, claim, corpus=None)
             for tab, claim in zip(tabs, claims, strict=True):
                 tab.page.wait_for_selector("#report")
                 assert tab.page.locator("h1.claim").inner_text() == claim

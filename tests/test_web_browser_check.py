@@ -11,7 +11,7 @@ from claimscope.agent.investigation import Investigator
 from claimscope.agent.runs import RunManager
 from claimscope.agent.web.app import background_server
 from tests.investigation_fixtures import make_services
-from tests.test_web_browser import Watched, browser  # noqa: F401 (the module's browser fixture)
+from tests.test_web_browser import Watched, browser, where_to_look  # noqa: F401 (the module's browser fixture)
 from tests.test_web_check import hold_second_claim
 
 pytestmark = pytest.mark.browser
@@ -24,10 +24,7 @@ TEXT = ("Vitamin D supplementation prevents respiratory infections. We believe i
 def _paste(page, base: str, text: str) -> None:
     page.goto(f"{base}/check")
     page.fill("#text", text)
-    page.check('input[name="corpora"][value="fixture"]')
-    for box in page.query_selector_all('input[name="sources"]'):
-        box.set_checked(box.get_attribute("value") == "local")
-    page.select_option('select[name="depth"]', "1")
+    where_to_look(page)
     page.click("#check-form button[type=submit]")
     page.wait_for_selector("#claims-form")
 

@@ -16,7 +16,7 @@ from claimscope.agent.runs import RunManager
 from claimscope.agent.web.app import background_server
 from tests.fixtures.sessions import stub_steps
 from tests.investigation_fixtures import CLAIM, make_services
-from tests.test_web_browser import Watched, _start, browser  # noqa: F401  (the module's browser fixture)
+from tests.test_web_browser import Watched, browser, start_session  # noqa: F401  (the module's browser fixture)
 
 pytestmark = pytest.mark.browser
 LONG_NAME = "clinical trial efficacy in adults with low baseline vitamin D levels"
@@ -32,7 +32,7 @@ def test_the_running_step_shows_its_time_and_cancel_shows_cancelling_then_cancel
         with background_server(manager) as base:
             page.goto(f"{base}/new")
             assert page.is_checked('input[name="corpora"][value="fixture"]')  # the only corpus
-            _start(page, base, "Green tea prevents colds")
+            start_session(page, base, "Green tea prevents colds")
             timer = page.locator('#steps li.running .elapsed')
             timer.wait_for()
             first = timer.inner_text()
@@ -72,7 +72,7 @@ def test_ask_is_busy_while_a_follow_up_is_answered(browser, monkeypatch, tmp_pat
     monkeypatch.setattr(ChatEngine, "call", slow_call)
     try:
         with background_server(manager) as base:
-            _start(page, base, CLAIM)
+            start_session(page, base, CLAIM)
             page.wait_for_selector("#ask-form", timeout=120_000)
             page.fill('#ask-form input[name="question"]', "show the sources that oppose")
             page.click("#ask-form button")
@@ -116,7 +116,7 @@ def test_long_aspect_names_and_keyword_lines_are_shown_whole(browser, monkeypatc
     page.set_viewport_size({"width": 900, "height": 900})
     try:
         with background_server(manager) as base:
-            _start(page, base, "Coffee causes cancer", guided=True)
+            start_session(page, base, "Coffee causes cancer", guided=True)
             sid = page.url.rsplit("/", 1)[1]
             for point in ("claim", "sources"):
                 page.wait_for_selector(f'#review-form input[name="point"][value="{point}"]', state="attached")
