@@ -487,10 +487,15 @@ def _topic(question: str, ev: ReportEvidence, limit: int = 5) -> FreeAnswer:
         return out
     by_key = {_key(t): w for w in words for t in question_terms(w)}
     order = [v["id"] for v in ev.evidence + ev.read]
-    sentences = [(d, i, s, _keys(s) | _keys(doc.title)) for d in order if (doc := ev.docs.get(d))
-                 for i, s in enumerate(doc.sentences)]
+    # (doc, index, sentence, the sentence's own keys, the keys only its document's title adds), each
+    # sentence's and title's keys read once
+    sentences: list[tuple[str, int, str, set[str], set[str]]] = []
+    for d in order:
+        if (doc := ev.docs.get(d)) is not None:
+            title = _keys(doc.title)
+            sentences += [(d, i, s, own, title - own) for i, s in enumerate(doc.sentences) for own in [_keys(s)]]
     n = max(1, len(sentences))
-    df = {k: sum(k in ks for *_, ks in sentences) for k in by_key}
+    df = {k: sum(k in own or k in title for *_, own, title in sentences) for k in by_key}
     idf = {k: math.log((n + 1) / (0.5 + df[k])) for k in by_key if df[k]}
     missing = [by_key[k] for k in by_key if not df[k]]
     said = " or ".join(f"'{w}'" for w in dict.fromkeys(missing))
@@ -501,9 +506,9 @@ def _topic(question: str, ev: ReportEvidence, limit: int = 5) -> FreeAnswer:
     need = 0.5 * sum(idf.values())
     evidence_ids = {v["id"] for v in ev.evidence}
     scored = []
-    for rank, (d, i, s, ks) in enumerate(sentences):
-        weight = sum(w for k, w in idf.items() if k in ks and k in _keys(s))  # the sentence itself names one
-        weight += sum(w for k, w in idf.items() if k in ks and k not in _keys(s)) * 0.5  # its title does
+    for rank, (d, i, s, own, title) in enumerate(sentences):
+        # a word the sentence itself names weighs fully, one only its document's title names half
+        weight = sum(w for k, w in idf.items() if k in own) + 0.5 * sum(w for k, w in idf.items() if k in title)
         if weight > 0 and weight >= need - 1e-9:
             scored.append((d not in evidence_ids, -weight, rank, d, i, s))
     scored.sort()
