@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from claimscope.agent.chat.questions import _stem, document_direction, question_terms
 from claimscope.agent.chat.wording import cite, count, title_text
+from claimscope.agent.report.common import population_cell
+from claimscope.agent.report.model import DocumentView
 from claimscope.tools.appraise.study_design import Design, design_name, design_sentence
 from claimscope.tools.models import Document, SentenceKey
 from claimscope.tools.read.hierarchy.terms import _terms
@@ -297,8 +299,9 @@ def _field_value(facet: str, v: dict[str, Any]) -> str | None:
         parts = [p for p in (v.get("intervention"), v.get("comparator")) if p]
         return " compared with ".join(parts) if parts else None
     value = v.get(facet)
-    if facet == "population" and value and v.get("sample_size") is not None:
-        return f"{value} (n = {v['sample_size']})"
+    if facet == "population" and value:
+        # the evidence table's own cell, so that the answer and the table say the same
+        return population_cell(DocumentView.model_construct(population=value, sample_size=v.get("sample_size")))
     return str(value) if value else None
 
 
