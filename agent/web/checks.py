@@ -19,7 +19,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import anyio
 from markupsafe import Markup
 from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
@@ -47,14 +46,13 @@ from claimscope.agent.web.context import WebContext
 from claimscope.agent.web.decisions import CLAIM_EDITS_EXAMPLE, claim_edits_from_form
 from claimscope.agent.web.messages import log, plain
 from claimscope.agent.web.options import form_options, form_values
-from claimscope.agent.web.routes import form_choices
+from claimscope.agent.web.routes import EXPORTS, _blocking, form_choices
 from claimscope.agent.web.security import checked_form
 from claimscope.tools.errors import InputError
 from claimscope.tools.find.ingest import read_text_file
 from claimscope.tools.text.text_guard import strip_control
 
 TEXT_SUFFIXES = (".txt", ".md", ".pdf")
-EXPORTS = {"md": "text/markdown; charset=utf-8", "json": "application/json", "html": "text/html; charset=utf-8"}
 # Events kept per running check for the page (the last ones; a claim's steps are a few dozen).
 MAX_EVENTS = 500
 
@@ -229,7 +227,7 @@ def check_routes(ctx: WebContext) -> list[Route]:
             "options": record.options, **extra,
         }
         if record.status == "extracted" and status == "extracted":
-            values["review_text"] = _review_marks(record)
+            values["review_text"] = text_pieces(record.text, record.claims)
         elif record.outcomes:
             # The renderer escapes every text it puts in (agent/report/text_render.py): trusted markup.
             style, body = marked_text_html(report, _session_link)
@@ -309,10 +307,6 @@ def check_routes(ctx: WebContext) -> list[Route]:
 
 # ---------------------------------------------------------------------------------- helpers
 
-async def _blocking(fn: Any) -> Any:
-    return await anyio.to_thread.run_sync(fn)
-
-
 def _session_link(claim: Any) -> str | None:
     """A checked claim's session page: its full report, exports and follow-up questions."""
     return f"/sessions/{claim.session_id}" if claim.session_id else None
@@ -347,8 +341,3 @@ async def _read_text(ctx: WebContext, form: FormData, pasted: str) -> tuple[str,
                 raise InputError(str(exc).replace(path.name, name).replace(str(path), name)) from exc
 
     return await _blocking(read), name[-100:]
-
-
-def _review_marks(record: CheckRecord) -> list[tuple[str, Any]]:
-    """The text cut into (words, claim) pieces for the review: each claim's span with its claim."""
-    return text_pieces(record.text, record.claims)
