@@ -412,7 +412,7 @@ def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | 
     read = ICO(intervention=_cell(read.intervention), comparator=_cell(read.comparator), outcome=_cell(read.outcome))
     if not (read.intervention and read.comparator):
         read = read.merged(ico_from_abstract(sentences))
-    named = title_ico(title) if title else ICO()
+    named = title_ico(title)
     if not (read.intervention and read.outcome):
         read = read.merged(named)
     if claim:
@@ -822,18 +822,17 @@ def extract_population(title: str | None, sentences: Sequence[str]) -> str | Non
 # Laboratory work names its organism rather than a group of people: "mice lacking VGLUT2", "Drosophila
 # Dicer-2", "Arabidopsis mutants". Named in the title or at least twice in the abstract, it is the
 # system studied; one passing mention is often earlier work ("as shown in mice").
-_ORGANISMS = {
+_ORGANISMS = {name: re.compile(pattern, _I) for name, pattern in {
     "mice": r"\bmice\b|\bmouse\b|\bmurine\b", "rats": r"\brats?\b", "Drosophila": r"\bDrosophila\b|\bfruit\s+fl(?:y|ies)\b",
     "Arabidopsis": r"\bArabidopsis\b", "C. elegans": r"\bC\.\s*elegans\b|\bCaenorhabditis\b", "zebrafish": r"\bzebrafish\b",
     "yeast": r"\byeasts?\b|\bSaccharomyces\b", "E. coli": r"\bE\.\s*coli\b|\bEscherichia\s+coli\b",
     "rhesus monkeys": r"\brhesus\b|\bmacaques?\b",
-}
+}.items()}
 
 
 def _organism(title: str | None, body: str) -> str | None:
     """The organism a laboratory study names most (in its title, or twice in its abstract), else None."""
-    counts = {name: 3 * len(re.findall(p, title or "", _I)) + len(re.findall(p, body, _I))
-              for name, p in _ORGANISMS.items()}
+    counts = {name: 3 * len(p.findall(title or "")) + len(p.findall(body)) for name, p in _ORGANISMS.items()}
     name, n = max(counts.items(), key=lambda kv: kv[1])
     return name if n >= 2 else None
 
@@ -879,17 +878,30 @@ _TITLE_TEMPLATES: list[re.Pattern[str]] = [
 ]
 
 
+_WORD = re.compile(r"[A-Za-z][\w-]*")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:-[A-Z]?[a-z]+)*\b")
+# A template's subject that is no exposure: cut before its object ("... with"), a measure or a kind of
+# paper ("Incidence and risk of ..."), or a clause ("X is ..."); a verb title's subject holding a
+# preposition is a clause too ("ADAR1 forms a complex with Dicer").
+_NOT_TITLE_SUBJECT = re.compile(r"\s(?:to|through|via|by|with|of|and)$|^(?:incidence|prevalence|risk|rates?|frequency|"
+                                r"trends?|patterns?|characteristics|analysis|comparison|overview|review)\b|"
+                                r"\b(?:correlates?|is|are|was|were|may|might|can|could)\b", _I)
+_VERB_SUBJECT_CLAUSE = re.compile(r"\b(?:through|to|via|with)\b", _I)
+_TITLE_ARMS = re.compile(r"\s+(?:compared\s+(?:with|to)|versus|vs\.?)\s+", _I)
+_SECOND_VERB = re.compile(r"\s+and\s+" + _TITLE_VERB + r"\b.*$", _I)
+
+
 def title_ico(title: str | None) -> ICO:
     """What a study's title says it compares: the intervention or exposure, a comparator ("X versus Y")
     and the outcome; fields it does not name are None."""
     if not title:
         return ICO()
     text = _first_sentence(title).strip()
-    words = [w for w in re.findall(r"[A-Za-z][\w-]*", text) if len(w) > 3]
+    words = [w for w in _WORD.findall(text) if len(w) > 3]
     if words and sum(w[0].isupper() for w in words) >= 0.6 * len(words):
         # A title in Title Case: its capitals are the style, not names ("Birth Size and Breast Cancer
         # Risk" -> "birth size", "breast cancer risk"); acronyms and mixed-case names keep theirs.
-        text = re.sub(r"\b[A-Z][a-z]+(?:-[A-Z]?[a-z]+)*\b", lambda m: m.group(0).lower(), text)
+        text = _CAPITALISED.sub(lambda m: m.group(0).lower(), text)
     for pattern in _TITLE_TEMPLATES:
         m = pattern.search(text)
         if not m:
@@ -897,16 +909,12 @@ def title_ico(title: str | None) -> ICO:
         fields = m.groupdict()
         subject = fields.get("i") or ""
         verb_title = pattern is _TITLE_TEMPLATES[-1]
-        if re.search(r"\s(?:to|through|via|by|with|of|and)$", subject, _I) \
-                or re.match(r"(?:incidence|prevalence|risk|rates?|frequency|trends?|patterns?|characteristics|"
-                            r"analysis|comparison|overview|review)\b", subject, _I) \
-                or re.search(r"\b(?:correlates?|is|are|was|were|may|might|can|could)\b", subject, _I) \
-                or (verb_title and re.search(r"\b(?:through|to|via|with)\b", subject, _I)):
+        if _NOT_TITLE_SUBJECT.search(subject) or (verb_title and _VERB_SUBJECT_CLAUSE.search(subject)):
             continue
         # "Oral semaglutide compared with placebo" names both arms; "... signalling and regulates
         # neuronal death" ends the outcome at its second verb.
-        arms = re.split(r"\s+(?:compared\s+(?:with|to)|versus|vs\.?)\s+", subject, maxsplit=1, flags=_I)
-        outcome = re.sub(r"\s+and\s+" + _TITLE_VERB + r"\b.*$", "", fields.get("o") or "", flags=_I)
+        arms = _TITLE_ARMS.split(subject, maxsplit=1)
+        outcome = _SECOND_VERB.sub("", fields.get("o") or "")
         read = ICO(intervention=_arm(arms[0]), comparator=_arm(fields.get("c") or (arms[1] if len(arms) > 1 else None)),
                    outcome=_outcome(outcome))
         if read.intervention and (read.outcome or read.comparator):
