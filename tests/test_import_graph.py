@@ -12,6 +12,8 @@ import ast
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 TOPS = ("agent", "tools", "prompts")
 
@@ -121,26 +123,30 @@ def import_circles() -> list[frozenset[str]]:
     return circles
 
 
+def _repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> None:
+    """A made-up repository of `files` (path -> source), read by the checks here instead of this one."""
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+
+
 def test_the_reader_sees_a_circle(tmp_path, monkeypatch):
     """The graph reader follows relative, function-level and `from package import module` imports
     into a circle; an import under `if TYPE_CHECKING:` closes none."""
-    for rel, text in {
+    _repository(tmp_path, monkeypatch, {
         "agent/web/app.py": "from . import routes\n",
         "agent/web/routes.py": "def f():\n    from claimscope.agent.web import app\n",
         "agent/cli/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from claimscope.agent.cli import b\n",
         "agent/cli/b.py": "from claimscope.agent.cli import a\n",
-    }.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    (tmp_path / "agent/web/__init__.py").write_text("")
-    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+        "agent/web/__init__.py": "",
+    })
     assert import_circles() == [frozenset({"claimscope.agent.web.app", "claimscope.agent.web.routes"})]
 
 
 def test_no_import_circles():
     circles = [sorted(c) for c in import_circles()]
     assert not circles, f"modules that import each other (break the circle by moving code): {circles}"
-
 
 
 # Highest first: a module may import its own layer and the layers after it, never one before.
@@ -176,17 +182,14 @@ def upward_imports() -> list[str]:
 def test_the_layer_reader_sees_an_upward_import(tmp_path, monkeypatch):
     """A prompt that imports a tool, inside a function, and a store module that imports a reader are
     both found; the same import under `if TYPE_CHECKING:` is not."""
-    for rel, text in {
+    _repository(tmp_path, monkeypatch, {
         "prompts/p.py": "def f():\n    from claimscope.tools.t import x\n",
         "prompts/q.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from claimscope.tools.t import x\n",
         "tools/t.py": "",
         "tools/find/s.py": "from claimscope.tools.read import r\n",
         "tools/read/r.py": "from claimscope.tools.find import s\n",
         "agent/a.py": "", "evals/e.py": "from claimscope.agent import a\n",
-    }.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    })
     assert upward_imports() == ["claimscope.prompts.p -> claimscope.tools.t",
                                 "claimscope.tools.find.s -> claimscope.tools.read.r (a later stage)"]
 
@@ -268,7 +271,7 @@ def test_the_function_import_reader_needs_a_reason(tmp_path, monkeypatch):
     """A function's import of the standard library or of a light module is flagged, one that dodges a
     circle too; of torch, or of a module that imports torch at its top, it is not; nor is one inside
     agent/cli/."""
-    for rel, text in {
+    _repository(tmp_path, monkeypatch, {
         "tools/light.py": "",
         "tools/model.py": "import torch\n",
         "tools/user.py": ("def f():\n    import json\n\ndef g():\n    import torch\n\n"
@@ -277,10 +280,7 @@ def test_the_function_import_reader_needs_a_reason(tmp_path, monkeypatch):
         "agent/cli/c.py": "def f():\n    import json\n",
         "agent/web/app.py": "def f():\n    import json\n    from claimscope.agent.web import routes\n",
         "agent/web/routes.py": "from claimscope.agent.web import app\n",
-    }.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    })
     assert unexplained_function_imports() == ["agent/web/app.py:2 -> json",
                                               "agent/web/app.py:3 -> claimscope.agent.web.routes",
                                               "tools/user.py:2 -> json", "tools/user.py:8 -> claimscope.tools.light"]
