@@ -263,10 +263,9 @@ def extractive_explanation(
                 cands.append((k, text, a))
     if not cands:
         return Explanation(mode="extractive", warnings=["No cited evidence sentence is available to quote."])
-    # Aims, methods and background are no findings (wording.states_a_finding): offered only when a
-    # document's label cites nothing else.
-    if any(states_a_finding(text) for _, text, _ in cands):
-        cands = [c for c in cands if states_a_finding(c[1])]
+    # Aims, methods and background are no findings (wording.states_a_finding): offered only when no
+    # cited sentence states one.
+    cands = [c for c in cands if states_a_finding(c[1])] or cands
     if scorer is not None:
         results = scorer.predict([(claim, text) for _, text, _ in cands])
         agree = [r.signed * _sign(a.score) for r, (_, _, a) in zip(results, cands, strict=True)]
