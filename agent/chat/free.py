@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, Literal
 
 from claimscope.agent.chat.questions import _stem, document_direction, question_terms
-from claimscope.agent.chat.wording import cite, count, title_text
+from claimscope.agent.chat.wording import cite, count, listed, title_text
 from claimscope.agent.report.common import population_cell
 from claimscope.agent.report.model import DocumentView
 from claimscope.tools.appraise.study_design import Design, design_name, design_sentence
@@ -201,12 +202,10 @@ def _design_of(v: dict[str, Any]) -> Design | None:
 
 def _designs_said(views: list[dict[str, Any]]) -> str:
     """'2 RCTs, 1 cohort study and 1 of unknown design'."""
-    counts: dict[Design | None, int] = {}
-    for v in views:
-        counts[_design_of(v)] = counts.get(_design_of(v), 0) + 1
+    counts = Counter(_design_of(v) for v in views)
     order = [d for d in Design if d in counts] + ([None] if None in counts else [])
-    parts = [f"{counts[d]} {design_name(d, counts[d])}" if d else f"{counts[d]} of unknown design" for d in order]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return listed([f"{counts[d]} {design_name(d, counts[d])}" if d else f"{counts[d]} of unknown design"
+                   for d in order])
 
 
 def _design_key(ev: ReportEvidence, v: dict[str, Any]) -> list[str]:

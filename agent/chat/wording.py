@@ -32,6 +32,11 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def listed(parts: list[str]) -> str:
+    """'a, b and c' (one part alone as it is)."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def verb(direction: Direction, n: int) -> str:
     """The verb phrase for `n` sources (or sentences) pointing in `direction`, agreeing in number."""
     one = n == 1
@@ -43,8 +48,7 @@ def verb(direction: Direction, n: int) -> str:
 def tally(counts: dict[str, int]) -> str:
     """'3 support the claim, 1 is neutral and 2 oppose it' (parts with no sentence left out)."""
     parts = [f"{counts[d]} {verb(d, counts[d])}" for d in ("support", "neutral", "oppose") if counts.get(d)]
-    parts = [parts[0]] + [p.replace(" the claim", " it") for p in parts[1:]]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return listed([parts[0]] + [p.replace(" the claim", " it") for p in parts[1:]])
 
 
 def others(by_dir: dict[Direction, list[dict[str, Any]]], skip: Direction) -> str:
