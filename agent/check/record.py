@@ -62,6 +62,10 @@ class CheckRecord(BaseModel):
         """The check-worthy claims without an outcome that ends them (cancelled ones run again)."""
         return [c for c in self.to_check() if c.id not in self.outcomes or self.outcomes[c.id].status == "cancelled"]
 
+    def done(self) -> int:
+        """How many check-worthy claims have an outcome that ends them (what progress counts)."""
+        return len(self.to_check()) - len(self.remaining())
+
 
 class CheckStore:
     """Checks saved as JSON files in one folder of the data directory."""

@@ -112,8 +112,7 @@ def check(
         from claimscope.agent.services import Services
 
         for rec in CheckStore(Services().settings).list():
-            done = sum(o.status != "cancelled" for o in rec.outcomes.values())
-            typer.echo(f"{rec.id}  {rec.status:<11}  {done}/{len(rec.to_check())} claims  {rec.source or '-'}  "
+            typer.echo(f"{rec.id}  {rec.status:<11}  {rec.done()}/{len(rec.to_check())} claims  {rec.source or '-'}  "
                        f"{rec.created_at}")
         return
     if resume is None and source is None:

@@ -174,8 +174,7 @@ def check_routes(ctx: WebContext) -> list[Route]:
         choices["defaults"] = {**choices["defaults"], "text": "", **given}
         saved = []
         for rec in checks.store.list()[:20]:
-            done = sum(o.status != "cancelled" for o in rec.outcomes.values())
-            saved.append({"id": rec.id, "source": rec.source, "status": checks.status(rec), "done": done,
+            saved.append({"id": rec.id, "source": rec.source, "status": checks.status(rec), "done": rec.done(),
                           "total": len(rec.to_check()), "created": rec.created_at,
                           "start": " ".join(rec.text[:90].split())})
         return {**choices, "saved": saved, "suffixes": TEXT_SUFFIXES, "max_chars": settings.check.max_text_chars,
@@ -220,8 +219,7 @@ def check_routes(ctx: WebContext) -> list[Route]:
         values: dict[str, Any] = {
             "summary": summary_line(report) if record.outcomes else "",
             "record": record, "check_status": status, "claims": claims, "line": latest.line() if latest else "",
-            "done": sum(record.outcomes.get(c.id) is not None and record.outcomes[c.id].status != "cancelled"
-                        for c in record.to_check()),
+            "done": record.done(),
             "total": len(record.to_check()), "error": extra.pop("error", None) or checks.error(record.id),
             "max_claims": settings.check.max_claims, "edits_example": CLAIM_EDITS_EXAMPLE,
             "options": record.options, **extra,
