@@ -151,10 +151,14 @@ def sentence_pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
+# A piece that opens this way continues the clause before it.
+_CONTINUATION = re.compile(r"(?:by|from|to|than|with|and|or|for)\b", re.I)
+
+
 def _is_clause(piece: str) -> bool:
     """Whether `piece` holds a clause of its own: a subject before a verb (not the rest of a
     clause before it: "and by 44.2% of residents for patients discharged home")."""
-    if re.match(r"(?:by|from|to|than|with|and|or|for)\b", piece.strip(), re.I):
+    if _CONTINUATION.match(piece.strip()):
         return False
     return len(piece.split()) >= MIN_CLAIM_WORDS - 1 and has_verb(piece, with_subject=True)
 

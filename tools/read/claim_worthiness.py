@@ -107,16 +107,17 @@ _PASSIVE_METHOD = re.compile(
 )
 
 
+# A word that opens a subordinate or relative clause: a passive method verb after one is not the
+# main clause's ("... after a forced dilation was performed").
+_SUBORDINATE = re.compile(r"\b(?:after|when|if|before|once|until|because|since|as|while|where|unless|who|which|that)\b",
+                          re.I)
+
+
 def _is_method(claim: str) -> bool:
     if _METHOD.search(claim):
         return True
-    # A passive method verb of the main clause ("Nystagmus was analysed using ..."), not one inside a
-    # subordinate or relative clause ("... after a forced dilation was performed").
-    for m in _PASSIVE_METHOD.finditer(claim):
-        if not re.search(r"\b(?:after|when|if|before|once|until|because|since|as|while|where|unless|who|which|that)\b",
-                         claim[:m.start()], re.I):
-            return True
-    return False
+    # A passive method verb of the main clause ("Nystagmus was analysed using ...").
+    return any(not _SUBORDINATE.search(claim, 0, m.start()) for m in _PASSIVE_METHOD.finditer(claim))
 
 
 # A study's sample or setting: "A total of 3910 members received ...", "Sixty-eight patients
@@ -187,10 +188,15 @@ _NOT_VERB_ENDINGS = ("ing", "ly", "al", "ic", "ive", "ous", "ent", "ant", "ary",
                      "able", "ible", "th", "gy", "sis")
 
 
+# The words of a statement, with the commas and brackets that tell a verb from a noun after them.
+_WORD_OR_MARK = re.compile(r"[\w'’-]+|[,(]")
+_WORD = re.compile(r"[A-Za-z0-9][\w'’\-]*")
+
+
 def guessed_verb(text: str) -> int | None:
     """The offset of a word shaped like a finite verb after its subject ("DUSP4 decreases
     apoptosis", "68 patients fulfilled the criteria"), for verbs the grammar does not know."""
-    words = [(m.group(0), m.start()) for m in re.finditer(r"[\w'’-]+|[,(]", text.rstrip(".!?"))]
+    words = [(m.group(0), m.start()) for m in _WORD_OR_MARK.finditer(text.rstrip(".!?"))]
     for i in range(1, len(words) - 1):
         (w, at), before, after = words[i], words[i - 1][0].lower(), words[i + 1][0].lower()
         prev = words[i - 1][0]
@@ -229,7 +235,7 @@ def subject_of(text: str) -> str:
 
 def judge(text: str) -> tuple[Category, str]:
     """The category of one claim's wording and the reason it is (or is not) check-worthy."""
-    words = re.findall(r"[A-Za-z0-9][\w'’\-]*", text)
+    words = _WORD.findall(text)
     stripped = text.strip().strip("\"'“”‘’")
     if stripped.endswith("?"):
         return "question", REASONS["question"]
