@@ -39,6 +39,7 @@ from claimscope.agent.chat.wording import (
     others,
     review_prompt,
     sentence_start,
+    source_text,
     summary_text,
     tally,
     title_text,
@@ -384,10 +385,8 @@ class ChatEngine:
                              f"({others(by_dir, direction)}).")
             for d in chosen:
                 keys = document_keys(state, d)
-                year = f" ({d['year']})" if d.get("year") else ""
                 why = f" {d['label_explanation']}" if d.get("label_explanation") else ""
-                lines.append(f"- {d['id']} {title_text(d.get('title'))}{year}: "
-                             f"{d.get('local_label') or 'not labelled'}.{why}{cite(keys)}")
+                lines.append(f"- {source_text(d)}: {d.get('local_label') or 'not labelled'}.{why}{cite(keys)}")
                 cites += keys
         if want in ("support", "oppose"):
             shown = {d["id"] for d in by_dir[want]}

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from claimscope.agent.chat.questions import _stem, document_direction, question_terms
-from claimscope.agent.chat.wording import cite, count, listed, title_text
+from claimscope.agent.chat.wording import cite, count, listed, source_text, top_aspects
 from claimscope.agent.report.common import population_cell
 from claimscope.agent.report.model import DocumentView
 from claimscope.tools.appraise.study_design import Design, design_name, design_sentence
@@ -152,12 +152,8 @@ class ReportEvidence:
         return (f"{e} of the {count(n, 'document')} in the report {'gives' if e == 1 else 'give'} evidence on "
                 f"the claim.")
 
-    def source(self, v: dict[str, Any]) -> str:
-        year = f" ({v['year']})" if v.get("year") else ""
-        return f"{v['id']} {title_text(v.get('title'))}{year}"
-
     def labelled(self, v: dict[str, Any]) -> str:
-        return f"{self.source(v)} ({v.get('local_label') or 'not labelled'})"
+        return f"{source_text(v)} ({v.get('local_label') or 'not labelled'})"
 
     def sentence_with(self, doc_id: str, phrase: str) -> str | None:
         """The key of the first sentence of `doc_id` that states `phrase` (all its words), if any."""
@@ -397,14 +393,10 @@ def _consistency(ev: ReportEvidence) -> FreeAnswer:
         way = "support" if sup else "oppose"
         out.add(f"Yes: all {n} sources that give evidence on the claim {way} it.")
     _finding_lines(ev, sup + opp, out)
-    split = [nd for nd in _top_aspects(ev.report) if (nd.get("consensus") or {}).get("label") == "controversial"]
+    split = [nd for nd in top_aspects(ev.report) if (nd.get("consensus") or {}).get("label") == "controversial"]
     if split:
         out.add("Aspects the report labels controversial: " + "; ".join(f"'{nd['name']}'" for nd in split) + ".")
     return out
-
-
-def _top_aspects(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [n for n in (report.get("hierarchy") or {}).get("nodes", []) if n["id"] != "root" and "." not in n["id"]]
 
 
 def _strength(ev: ReportEvidence) -> FreeAnswer:
@@ -449,9 +441,9 @@ def _limitations(ev: ReportEvidence) -> FreeAnswer:
             out.add(f"- {ev.labelled(v)} is retracted")
         elif v.get("disagreement"):
             out.add(f"- {ev.labelled(v)}: two readings of it disagree")
-    thin = [nd["name"] for nd in _top_aspects(ev.report)
+    thin = [nd["name"] for nd in top_aspects(ev.report)
             if (nd.get("consensus") or {}).get("label") in (None, "", "insufficient evidence")]
-    split = [nd["name"] for nd in _top_aspects(ev.report) if (nd.get("consensus") or {}).get("label") == "controversial"]
+    split = [nd["name"] for nd in top_aspects(ev.report) if (nd.get("consensus") or {}).get("label") == "controversial"]
     if thin:
         out.add("- Aspects with insufficient evidence: " + "; ".join(f"'{x}'" for x in thin) + ".")
     if split:

@@ -22,6 +22,17 @@ def title_text(title: str | None) -> str:
     return (title or "").strip().rstrip(".").strip() or "untitled"
 
 
+def source_text(view: dict[str, Any]) -> str:
+    """A report document as an answer names it: "102 Monthly high-dose vitamin D ... (2017)"."""
+    year = f" ({view['year']})" if view.get("year") else ""
+    return f"{view['id']} {title_text(view.get('title'))}{year}"
+
+
+def top_aspects(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's aspects directly under the claim (its hierarchy's first level)."""
+    return [n for n in (report.get("hierarchy") or {}).get("nodes", []) if n["id"] != "root" and "." not in n["id"]]
+
+
 def sentence_start(text: str) -> str:
     """`text` opening with a capital, as an answer shown on its own (messages are written lower-case to
     read inside other sentences)."""
@@ -83,10 +94,9 @@ def summary_text(report: dict[str, Any]) -> str:
     score = w.get("score")
     lines = [f"Verdict: {w.get('label', 'n/a')}"
              + (f" (score {score:+.2f}, confidence {v.get('confidence', 0):.2f})" if score is not None else "")]
-    for node in report.get("hierarchy", {}).get("nodes", []):
-        if node["id"] != "root" and "." not in node["id"]:
-            c = node.get("consensus") or {}
-            lines.append(f"  [{node['id']}] {node['name']}: {c.get('label', 'n/a')}")
+    for node in top_aspects(report):
+        c = node.get("consensus") or {}
+        lines.append(f"  [{node['id']}] {node['name']}: {c.get('label', 'n/a')}")
     for s in report.get("explanation", {}).get("sentences", []):
         keys = ", ".join(str(SentenceKey.sentence(c['doc_id'], c['sentence'])) for c in s.get("citations", []))
         flag = "" if s.get("status") == "supported" else " (interpretation)"
