@@ -6,7 +6,7 @@ checking, with the reason. Versioned like the claim report (its own SCHEMA_VERSI
 from __future__ import annotations
 
 import json
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -91,7 +91,7 @@ class TextReport(BaseModel):
     def counts(self) -> dict[str, int]:
         """Claims per verdict, in the verdicts' order."""
         out: dict[str, int] = {}
-        for verdict in ("supported", "refuted", "mixed", "insufficient evidence", "not checked"):
+        for verdict in get_args(CheckVerdict):
             n = sum(c.verdict == verdict for c in self.claims)
             if n:
                 out[verdict] = n
