@@ -48,7 +48,7 @@ def test_review_progress_and_the_marked_text_in_the_browser(browser, tmp_path, m
             page.wait_for_selector('#check-claims li[data-claim="c1"].done')
             assert page.locator("#check-count").inner_text() == "1 of 2"
             assert page.locator("#check-line").inner_text().startswith("claim ")
-            page.click("#check-cancel button")
+            page.click("#cancel-form button")
             page.wait_for_selector("#check-status.st-cancelling", timeout=10_000)
             release.set()
             page.wait_for_selector("#check-status.st-cancelled")
