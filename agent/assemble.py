@@ -97,7 +97,7 @@ def build_report(state: InvestigationState, services: Services) -> Report:
     return Report(
         claim=claim_of(state),
         anti_claim=analysis.get("anti_claim"),
-        anti_claim_found=_anti_claim_found(state, documents) if analysis.get("anti_claim") else None,
+        anti_claim_found=anti_claim_found(state, [d.id for d in documents]) if analysis.get("anti_claim") else None,
         sub_claims=list(analysis.get("sub_claims", [])),
         claim_type=str(analysis.get("claim_type", "")),
         claim_kind=str(analysis.get("claim_kind", "")),
@@ -123,12 +123,12 @@ def build_report(state: InvestigationState, services: Services) -> Report:
     )
 
 
-def _anti_claim_found(state: InvestigationState, documents: list[DocumentView]) -> AntiClaimFound:
-    """The documents only the opposite claim's search found, so the report shows what that search added."""
+def anti_claim_found(state: InvestigationState, report_ids: Iterable[str]) -> AntiClaimFound:
+    """The documents only the opposite claim's search found, and which of `report_ids` (the report's
+    documents) they are, so the report shows what that search added."""
     gathered = gathered_documents(state)
-    only = [d for d, rec in gathered.items() if list(rec.get("found_by") or []) == ["anti_claim"]]
-    return AntiClaimFound(gathered=len(gathered), only=len(only),
-                          in_report=[d.id for d in documents if d.id in set(only)])
+    only = {d for d, rec in gathered.items() if list(rec.get("found_by") or []) == ["anti_claim"]}
+    return AntiClaimFound(gathered=len(gathered), only=len(only), in_report=[d for d in report_ids if d in only])
 
 
 def contradictions(state: InvestigationState) -> list[str]:

@@ -181,3 +181,20 @@ def test_one_source_with_evidence_is_said_as_one() -> None:
     assert answer_free("Were any randomized trials among the evidence?", one).text.splitlines() == [
         "No: the one source that gives evidence on the claim is not an RCT (it is an in vitro study).",
         "The other document read is not an RCT either."]
+
+
+def test_a_report_written_before_it_counted_the_opposite_search_is_answered_in_the_same_figures(
+        evidence, monkeypatch) -> None:
+    """A stored report without anti_claim_found: the chat counts from the state as the report does."""
+    engine, _ = evidence
+    state = engine._state()
+    now = engine.anti_claim_contribution().text
+    older = {**state, "report": {k: v for k, v in state["report"].items() if k != "anti_claim_found"}}
+    monkeypatch.setattr(engine, "_state", lambda: older)
+    assert engine.anti_claim_contribution().text == now
+    # one of the report's documents found by the opposite claim's search alone is counted and named
+    first = state["report"]["documents"][0]["id"]
+    older["documents"] = {**state["documents"], first: {**state["documents"][first], "found_by": ["anti_claim"]}}
+    lines = engine.anti_claim_contribution().text.splitlines()
+    assert f"found 1 of the {len(state['documents'])} documents gathered" in lines[0]
+    assert lines[0].endswith("1 of them is among the report's documents:") and lines[1].startswith(f"- {first} ")

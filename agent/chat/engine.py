@@ -13,6 +13,7 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
+from claimscope.agent.assemble import anti_claim_found
 from claimscope.agent.bounds import DEPTH_MAX
 from claimscope.agent.chat.free import ReportEvidence, answer_free, free_facet
 from claimscope.agent.chat.questions import (
@@ -522,16 +523,13 @@ class ChatEngine:
         documents added to the verdict."""
         state = self._state()
         report = self._report()
-        found = report.get("anti_claim_found")
-        if found is None:  # a report written before it said so: the same figures from the state
-            docs = gathered_documents(state)
-            only_ids = [d for d, v in docs.items() if v.get("found_by") == ["anti_claim"]]
-            found = {"gathered": len(docs), "only": len(only_ids),
-                     "in_report": [d["id"] for d in report.get("documents", []) if d["id"] in set(only_ids)]}
         anti = str(report.get("anti_claim") or analysis_record(state).get("anti_claim") or "")
         if not anti:
             return ChatReply(text="This investigation did not search for the opposite claim.",
                              tool="anti_claim_contribution")
+        found = report.get("anti_claim_found")
+        if found is None:  # a report written before it said so: the same figures, as the report counts them
+            found = anti_claim_found(state, [d["id"] for d in report.get("documents", [])]).model_dump()
         by_id = {d["id"]: d for d in report.get("documents", [])}
         shown = [by_id[d] for d in found["in_report"] if d in by_id]
         search = f'The search for the opposite claim ("{anti.strip().rstrip(".")}")'
