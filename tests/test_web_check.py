@@ -111,6 +111,20 @@ def test_paste_review_run_and_the_marked_text(app):
     assert f'href="/checks/{cid}"' in app.get("/check").text
 
 
+def test_the_status_poll_does_not_render_the_marked_text(app, monkeypatch):
+    cid = _check_id(_submit(app))
+    assert _review(app, cid, **{"check-c1": "1", "check-c3": "1"}).status_code == 303
+    _wait(app, cid)
+
+    def rendered(*args: Any) -> Any:
+        raise AssertionError("the status poll rendered the marked text")
+
+    # Polled every second while a check runs: its progress only, not the page's HTML report.
+    monkeypatch.setattr("claimscope.agent.web.checks.marked_text_html", rendered)
+    status = app.get(f"/checks/{cid}/status").json()
+    assert status["done"] == 2 and all(c["verdict"] for c in status["claims"])
+
+
 def test_an_upload_is_read_and_bad_files_are_one_line_refusals_that_keep_the_text(app):
     cid = _check_id(_submit(app, "", files={"file": ("release.md", TEXT.encode(), "text/markdown")}))
     assert "release.md" in app.get(f"/checks/{cid}").text

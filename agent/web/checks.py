@@ -207,24 +207,30 @@ def check_routes(ctx: WebContext) -> list[Route]:
             await form.close()
         return RedirectResponse(f"/checks/{record.id}", status_code=303)
 
-    def view(record: CheckRecord, **extra: Any) -> dict[str, Any]:
+    def progress(record: CheckRecord) -> dict[str, Any]:
+        """Where the check stands, claim by claim: what the status poll sends and the page shows."""
         status = checks.status(record)
         job = checks.active(record.id)
         report = text_report(record)
         steps = job.current_steps() if job else {}
         latest = job.latest() if job else None
-        claims = [{"claim": c, "outcome": record.outcomes.get(c.id),
-                   "view": next((v for v in report.claims if v.id == c.id), None),
-                   "step": steps.get(c.id, "")} for c in record.to_check()]
-        values: dict[str, Any] = {
+        # The report lists the check-worthy claims in the record's order.
+        claims = [{"claim": c, "outcome": record.outcomes.get(c.id), "view": v, "step": steps.get(c.id, "")}
+                  for c, v in zip(record.to_check(), report.claims, strict=True)]
+        return {"report": report, "check_status": status, "claims": claims, "line": latest.line() if latest else "",
+                "done": record.done(), "total": len(claims)}
+
+    def view(record: CheckRecord, **extra: Any) -> dict[str, Any]:
+        """The check page's values: the progress, and the review form or the marked text."""
+        values = progress(record)
+        report = values.pop("report")
+        values.update({
             "summary": summary_line(report) if record.outcomes else "",
-            "record": record, "check_status": status, "claims": claims, "line": latest.line() if latest else "",
-            "done": record.done(),
-            "total": len(record.to_check()), "error": extra.pop("error", None) or checks.error(record.id),
+            "record": record, "error": extra.pop("error", None) or checks.error(record.id),
             "max_claims": settings.check.max_claims, "edits_example": CLAIM_EDITS_EXAMPLE,
             "options": record.options, **extra,
-        }
-        if record.status == "extracted" and status == "extracted":
+        })
+        if record.status == "extracted" and values["check_status"] == "extracted":
             values["review_text"] = text_pieces(record.text, record.claims)
         elif record.outcomes:
             # The renderer escapes every text it puts in (agent/report/text_render.py): trusted markup.
@@ -237,12 +243,13 @@ def check_routes(ctx: WebContext) -> list[Route]:
         return page("check.html", **await _blocking(lambda: view(record)))
 
     async def check_status(request: Request) -> Response:
+        # Polled every second while a check runs: the progress only, not the marked text's HTML.
         record = await _blocking(lambda: checks.load(request.path_params["cid"]))
-        values = await _blocking(lambda: view(record))
+        values = await _blocking(lambda: progress(record))
         return JSONResponse({
             "status": values["check_status"], "line": values["line"], "done": values["done"], "total": values["total"],
             "claims": [{"id": c["claim"].id, "step": c["step"],
-                        "verdict": c["view"].verdict if c["view"] is not None and c["outcome"] is not None else ""}
+                        "verdict": c["view"].verdict if c["outcome"] is not None else ""}
                        for c in values["claims"]]})
 
     async def check_claims(request: Request) -> Response:
