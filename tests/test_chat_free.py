@@ -198,3 +198,15 @@ def test_a_report_written_before_it_counted_the_opposite_search_is_answered_in_t
     lines = engine.anti_claim_contribution().text.splitlines()
     assert f"found 1 of the {len(state['documents'])} documents gathered" in lines[0]
     assert lines[0].endswith("1 of them is among the report's documents:") and lines[1].startswith(f"- {first} ")
+
+
+@pytest.mark.parametrize("question", ["Were any randomized trials among the evidence?", "What kinds of studies were there?",
+                                      "Is the effect consistent across the studies?", "How strong is the evidence overall?"])
+def test_a_list_cut_short_says_how_many_more_there_are(question: str) -> None:
+    """'all 8 sources support it' above six of them read as if two were missing."""
+    from claimscope.agent.chat.free import answer_free
+
+    many = _evidence([{"id": f"d{i}", "title": f"Trial {i}", "local_label": "True", "direction": "supports",
+                       "design": "rct"} for i in range(8)], {})
+    lines = answer_free(question, many).text.splitlines()
+    assert sum(x.startswith("- ") for x in lines) == 6 and "(and 2 more)" in lines, lines

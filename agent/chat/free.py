@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from typing import Any, Literal
 
 from claimscope.agent.chat.questions import _stem, document_direction, question_terms
@@ -235,6 +235,7 @@ def _design(question: str, ev: ReportEvidence) -> FreeAnswer:
             for v in ev.evidence[:_LIST_MAX]:
                 d = _design_of(v)
                 out.add(*_design_line(ev, v, f": {design_name(d) if d else 'design not stated'}"))
+            _and_more(out, ev.evidence)
         else:
             out.add(ev.evidence_line())
         if ev.read:
@@ -251,6 +252,7 @@ def _design(question: str, ev: ReportEvidence) -> FreeAnswer:
                 f"{'is' if len(hits) == 1 else 'are'} {_article(one) if len(hits) == 1 else name}:")
         for v in hits[:_LIST_MAX]:
             out.add(*_design_line(ev, v))
+        _and_more(out, hits)
     elif len(ev.evidence) == 1:
         d = _design_of(ev.evidence[0])
         out.add(f"No: the one source that gives evidence on the claim is not {_article(one)} (it is "
@@ -267,14 +269,19 @@ def _design(question: str, ev: ReportEvidence) -> FreeAnswer:
                 f"{'is' if len(others) == 1 else 'are'} {_article(one) if len(others) == 1 else name}:")
         for v in others[:_LIST_MAX]:
             out.add(*_design_line(ev, v))
-        if len(others) > _LIST_MAX:
-            out.add(f"(and {len(others) - _LIST_MAX} more)")
+        _and_more(out, others)
     elif ev.read:
         r = len(ev.read)
         lead = (("The other document read is not" if ev.evidence else "The one document it read is not") if r == 1
                 else f"None of the other {r} documents read is" if ev.evidence else f"None of the {r} documents it read is")
         out.add(f"{lead} {_article(one)}" + (" either." if ev.evidence and not hits else "."))
     return out
+
+
+def _and_more(out: FreeAnswer, listed: Sized) -> None:
+    """'(and 3 more)' under a list cut at _LIST_MAX, so that its lines add up to the count above them."""
+    if len(listed) > _LIST_MAX:
+        out.add(f"(and {len(listed) - _LIST_MAX} more)")
 
 
 def _article(noun: str) -> str:
@@ -353,8 +360,7 @@ def _field_lines(ev: ReportEvidence, facet: str, stated: list[tuple[dict[str, An
         keys = _field_keys(ev, facet, v)
         where = " (its title)" if not keys and _in_title(val, v) else ""
         out.add(f"- {ev.labelled(v)}: {val}{where}", keys)
-    if len(stated) > _LIST_MAX:
-        out.add(f"(and {len(stated) - _LIST_MAX} more)")
+    _and_more(out, stated)
 
 
 def _in_title(value: str, v: dict[str, Any]) -> bool:
@@ -370,6 +376,7 @@ def _finding_lines(ev: ReportEvidence, views: list[dict[str, Any]], out: FreeAns
         keys = [key] if key else ev.finding_keys(v)
         said = f': "{finding["text"]}"' if key else ""
         out.add(f"- {ev.labelled(v)}{said}", keys)
+    _and_more(out, views)
 
 
 def _consistency(ev: ReportEvidence) -> FreeAnswer:
