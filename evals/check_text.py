@@ -294,8 +294,8 @@ def write_judge_packets(outputs: dict[str, dict[str, Any]], folder: Path) -> Non
 # ------------------------------------------------------------------------------------------- score
 
 def _covered(reader: ReaderClaim, spans: list[tuple[int, int]]) -> bool:
-    size = max(1, reader.end - reader.start)
-    return any((min(reader.end, e) - max(reader.start, s)) / size >= MIN_COVER for s, e in spans)
+    """Whether one tool claim's span holds MIN_COVER of the reader's claim."""
+    return any(_inside(reader.start, reader.end, [span]) >= MIN_COVER for span in spans)
 
 
 def score(texts: list[EvalText], outputs: dict[str, dict[str, Any]], reader_claims: list[ReaderClaim],
