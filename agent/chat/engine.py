@@ -138,7 +138,6 @@ def chats_dir(inv: Investigator) -> Path:
     return path
 
 
-
 class ChatEngine:
     """One chat session: state, routing, answers. Front ends (terminal, tests) call `handle`."""
 
@@ -213,7 +212,7 @@ class ChatEngine:
         """Whether the model's tool fits what the question says: a question naming no direction is not
         a sources question, one naming no aspect not an aspect question, one naming no study not a
         study question (the model sent "what outcome was measured?" to a study it picked)."""
-        if tool in ("show_sources",):
+        if tool == "show_sources":
             return direction_in(text) is not None
         if tool in ("explain_aspect", "go_deeper"):
             words = question_terms(text)
@@ -502,10 +501,9 @@ class ChatEngine:
 
     def exclude_source(self, doc_id: str, on_event: Callable[[ProgressEvent], None] | None = None) -> ChatReply:
         doc_id = doc_id.strip()
-        docs = gathered_documents(self._state())
-        if doc_id not in docs:
-            raise InputError(f"{doc_id!r} is not among this investigation's sources.")
         state = self._state()
+        if doc_id not in gathered_documents(state):
+            raise InputError(f"{doc_id!r} is not among this investigation's sources.")
         changes = without_source(state, doc_id)
         screen = changes.get("screen")
         if screen is not None and not screen.get("evidence"):
