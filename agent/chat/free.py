@@ -303,7 +303,8 @@ def _field_value(facet: str, v: dict[str, Any]) -> str | None:
     value = v.get(facet)
     if facet == "population" and value:
         # the evidence table's own cell, so that the answer and the table say the same
-        return population_cell(DocumentView.model_construct(population=value, sample_size=v.get("sample_size")))
+        return population_cell(DocumentView.model_construct(id=v["id"], population=value,
+                                                          sample_size=v.get("sample_size")))
     return str(value) if value else None
 
 
