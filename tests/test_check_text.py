@@ -142,6 +142,9 @@ def test_bad_corpus_and_empty_text_are_refused_before_any_model_runs(tmp_path):
     services = make_services(tmp_path)
     with pytest.raises(InputError, match="unknown corpus 'nope'"):
         check_text(TEXT, services=services, corpora=["nope"])
+    # Every entry point (the web form, the CLI, the eval) prepares its check through prepare_check.
+    with pytest.raises(InputError, match="unknown corpus 'nope'"):
+        prepare_check(TEXT, services, default_options(services.settings, **{**OPTS, "corpora": ["nope"]}))
     with pytest.raises(InputError, match="the text is empty"):
         check_text("  ", services=services, **OPTS)
     assert services.llm.scripted.calls == []

@@ -114,11 +114,12 @@ def prepare_check(
     review: bool = False,
 ) -> CheckRecord:
     """The text's claims (the model resolving references, when one is configured), with a person's
-    edits applied, as a record ready to run; InputError for a text with nothing to check, or too
-    long or with too many claims for the settings (check.*). With `review`, the claims go to a
-    person first (`edit_record` applies their choices), so more than check.max_claims is a warning
-    there, not a refusal."""
+    edits applied, as a record ready to run; InputError for corpora the store does not hold (before
+    any model runs), a text with nothing to check, or too long or with too many claims for the
+    settings (check.*). With `review`, the claims go to a person first (`edit_record` applies their
+    choices), so more than check.max_claims is a warning there, not a refusal."""
     settings = services.settings
+    check_corpora(services, list(options.corpora), options.sources)
     text = validate_text(strip_control(text, keep_newlines=True), max_chars=settings.check.max_text_chars)
     extraction = extract_claims(text, llm=services.llm)
     claims = apply_edits(extraction.claims, edits) if edits else extraction.claims
@@ -248,6 +249,5 @@ def check_text(
     depth, ...); `investigator`: one already running other investigations (the MCP server's)."""
     checker = TextChecker(investigator or Investigator(services))
     opts = default_options(checker.investigator.services.settings, **options)
-    check_corpora(checker.investigator.services, list(opts.corpora), opts.sources)
     record = prepare_check(text, checker.investigator.services, opts, source=source, edits=claims)
     return checker.run(record, on_event=on_event, cancel=cancel)

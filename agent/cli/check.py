@@ -102,7 +102,7 @@ def check(
     from claimscope.agent.check import CheckStore, TextChecker, prepare_check
     from claimscope.agent.cli.interrupt import stoppable
     from claimscope.agent.datadir import open_store
-    from claimscope.agent.investigation import Investigator, check_corpora
+    from claimscope.agent.investigation import Investigator
     from claimscope.agent.report import report_format
     from claimscope.agent.report.text_render import render_text_report
     from claimscope.tools.read.claim_extraction import extract_claims
@@ -143,7 +143,6 @@ def check(
     else:
         text, name = _read_text(source or "-")
         opts = given.to_options(inv.services.settings)
-        check_corpora(inv.services, list(opts.corpora), opts.sources)
         edits = _claim_edits(claims, extract_claims(text, max_chars=inv.services.settings.check.max_text_chars).claims) \
             if claims is not None else None
         record = prepare_check(text, inv.services, opts, source=name, edits=edits)

@@ -35,7 +35,6 @@ from claimscope.agent.check import (
     prepare_check,
 )
 from claimscope.agent.check.record import text_report
-from claimscope.agent.investigation import check_corpora
 from claimscope.agent.report.text_render import (
     marked_text_html,
     render_text_report,
@@ -191,8 +190,6 @@ def check_routes(ctx: WebContext) -> list[Route]:
 
             def prepare() -> CheckRecord:
                 options = form_options(form, "tools").to_options(settings)
-
-                check_corpora(manager.investigator.services, list(options.corpora), options.sources)
                 record = prepare_check(text, manager.investigator.services, options, source=source, review=True)
                 checks.store.save(record)
                 return record
