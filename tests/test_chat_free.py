@@ -210,3 +210,17 @@ def test_a_list_cut_short_says_how_many_more_there_are(question: str) -> None:
                        "design": "rct"} for i in range(8)], {})
     lines = answer_free(question, many).text.splitlines()
     assert sum(x.startswith("- ") for x in lines) == 6 and "(and 2 more)" in lines, lines
+
+
+def test_a_question_on_observational_studies_names_one_as_one() -> None:
+    """'is not an observational studie': the singular was the plural with its last letter cut."""
+    from claimscope.agent.chat.free import answer_free
+
+    one = _evidence([{"id": "d1", "title": "Trial", "local_label": "True", "direction": "supports", "design": "rct"}], {})
+    assert answer_free("Were any observational studies included?", one).text == (
+        "No: the one source that gives evidence on the claim is not an observational study (it is an RCT).")
+    cohort = _evidence([{"id": "d1", "title": "A cohort", "local_label": "True", "direction": "supports",
+                         "design": "cohort"}, {"id": "d2", "title": "Trial", "local_label": "True",
+                                               "direction": "supports", "design": "rct"}], {})
+    assert answer_free("Were any observational studies included?", cohort).text.splitlines()[0] == (
+        "Yes: 1 of the 2 sources that give evidence on the claim is an observational study:")

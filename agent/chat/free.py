@@ -242,9 +242,9 @@ def _design(question: str, ev: ReportEvidence) -> FreeAnswer:
             out.add(f"The {'other ' if ev.evidence else ''}{count(len(ev.read), 'document')} read "
                     f"(no evidence on the claim): {_designs_said(ev.read)}.")
         return out
-    name = design_name(asked[0], 2) if len(asked) == 1 else "observational studies" if Design.COHORT in asked \
-        else "reviews"
-    one = design_name(asked[0], 1) if len(asked) == 1 else name[:-1] if name.endswith("s") else name
+    # the name of what was asked, for one and for several ("observational study" is no design of its own)
+    one, name = ((design_name(asked[0], 1), design_name(asked[0], 2)) if len(asked) == 1 else
+                 ("observational study", "observational studies") if Design.COHORT in asked else ("review", "reviews"))
     hits = [v for v in ev.evidence if _design_of(v) in asked]
     if hits:
         out.add(f"Yes: the one source that gives evidence on the claim is {_article(one)}:" if len(ev.evidence) == 1
