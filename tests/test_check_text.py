@@ -102,6 +102,25 @@ def test_cancel_stops_cleanly_and_the_check_resumes(tmp_path):
     assert done.status == "complete" and [c.status for c in done.claims] == ["complete", "complete"]
 
 
+def test_the_list_of_saved_checks_is_newest_first_and_reads_only_as_many_as_asked(tmp_path, monkeypatch):
+    import os
+
+    from claimscope.agent.check import CheckRecord
+
+    services = make_services(tmp_path)
+    store = CheckStore(services.settings)
+    for i, cid in enumerate(("old", "mid", "new")):
+        store.save(CheckRecord(id=cid, text=TEXT, claims=[]))
+        os.utime(store.path(cid), (1_000_000 + i, 1_000_000 + i))
+    store.path("broken").write_text("{", encoding="utf-8")  # the newest file, unreadable: skipped
+    assert [r.id for r in store.list()] == ["new", "mid", "old"]
+    read = []
+    real = CheckRecord.model_validate_json
+    monkeypatch.setattr(CheckRecord, "model_validate_json", lambda data: read.append(1) or real(data))
+    assert [r.id for r in store.list(limit=2)] == ["new", "mid"]
+    assert len(read) == 3  # the broken file and the two newest, not the oldest
+
+
 def test_a_persons_edits_drop_reword_and_add_claims(tmp_path):
     claims = extract_claims(TEXT).claims
     edited = apply_edits(claims, [{"id": "c1", "check_worthy": False},

@@ -95,9 +95,13 @@ class CheckStore:
             raise InputError(f"the saved check {path} cannot be read ({type(exc).__name__}); check the text again "
                              "under a new id.") from exc
 
-    def list(self) -> list[CheckRecord]:
-        out = []
+    def list(self, limit: int | None = None) -> list[CheckRecord]:
+        """The saved checks, newest first; the first `limit` of them only, when given (each file holds
+        its claims' full reports, so a page showing the latest few reads only those)."""
+        out: list[CheckRecord] = []
         for path in sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
+            if limit is not None and len(out) >= limit:
+                break
             try:
                 out.append(CheckRecord.model_validate_json(path.read_text(encoding="utf-8")))
             except (ValidationError, OSError, UnicodeError, json.JSONDecodeError):

@@ -172,7 +172,7 @@ def check_routes(ctx: WebContext) -> list[Route]:
         choices = form_choices(manager)
         choices["defaults"] = {**choices["defaults"], "text": "", **given}
         saved = []
-        for rec in checks.store.list()[:20]:
+        for rec in checks.store.list(limit=20):
             saved.append({"id": rec.id, "source": rec.source, "status": checks.status(rec), "done": rec.done(),
                           "total": len(rec.to_check()), "created": rec.created_at,
                           "start": " ".join(rec.text[:90].split())})
