@@ -21,6 +21,7 @@ from claimscope.agent.cli.root import app
 from claimscope.tools.errors import InputError
 
 console = Console(stderr=True, soft_wrap=True)
+_ADVICE = "choose another --out."
 
 CLAIMS_HOW_TO = ("Set check_worthy to false to drop a claim or true to check one the rules left out, and reword "
                  "text where it does not read alone; then run `claimscope check FILE --claims THIS_FILE`.")
@@ -67,18 +68,6 @@ def _claim_edits(path: Path, extracted: list[Any]) -> list[dict[str, Any]]:
             raise InputError(f"claim {row['id']} of {path} quotes words this text does not have there: the claims "
                              "file was written for another text (run --claims-only on this one).")
     return [{k: row[k] for k in ("id", "text", "check_worthy") if k in row} for row in rows]
-
-
-def _write(text: str, out: Path | None, what: str) -> None:
-    if out is None:
-        typer.echo(text, nl=False)
-        return
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"could not write {what} to {out} ({exc.strerror or exc}); choose another --out.") from exc
-    console.print(f"{what} written to {out}", highlight=False)
 
 
 @app.command()
@@ -132,7 +121,7 @@ def check(
             console.print(f"[yellow]! {w}[/]", highlight=False)
         payload = {"source": name, "how_to": CLAIMS_HOW_TO,
                    "claims": [c.model_dump(mode="json") for c in extraction.claims]}
-        _write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", out, "the claims")
+        opt.write_output(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", out, console, what="the claims", advice=_ADVICE, nl=False)
         return
 
     inv = Investigator()
@@ -161,4 +150,4 @@ def check(
                       f"continue it with `claimscope check --resume {record.id}`.", markup=False, highlight=False)
         raise typer.Exit(130) from None
     console.print(f"check {record.id}: {report.status}", highlight=False)
-    _write(render_text_report(report, fmt), out, "the report")
+    opt.write_output(render_text_report(report, fmt), out, console, what="the report", advice=_ADVICE, nl=False)

@@ -146,17 +146,6 @@ def _finish(result: RunResult, fmt: str, out: Path | None) -> None:
         return
     if result.report is None:
         raise InputError(f"no report was produced (status {result.status}); resume with --session {result.thread_id}.")
-    text = render(result.report, fmt)
-    if out is not None:
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise InputError(
-                f"could not write the report to {out} ({exc.strerror or exc}); session {result.thread_id} "
-                f"keeps it: `claimscope sessions export {result.thread_id} --format {fmt} -o FILE` once there "
-                "is room (or with another FILE)."
-            ) from exc
-        console.print(f"report written to {out}")
-    else:
-        typer.echo(text)
+    opt.write_output(render(result.report, fmt), out, console, what="the report",
+                     advice=f"session {result.thread_id} keeps it: `claimscope sessions export {result.thread_id} "
+                     f"--format {fmt} -o FILE` once there is room (or with another FILE).")

@@ -17,6 +17,7 @@ from typing import Annotated, Any, TypeVar, get_origin
 
 import typer
 from pydantic.fields import FieldInfo
+from rich.console import Console
 
 from claimscope.agent.options import (
     GIVEN_MODELS,
@@ -29,12 +30,30 @@ from claimscope.agent.options import (
     setting_of,
     validated,
 )
+from claimscope.tools.errors import InputError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 Format = Annotated[str, typer.Option("--format", "-f", help="Report format: md, json or html.")]
 Out = Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (else print it).")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
+
+
+def write_output(text: str, out: Path | None, log: Console, *, what: str, advice: str, nl: bool = True) -> None:
+    """Print `text` to standard output, or write it to `out` (its folder made) and say so on `log`.
+    A failed write is an InputError naming `what` (e.g. "the report"; "" names only the file) and
+    `advice`: what the user can do, since the work that made `text` is kept."""
+    if out is None:
+        typer.echo(text, nl=nl)
+        return
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        target = f"{what} to {out}" if what else str(out)
+        raise InputError(f"could not write {target} ({exc.strerror or exc}); {advice}") from exc
+    log.print(f"{what} written to {out}" if what else f"written to {out}", markup=False, highlight=False)
+
 
 # The placeholder of a command's `given` parameter: run_option_flags replaces it by the flags and
 # passes the options read from them.

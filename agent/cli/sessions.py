@@ -16,6 +16,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
+from claimscope.agent.cli.options import write_output
 from claimscope.agent.cli.root import app
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.review import decision_from_text
@@ -194,16 +195,8 @@ def resume(
 
 
 def _write(text: str, out: Path | None) -> None:
-    if out is None:
-        typer.echo(text)
-        return
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"could not write {out} ({exc.strerror or exc}); the session keeps everything: "
-                         "free space or choose another --out and export again.") from exc
-    err.print(f"written to {out}", highlight=False)
+    write_output(text, out, err, what="", advice="the session keeps everything: free space or choose another "
+                 "--out and export again.")
 
 
 @sessions_app.command()
