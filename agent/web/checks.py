@@ -41,11 +41,11 @@ from claimscope.agent.report.text_render import (
     summary_line,
     text_pieces,
 )
-from claimscope.agent.web.context import WebContext
+from claimscope.agent.web.context import WebContext, blocking
 from claimscope.agent.web.decisions import CLAIM_EDITS_EXAMPLE, claim_edits_from_form
 from claimscope.agent.web.messages import log, plain
 from claimscope.agent.web.options import form_options, form_values
-from claimscope.agent.web.routes import EXPORTS, _blocking, form_choices
+from claimscope.agent.web.routes import EXPORTS, form_choices
 from claimscope.agent.web.security import checked_form
 from claimscope.tools.errors import InputError
 from claimscope.tools.find.ingest import read_text_file
@@ -180,7 +180,7 @@ def check_routes(ctx: WebContext) -> list[Route]:
                 "limit_mb": ctx.config.max_upload_bytes / 1_000_000}
 
     async def new_form(request: Request) -> Response:
-        return page("check_new.html", **await _blocking(new_values))
+        return page("check_new.html", **await blocking(new_values))
 
     async def new_submit(request: Request) -> Response:
         form = await checked_form(request, ctx.csrf, max_files=1, max_fields=40)
@@ -194,11 +194,11 @@ def check_routes(ctx: WebContext) -> list[Route]:
                 checks.store.save(record)
                 return record
 
-            record = await _blocking(prepare)
+            record = await blocking(prepare)
         except InputError as exc:
             sent = form_values(form, "tools")
             # the form as it was left: an unticked box stays unticked
-            values = await _blocking(lambda: new_values(text=pasted, **{**sent, "corpora": sent.get("corpora", [])}))
+            values = await blocking(lambda: new_values(text=pasted, **{**sent, "corpora": sent.get("corpora", [])}))
             return page("check_new.html", status=400, error=plain(str(exc)), **values)
         finally:
             await form.close()
@@ -236,13 +236,13 @@ def check_routes(ctx: WebContext) -> list[Route]:
         return values
 
     async def check_page(request: Request) -> Response:
-        record = await _blocking(lambda: checks.load(request.path_params["cid"]))
-        return page("check.html", **await _blocking(lambda: view(record)))
+        record = await blocking(lambda: checks.load(request.path_params["cid"]))
+        return page("check.html", **await blocking(lambda: view(record)))
 
     async def check_status(request: Request) -> Response:
         # Polled every second while a check runs: the progress only, not the marked text's HTML.
-        record = await _blocking(lambda: checks.load(request.path_params["cid"]))
-        values = await _blocking(lambda: progress(record))
+        record = await blocking(lambda: checks.load(request.path_params["cid"]))
+        values = await blocking(lambda: progress(record))
         return JSONResponse({
             "status": values["check_status"], "line": values["line"], "done": values["done"], "total": values["total"],
             "claims": [{"id": c["claim"].id, "step": c["step"],
@@ -251,34 +251,34 @@ def check_routes(ctx: WebContext) -> list[Route]:
 
     async def check_claims(request: Request) -> Response:
         cid = request.path_params["cid"]
-        record = await _blocking(lambda: checks.load(cid))
+        record = await blocking(lambda: checks.load(cid))
         form = await checked_form(request, ctx.csrf, max_fields=2_000)
         if record.status != "extracted" or checks.active(record.id):
-            return page("check.html", status=409, **await _blocking(lambda: view(
+            return page("check.html", status=409, **await blocking(lambda: view(
                 record, error=f"the claims of check {record.id} were already chosen (status {record.status}).")))
         try:
             edits = claim_edits_from_form(form, record.claims)
             edited = edit_record(record, edits, settings)
-            await _blocking(lambda: checks.store.save(edited))
+            await blocking(lambda: checks.store.save(edited))
             checks.start(edited)
         except InputError as exc:
             # The person's choices stay on the page (ticks and wordings), with what to change.
             message = plain(str(exc))
-            values = await _blocking(lambda: view(record, error=message))
+            values = await blocking(lambda: view(record, error=message))
             values["given"] = {k: v for k, v in form.items() if isinstance(v, str)}
             return page("check.html", status=400, **values)
         return RedirectResponse(f"/checks/{record.id}", status_code=303)
 
     async def check_action(request: Request) -> Response:
         cid, action = request.path_params["cid"], request.path_params["action"]
-        record = await _blocking(lambda: checks.load(cid))
+        record = await blocking(lambda: checks.load(cid))
         await checked_form(request, ctx.csrf)
         if action == "cancel":
             checks.cancel(record.id)
         elif action == "resume":
             status = checks.status(record)
             if status not in ("interrupted", "cancelled"):
-                return page("check.html", status=409, **await _blocking(lambda: view(
+                return page("check.html", status=409, **await blocking(lambda: view(
                     record, error=f"check {record.id} has nothing to resume (status {status}).")))
             checks.start(record)
         else:
@@ -289,10 +289,10 @@ def check_routes(ctx: WebContext) -> list[Route]:
         cid, fmt = request.path_params["cid"], request.path_params["fmt"]
         if fmt not in EXPORTS:
             raise HTTPException(404, f"export formats are {', '.join(EXPORTS)}, not {fmt!r}.")
-        record = await _blocking(lambda: checks.load(cid))
+        record = await blocking(lambda: checks.load(cid))
         if not record.outcomes:
             raise HTTPException(409, f"check {record.id} has no checked claim yet (status {checks.status(record)}).")
-        text = await _blocking(lambda: render_text_report(text_report(record), fmt))
+        text = await blocking(lambda: render_text_report(text_report(record), fmt))
         return Response(text, media_type=EXPORTS[fmt], headers={
             "content-disposition": f'attachment; filename="claimscope-check-{record.id}.{fmt}"'})
 
@@ -342,4 +342,4 @@ async def _read_text(ctx: WebContext, form: FormData, pasted: str) -> tuple[str,
                 # The reader names its temporary file; the person knows the file by its own name.
                 raise InputError(str(exc).replace(path.name, name).replace(str(path), name)) from exc
 
-    return await _blocking(read), name[-100:]
+    return await blocking(read), name[-100:]

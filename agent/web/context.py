@@ -1,14 +1,17 @@
 """What every web route shares: the server's settings, the run manager, the templates and the
-locks (`WebContext`), kept apart from the app's assembly so that the route modules and the app that
-mounts them import it rather than each other."""
+locks (`WebContext`), and `blocking` (a route's store, model and file work off the event loop); kept
+apart from the app's assembly so that the route modules and the app that mounts them import it
+rather than each other."""
 
 from __future__ import annotations
 
 import datetime as dt
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pydantic import BaseModel, Field
 
@@ -71,6 +74,14 @@ class WebContext:
 
     def render(self, name: str, **values: Any) -> str:
         return self.env.get_template(name).render(**values)
+
+
+T = TypeVar("T")
+
+
+async def blocking(fn: Callable[[], T]) -> T:
+    """Run `fn` (store, model or file work) in a worker thread, off the event loop."""
+    return await anyio.to_thread.run_sync(fn)
 
 
 def _when(ts: float | None) -> str:

@@ -15,9 +15,8 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
-import anyio
 from markupsafe import Markup
 from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
@@ -39,7 +38,7 @@ from claimscope.agent.graph.steps import STEP_NAMES
 from claimscope.agent.investigation import UnreadableLanguageError
 from claimscope.agent.report import render
 from claimscope.agent.runs import RunEvent, SessionInfo
-from claimscope.agent.web.context import IngestJob, WebContext
+from claimscope.agent.web.context import IngestJob, WebContext, blocking
 from claimscope.agent.web.decisions import EXAMPLES, decision_from_form
 from claimscope.agent.web.messages import log, plain, report_for_web
 from claimscope.agent.web.options import FORM_OFFERS, form_defaults, form_options, form_values
@@ -47,7 +46,6 @@ from claimscope.agent.web.security import checked_form
 from claimscope.tools.errors import InputError
 from claimscope.tools.find.ingest import read_path
 
-T = TypeVar("T")
 EXPORTS = {"md": "text/markdown; charset=utf-8", "json": "application/json", "html": "text/html; charset=utf-8"}
 # The progress list shows the steps of the table, in its order.
 STEPS = STEP_NAMES
@@ -55,10 +53,6 @@ CORPUS_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 UPLOAD_SUFFIXES = (".jsonl", ".csv", ".pdf", ".txt", ".md")
 MAX_QUESTION = 500
 SSE_POLL_S = 0.05
-
-
-async def _blocking(fn: Callable[[], T]) -> T:
-    return await anyio.to_thread.run_sync(fn)
 
 
 def routes(ctx: WebContext) -> list[Route]:
@@ -70,7 +64,7 @@ def routes(ctx: WebContext) -> list[Route]:
 
     async def info_or_404(sid: str) -> SessionInfo:
         try:
-            return await _blocking(lambda: manager.status(sid))
+            return await blocking(lambda: manager.status(sid))
         except InputError as exc:
             raise HTTPException(404, str(exc)) from exc
 
@@ -83,11 +77,11 @@ def routes(ctx: WebContext) -> list[Route]:
                 out.append({"info": info, **_verdict(report or {})})
             return out
 
-        return page("sessions.html", sessions=await _blocking(rows), cancelling=ctx.cancelling)
+        return page("sessions.html", sessions=await blocking(rows), cancelling=ctx.cancelling)
 
     # ------------------------------------------------------------------------------ new investigation
     async def new_form(request: Request) -> Response:
-        return page("new.html", **await _blocking(lambda: form_choices(manager)))
+        return page("new.html", **await blocking(lambda: form_choices(manager)))
 
     async def new_submit(request: Request) -> Response:
         form = await checked_form(request, ctx.csrf)
@@ -98,7 +92,7 @@ def routes(ctx: WebContext) -> list[Route]:
             return manager.start(claim, given.to_options(manager.investigator.services.settings))
 
         try:
-            sid = await _blocking(start)
+            sid = await blocking(start)
         except InputError as exc:
             if isinstance(exc, UnreadableLanguageError):
                 message = (f"the claim looks like {exc.language}, but investigations read English claims only: "
@@ -106,7 +100,7 @@ def routes(ctx: WebContext) -> list[Route]:
             else:
                 message = plain(str(exc))
 
-            choices = await _blocking(lambda: form_choices(manager))
+            choices = await blocking(lambda: form_choices(manager))
             sent = form_values(form, "sessions")
             # the form as it was left: an unticked box stays unticked
             choices["defaults"] = {**choices["defaults"], **sent, "corpora": sent.get("corpora", []), "claim": claim}
@@ -135,7 +129,7 @@ def routes(ctx: WebContext) -> list[Route]:
                 values["chat"] = _chat_messages(ctx, info.session_id)
             return values
 
-        return page("session.html", status=status, **await _blocking(gather))
+        return page("session.html", status=status, **await blocking(gather))
 
     async def session_status(request: Request) -> Response:
         info = await info_or_404(request.path_params["sid"])
@@ -163,7 +157,7 @@ def routes(ctx: WebContext) -> list[Route]:
                     quiet = 0.0
                     continue
                 if not active:
-                    now = await _blocking(lambda: manager.status(sid))
+                    now = await blocking(lambda: manager.status(sid))
                     body = json.dumps({"status": now.status, "has_report": now.has_report,
                                        "paused": now.pending is not None})
                     yield f"event: end\ndata: {body}\n\n"
@@ -193,7 +187,7 @@ def routes(ctx: WebContext) -> list[Route]:
         try:
             decision = decision_from_form(point, form, pending)
             ctx.cancelling.discard(info.session_id)
-            await _blocking(lambda: manager.answer(info.session_id, decision))
+            await blocking(lambda: manager.answer(info.session_id, decision))
         except InputError as exc:
             return await session_page(request, str(exc), 400)
         return RedirectResponse(f"/sessions/{info.session_id}", status_code=303)
@@ -206,15 +200,15 @@ def routes(ctx: WebContext) -> list[Route]:
             if action != "cancel":
                 ctx.cancelling.discard(info.session_id)
             if action == "resume":
-                if not await _blocking(lambda: manager.resume(info.session_id)):
+                if not await blocking(lambda: manager.resume(info.session_id)):
                     raise InputError(f"session {info.session_id!r} has nothing to resume (status {info.status}).")
             elif action == "cancel":
                 # The run stops at its next progress event; the page says "cancelling…" until then
                 # and follows it to "cancelled" (a request never waits for a step to end).
-                if await _blocking(lambda: manager.cancel(info.session_id)):
+                if await blocking(lambda: manager.cancel(info.session_id)):
                     ctx.cancelling.add(info.session_id)
             elif action == "delete":
-                await _blocking(lambda: _delete_session(manager, info.session_id))
+                await blocking(lambda: _delete_session(manager, info.session_id))
                 return RedirectResponse("/", status_code=303)
             else:
                 raise HTTPException(404, f"no action {action!r}")
@@ -227,10 +221,10 @@ def routes(ctx: WebContext) -> list[Route]:
         if fmt not in EXPORTS:
             raise HTTPException(404, f"export formats are {', '.join(EXPORTS)}, not {fmt!r}.")
         info = await info_or_404(sid)
-        report = (await _blocking(lambda: manager.result(info.session_id))).report
+        report = (await blocking(lambda: manager.result(info.session_id))).report
         if not report:
             raise HTTPException(409, f"session {info.session_id} has no report yet (status {info.status}).")
-        text = await _blocking(lambda: render(report, fmt))
+        text = await blocking(lambda: render(report, fmt))
         return Response(text, media_type=EXPORTS[fmt], headers={
             "content-disposition": f'attachment; filename="claimscope-{info.session_id}.{fmt}"'})
 
@@ -246,7 +240,7 @@ def routes(ctx: WebContext) -> list[Route]:
                 raise InputError(f"the question is {len(question)} characters long; keep it under {MAX_QUESTION}.")
             if info.active or not info.has_report:
                 raise InputError(f"follow-up questions need a finished investigation (status {info.status}).")
-            await _blocking(lambda: _ask(ctx, info.session_id, question))
+            await blocking(lambda: _ask(ctx, info.session_id, question))
         except InputError as exc:
             return await session_page(request, str(exc), 400)
         return RedirectResponse(f"/sessions/{info.session_id}#chat", status_code=303)
@@ -254,7 +248,7 @@ def routes(ctx: WebContext) -> list[Route]:
     # ------------------------------------------------------------------------------ corpora
     async def corpora_page(request: Request, error: str | None = None, status: int = 200) -> Response:
         job = ctx.jobs.get(request.query_params.get("job", ""))
-        infos = await _blocking(lambda: open_store(manager.investigator.services).corpora())
+        infos = await blocking(lambda: open_store(manager.investigator.services).corpora())
         return page("corpora.html", status=status, corpora=infos, job=job, error=error,
                     limit_mb=ctx.config.max_upload_bytes / 1_000_000, suffixes=UPLOAD_SUFFIXES)
 
@@ -501,7 +495,7 @@ async def _start_ingest(ctx: WebContext, form: FormData) -> IngestJob:
             path.write_bytes(data)
             return read_path(path)
 
-    result = await _blocking(read)
+    result = await blocking(read)
     problems = [{"location": p.location, "reason": p.reason} for p in result.problems]
     if not result.documents:
         raise InputError(f"no readable documents in {upload.filename} ({len(problems)} malformed: "
