@@ -46,8 +46,12 @@ padding:0 .3rem;border-radius:.2rem}.retracted-note{color:#a4322c}
 """
 
 
-def _e(text: object) -> str:
+def escape(text: object) -> str:
+    """Any value as HTML text (quotes escaped too, for attribute values)."""
     return html.escape(str(text), quote=True)
+
+
+_e = escape
 
 
 def _slug(label: GlobalLabel) -> str:

@@ -6,12 +6,12 @@ by the claim report's own renderers. Every text is escaped as in those renderers
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from claimscope.agent.report import md_escape, render_html, render_markdown, report_format
+from claimscope.agent.report.html import escape as _e
 from claimscope.agent.report.text_model import (
     CheckedClaim,
     StrongestEvidence,
@@ -164,10 +164,6 @@ table{border-collapse:collapse;width:100%}td,th{border:1px solid #ddd;padding:.3
 font-size:.9rem;vertical-align:top}.small{font-size:.85rem;color:#555}
 iframe{width:100%;height:40rem;border:1px solid #ddd;border-radius:.3rem}section.claim:target{background:#fff8d6}
 """
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _slug(verdict: str) -> str:
