@@ -11,6 +11,8 @@ paragraphs built from labelled claims, and the extraction's seconds per claim.
     python -m evals.check_text build --tune     # the tuning set -> evals/work/check_text_tune/texts.jsonl
     python -m evals.check_text tune             # extraction against the tuning labels (rules only;
                                                 # --llm with the embedded model) -> check_text_tune.json
+    python -m evals.check_text build --tune --tune-set 2   # the second tuning set
+    python -m evals.check_text tune --tune-set 2           # -> check_text_tune2.json
 
 The texts (none tuned on): PubMedQA abstracts with their conclusion, read as press releases;
 FRoSC-style paragraphs written from SciFact TRAIN claims, mixing supported, refuted and uncovered
@@ -37,6 +39,7 @@ import argparse
 import json
 import os
 import random
+import re
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -62,6 +65,25 @@ TUNE_REJECTS = LABELS / "check_text_tune_rejects.jsonl"
 TUNE_RESULT = RESULTS / "check_text_tune.json"
 # The tuning set: PubMedQA abstracts drawn with this seed, none of them in the evaluation set.
 TUNE_SEED, TUNE_DRAW, TUNE_SIZE = 7, 16, 12
+# The second tuning set: PubMedQA abstracts of another draw, in neither the evaluation set nor the
+# first tuning set, and paragraphs written from SciFact TRAIN claims (TUNE2_PARAGRAPHS).
+TUNE2_SEED, TUNE2_DRAW, TUNE2_SIZE = 11, 24, 16
+
+
+class TuneSet(BaseModel):
+    """Where a tuning set's texts, labels and result live."""
+
+    texts_dir: Path
+    claims: Path
+    rejects: Path
+    result: Path
+
+
+TUNE_SETS = {
+    1: TuneSet(texts_dir=TUNE_DIR, claims=TUNE_CLAIMS, rejects=TUNE_REJECTS, result=TUNE_RESULT),
+    2: TuneSet(texts_dir=WORK / "check_text_tune2", claims=LABELS / "check_text_tune2_claims.jsonl",
+               rejects=LABELS / "check_text_tune2_rejects.jsonl", result=RESULTS / "check_text_tune2.json"),
+}
 JUDGE_PACKETS = OUT_DIR / "judge_packets"
 VERDICTS = ("supported", "refuted", "insufficient evidence")
 _SCIFACT_VERDICT = {"SUPPORT": "supported", "CONTRADICT": "refuted"}
@@ -76,6 +98,38 @@ OPINION_PARAGRAPHS = (
     "worked. Shorter working weeks reduce employee burnout.",
     "This remarkable vaccine is a game changer. The ministry will offer it to every adult over 50 this "
     "autumn. Vaccination against shingles reduces the incidence of postherpetic neuralgia.",
+)
+
+
+# Written for the second tuning set around SciFact TRAIN claims (ids 1103, 112; 426, 430, 668, 445;
+# 944, 1373; 817, 80, 222, 1230), with the sentences that trouble the extraction: method and sample
+# sentences, references to a sentence before ("They", "its", "C", "The results"), a list sharing
+# one predicate, a "since" clause, findings of opposite polarity in one sentence, two clauses joined
+# by a semicolon, a clause without its subject, a definition, a speculative implication.
+TUNE2_PARAGRAPHS = (
+    "A registry study followed 2,100 patients admitted with acute ischaemic stroke. Of these, 530 had taken a "
+    "direct oral anticoagulant before the stroke and 1,570 had taken warfarin. Stroke patients with prior use "
+    "of direct oral anticoagulants had a lower risk of in-hospital mortality than those with prior use of "
+    "warfarin. They were also less often discharged to a nursing home. Since warfarin requires regular "
+    "monitoring, adherence to it is often poor, and missed doses raise the risk of a second stroke. "
+    "Angiotensin converting enzyme inhibitors are associated with a decreased risk of functional renal "
+    "insufficiency. These findings may inform the design of future anticoagulation trials.",
+    "Forkhead O (FoxO) transcription factors are involved in apoptosis. Their activation in neuronal death is "
+    "inhibited by reactive oxygen species. Loss of GATA3, loss of Klf4 and loss of PU.1 were all significantly "
+    "associated with impaired haematopoiesis in mice. Klf4 is important for proper myeloid cell "
+    "differentiation, whereas GATA3 regulates the self-renewal capacity of bone marrow haematopoietic stem "
+    "cells. Haematopoiesis is defined as the formation of blood cells. The authors believe the findings "
+    "should change how leukaemia is treated.",
+    "In a trial of 240 older adults with mild Alzheimer's disease, 120 were assigned to supervised exercise "
+    "(E) and 120 to usual care (C). Physical activity did not improve cognitive function in these patients. "
+    "Compared with C, E was better for balance and mood but not for memory. The results were consistent "
+    "across sexes. Walking in traffic areas in London does not improve lung function in elderly adults. "
+    "Frailty is a syndrome of reduced physiological reserve and increased vulnerability to stressors.",
+    "Myelin sheaths are lipid-rich cellular structures. Oligodendrocyte progenitor cells are the precursors of "
+    "myelinating oligodendrocytes; their fate in the ageing brain is poorly defined. Acute ablation of KRAS "
+    "causes severe growth impairment in adult mice. In beige fat, Ca2+ cycling is a UCP1-independent "
+    "thermogenic mechanism, and it correlated inversely with weight gain. The minor G allele of FOXO3 "
+    "downregulates pro-inflammatory cytokines. We think FOXO3 is an attractive target for drug development.",
 )
 
 
@@ -134,12 +188,18 @@ def build_texts(*, n_press: int = 10, n_frosc: int = 10, seed: int = 0, shared: 
     return texts
 
 
-def build_tune_texts(shared: Path = SHARED) -> list[EvalText]:
-    """The tuning set: the first PubMedQA abstracts of a seed-7 draw that are not in the
-    evaluation set (`build_texts` with its defaults)."""
+def build_tune_texts(shared: Path = SHARED, tune_set: int = 1) -> list[EvalText]:
+    """A tuning set. The first: the first PubMedQA abstracts of a seed-7 draw that are not in the
+    evaluation set (`build_texts` with its defaults). The second: those of a seed-11 draw in
+    neither the evaluation set nor the first, and the paragraphs written from SciFact TRAIN claims."""
     held_out = {t.id for t in build_texts(shared=shared)}
-    drawn = build_texts(n_press=TUNE_DRAW, n_frosc=0, seed=TUNE_SEED, shared=shared)
-    return [t for t in drawn if t.kind == "press_release" and t.id not in held_out][:TUNE_SIZE]
+    if tune_set == 1:
+        drawn = build_texts(n_press=TUNE_DRAW, n_frosc=0, seed=TUNE_SEED, shared=shared)
+        return [t for t in drawn if t.kind == "press_release" and t.id not in held_out][:TUNE_SIZE]
+    held_out |= {t.id for t in build_tune_texts(shared, 1)}
+    drawn = build_texts(n_press=TUNE2_DRAW, n_frosc=0, seed=TUNE2_SEED, shared=shared)
+    abstracts = [t for t in drawn if t.kind == "press_release" and t.id not in held_out][:TUNE2_SIZE]
+    return abstracts + [EvalText(id=f"written-{i + 1}", kind="frosc", text=t) for i, t in enumerate(TUNE2_PARAGRAPHS)]
 
 
 def write_jsonl(path: Path, rows: Iterable[BaseModel]) -> None:
@@ -254,6 +314,9 @@ class ReaderClaim(BaseModel):
     start: int
     end: int
     claim: str = ""
+    refs: list[str] = Field(default_factory=list, description="Words of the span that refer to something named "
+                            "elsewhere in the text ('They', 'these patients'): a claim that keeps them does not read "
+                            "alone (tuning labels; the strict precision counts it imprecise).")
 
 
 class Judgement(BaseModel):
@@ -385,33 +448,65 @@ def _inside(start: int, end: int, spans: list[tuple[int, int]]) -> float:
     return covered / max(1, end - start)
 
 
-def score_tune(texts: list[EvalText], claims: dict[str, list[tuple[int, int]]], reader_claims: list[ReaderClaim],
+def _strict_fault(start: int, end: int, text: str, marked: list[ReaderClaim],
+                  rejected: list[RejectedSentence]) -> str | None:
+    """Why a tool claim inside the readers' claims would still be rejected, or None: it holds two
+    reader claims, or a claim and a sentence they rejected ("not atomic"); it holds less than
+    MIN_COVER of the reader claim it comes from ("fragment"); it keeps a word the reader marked as
+    referring elsewhere in the text ("not self-contained")."""
+    span = [(start, end)]
+    covered = [r for r in marked if _inside(r.start, r.end, span) >= MIN_COVER]
+    # A lead-in the reader rejected before their claim ("We found that") belongs to the claim's sentence.
+    mixed = [r for r in rejected if "lead-in" not in r.reason and "claim marked after it" not in r.reason
+             and _inside(r.start, r.end, span) >= MIN_COVER]
+    if len(covered) > 1 or (covered and mixed):
+        return "not atomic"
+    source = max(marked, key=lambda r: _inside(start, end, [(r.start, r.end)]))
+    if _inside(source.start, source.end, span) < MIN_COVER:
+        return "fragment"
+    if any(re.search(r"(?<!\w)" + re.escape(ref) + r"(?!\w)", text, re.I) for ref in source.refs):
+        return "not self-contained"
+    return None
+
+
+def score_tune(texts: list[EvalText], claims: dict[str, list[tuple[int, int, str]]], reader_claims: list[ReaderClaim],
                rejects: list[RejectedSentence]) -> dict[str, Any]:
-    """Extraction against the tuning labels: recall (reader claims a tool claim covers) and
-    precision (tool claims mostly inside reader claims and not inside a rejected sentence)."""
+    """Extraction against the tuning labels: recall (reader claims a tool claim covers), precision
+    (tool claims mostly inside reader claims and not inside a rejected sentence), and the strict
+    precision, which also asks each of those to be one whole reader claim that reads alone
+    (`_strict_fault`)."""
     marked = [r for r in reader_claims if r.text_id in claims]
-    found = [_covered(r, claims[r.text_id]) for r in marked]
-    precise, missed_by = [], Counter()
+    found = [_covered(r, [(s, e) for s, e, _ in claims[r.text_id]]) for r in marked]
+    precise, strict, missed_by, faults, strict_misses = [], [], Counter(), Counter(), []
     for t in texts:
-        spans = [(r.start, r.end) for r in marked if r.text_id == t.id]
+        in_text = [r for r in marked if r.text_id == t.id]
+        spans = [(r.start, r.end) for r in in_text]
         rejected = [r for r in rejects if r.text_id == t.id]
-        for s, e in claims.get(t.id, []):
+        for s, e, claim in claims.get(t.id, []):
             ok = _inside(s, e, spans) >= MIN_COVER and _inside(s, e, [(r.start, r.end) for r in rejected]) < MIN_COVER
             precise.append(ok)
             if not ok:
                 hit = next((r.reason for r in rejected if _inside(s, e, [(r.start, r.end)]) >= MIN_COVER), "no reader claim")
                 missed_by[hit.split(":")[0]] += 1
+            fault = _strict_fault(s, e, claim, in_text, rejected) if ok else None
+            strict.append(ok and fault is None)
+            if fault is not None:
+                faults[fault] += 1
+                strict_misses.append({"text_id": t.id, "start": s, "end": e, "claim": claim, "fault": fault})
     return {
         "n_texts": len(claims), "n_reader_claims": len(marked), "n_tool_claims": len(precise),
         "claim_recall": round(sum(found) / len(found), 4) if found else None,
         "claim_precision": round(sum(precise) / len(precise), 4) if precise else None,
+        "claim_precision_strict": round(sum(strict) / len(strict), 4) if strict else None,
         "imprecise_by_reason": dict(sorted(missed_by.items())),
+        "strict_faults": dict(sorted(faults.items())),
         "missed": [{"text_id": r.text_id, "start": r.start, "end": r.end}
                    for r, f in zip(marked, found, strict=True) if not f],
+        "strict_misses": strict_misses,
     }
 
 
-def run_tune(texts: list[EvalText], llm: Any = None) -> dict[str, Any]:
+def run_tune(texts: list[EvalText], llm: Any = None, tune_set: TuneSet = TUNE_SETS[1]) -> dict[str, Any]:
     """The check-worthy claims' spans of every tuning text, timed, with the load around it."""
     from claimscope.tools.read.claim_extraction import extract_claims
 
@@ -419,10 +514,10 @@ def run_tune(texts: list[EvalText], llm: Any = None) -> dict[str, Any]:
         extract_claims(WARM_UP, llm=llm)
     load_before = _load()
     start = time.monotonic()
-    claims = {t.id: [(c.start, c.end) for c in extract_claims(t.text, llm=llm).check_worthy] for t in texts}
+    claims = {t.id: [(c.start, c.end, c.text) for c in extract_claims(t.text, llm=llm).check_worthy] for t in texts}
     seconds = time.monotonic() - start
     n = sum(len(v) for v in claims.values())
-    result = score_tune(texts, claims, _read(TUNE_CLAIMS, ReaderClaim), _read(TUNE_REJECTS, RejectedSentence))
+    result = score_tune(texts, claims, _read(tune_set.claims, ReaderClaim), _read(tune_set.rejects, RejectedSentence))
     return {**result, "with_model": llm is not None, "seconds_per_claim": round(seconds / n, 4) if n else None,
             "load_1min": [load_before[0], _load()[0]]}
 
@@ -436,6 +531,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("command", choices=("build", "packets", "run", "judge-packets", "score", "tune"))
     ap.add_argument("--tune", action="store_true", help="build: the tuning set (PubMedQA, seed 7, none of the "
                     "evaluation texts) into evals/work/check_text_tune/texts.jsonl.")
+    ap.add_argument("--tune-set", type=int, choices=sorted(TUNE_SETS), default=1,
+                    help="build --tune, tune: which tuning set (1: 12 PubMedQA abstracts; 2: 16 other PubMedQA "
+                         "abstracts and 4 paragraphs written from SciFact TRAIN claims).")
     ap.add_argument("--llm", action="store_true", help="tune: resolve references with the embedded model too.")
     ap.add_argument("--judge-packets", type=Path, default=JUDGE_PACKETS,
                     help="run, judge-packets: the folder of the judging packets.")
@@ -450,9 +548,10 @@ def main(argv: list[str] | None = None) -> None:
                     help="run: whose claims are investigated after every text's extraction (default: the "
                          "FRoSC-style paragraphs, the only texts with verdicts to score).")
     args = ap.parse_args(argv)
+    tune_set = TUNE_SETS[args.tune_set]
     if args.command == "build" and args.tune:
-        write_jsonl(TUNE_DIR / "texts.jsonl", build_tune_texts())
-        write_packets(read_texts(TUNE_DIR / "texts.jsonl"), TUNE_DIR / "packets")
+        write_jsonl(tune_set.texts_dir / "texts.jsonl", build_tune_texts(tune_set=args.tune_set))
+        write_packets(read_texts(tune_set.texts_dir / "texts.jsonl"), tune_set.texts_dir / "packets")
     elif args.command == "build":
         write_jsonl(args.texts, build_texts(seed=args.seed))
     elif args.command == "tune":
@@ -461,9 +560,13 @@ def main(argv: list[str] | None = None) -> None:
             from evals._harness import services_for
 
             llm = services_for().llm
-        result = run_tune(read_texts(TUNE_DIR / "texts.jsonl"), llm=llm)
-        write_json(TUNE_RESULT, {"code_version": code_version(), **result})
-        print(json.dumps({k: v for k, v in result.items() if k != "missed"}))
+        texts_path = tune_set.texts_dir / "texts.jsonl"
+        if not texts_path.exists():
+            raise SystemExit(f"no tuning texts at {texts_path}: build them first with "
+                             f"`python -m evals.check_text build --tune --tune-set {args.tune_set}`.")
+        result = run_tune(read_texts(texts_path), llm=llm, tune_set=tune_set)
+        write_json(tune_set.result, {"code_version": code_version(), "tune_set": args.tune_set, **result})
+        print(json.dumps({k: v for k, v in result.items() if k not in ("missed", "strict_misses")}))
     elif args.command == "packets":
         write_packets(read_texts(args.texts), OUT_DIR / "packets")
     elif args.command == "run":
