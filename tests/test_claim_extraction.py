@@ -262,3 +262,61 @@ def test_bad_text_is_one_line_error(text, words):
     with pytest.raises(InputError) as exc:
         extract_claims(text, max_chars=1_000)
     assert words in str(exc.value) and "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    # The study's sample, design and measurements, though they carry figures or comparison words.
+    ("82 patients had flu-PSA levels and 129 si-PSA levels.", "sample"),
+    ("Twelve patients scheduled to undergo cardiac operations with normothermic (n = 6) or hypothermic (n = 6) CPB.",
+     "sample"),
+    ("Grandmultiparous women were predominantly Hispanic (56%).", "sample"),
+    ("Patients who underwent cold or warm bypass were comparable with regard to age and body weight.", "sample"),
+    ("The subjects were seven healthy humans.", "sample"),
+    ("Age of presentation averaged 3.5 days (range 1-14 days).", "sample"),
+    ("Mean followup was 36 months (range, 12-84 months).", "sample"),
+    ("There were 1,986 trauma presentations during the 6-year period.", "sample"),
+    ("Flu-PSA level was defined as a PSA series with at least one PSA value lower than the one before it.", "method"),
+    ("Endorsement was assessed with the Stroke Action Test and the cut-off point was set at 75%.", "method"),
+    ("The difference between non-cycloplegic and cycloplegic refractive measurements was analyzed.", "method"),
+    ("A registry study followed 2,100 patients admitted with acute ischaemic stroke.", "method"),
+    ("This was a prospective study of 1400 eyes of enlisted soldiers aged 18 to 21 years.", "method"),
+    ("All subjects had their serum 25-hydroxyvitamin D level measured.", "method"),
+    ("Data for this study were gathered during the winter of 2007/2008 in a survey of all Dutch hospitals.",
+     "method"),
+    ("It was hypothesized that satisfaction with information would improve after the interventions.", "method"),
+    ("We (1) asked whether infection control rates differed between implant retention and two-stage revision.",
+     "method"),
+    # Definitions of a condition, questions left open, recommendations and speculative implications.
+    ("Frailty is a syndrome of reduced physiological reserve and increased vulnerability to stressors.",
+     "definition"),
+    ("Celiac disease (CD) is an autoimmune enteropathy characterized by villus atrophy and malabsorption.",
+     "definition"),
+    ("Whether serum bilirubin could be a biomarker of cardioembolic stroke is unclear.", "question"),
+    ("It has yet to be shown whether the level of hospital changes the outcome of trauma patients in Australia.",
+     "question"),
+    ("The prognostic factors of survival in this group have not been thoroughly studied.", "question"),
+    ("Whether this mechanism contributes to the progression of bronchitis remains unknown.", "question"),
+    ("These results suggest the need to provide interventions that increase awareness of stroke symptoms.",
+     "opinion"),
+    ("These findings may inform the design of future anticoagulation trials.", "opinion"),
+    ("Clinical data and serum bilirubin may be a feasible strategy to diagnose cardioembolic stroke.", "opinion"),
+    ("Combined modality treatment might be indicated for selected cases.", "opinion"),
+    ("A contralateral hydrocele does not warrant formal inguinal exploration.", "opinion"),
+    # Findings stay findings.
+    ("12 patients relapsed and 3 died.", "factual"),
+    ("Men (n = 680) and women (n = 356) were similar except that men required higher fluid volumes.", "factual"),
+    ("Significantly greater differences were observed in hypermetropes than in myopes.", "factual"),
+    ("Statins have not been shown to reduce mortality in dialysis patients.", "factual"),
+    ("Klf4 is important for proper myeloid cell differentiation.", "factual"),
+    ("Sepsis is a leading cause of death in intensive care units.", "factual"),
+])
+def test_sample_design_definitions_open_questions_and_implications_are_not_claims(text, category):
+    assert judge(text)[0] == category
+
+
+def test_a_recommendation_drawn_from_a_finding_is_left_out_of_its_claim():
+    out = extract_claims("Grandmultiparous women had increased neonatal mortality even after controlling for "
+                         "confounders, suggesting a need for closer observation during labor.")
+    assert [c.text for c in out.check_worthy] == [
+        "Grandmultiparous women had increased neonatal mortality even after controlling for confounders."]
+    assert "need" not in out.claims[0].quote

@@ -116,7 +116,10 @@ _SHARED_SUBJECT = re.compile(
 # A comment on the finding, not part of it: left out of the claim.
 _COMMENT_TAIL = re.compile(
     r",?\s+(?:which|this|and this|that)\s+(?:\w+\s+)?(?:warrants?|merits?|requires?|needs?|deserves?|calls? for|"
-    r"should be|must be|is worth|needs to be)\b.*$", re.I | re.S)
+    r"should be|must be|is worth|needs to be)\b.*$|"
+    # A recommendation drawn from the finding (", suggesting a need for closer observation ...").
+    r",\s+(?:suggesting|indicating|highlighting|underscoring|emphasi[sz]ing)\s+(?:a|the)\s+(?:\w+\s+)?"
+    r"(?:need|importance)\b.*$", re.I | re.S)
 # An inference from the finding: a claim of its own.
 _INFERENCE_TAIL = re.compile(r",?\s+(?:suggesting|indicating|implying|which suggests|which indicates|which implies|"
                              r"which demonstrates|which shows|demonstrating|showing)\s+that\s+", re.I)

@@ -25,7 +25,8 @@ REASONS: dict[str, str] = {
     "opinion": "an opinion, a judgement or a recommendation, which evidence cannot settle",
     "plan": "a plan or an intention, not a statement about the world as it is",
     "definition": "a definition of a word, true by convention rather than by evidence",
-    "question": "a question, which asserts nothing",
+    "question": "a question, or one the text says is open ('whether X ... is unclear', 'has not been studied'), "
+                "which asserts nothing about the world",
     "method": "describes the study's own aim, design or method, not a finding about the world",
     "sample": "describes who or what the study included (its sample or setting), not a finding",
     "fragment": "not a statement (a heading or a fragment without a verb)",
@@ -40,6 +41,13 @@ _OPINION = re.compile(
     r"\b(?:exciting|remarkable|amazing|wonderful|terrible|groundbreaking|ground-breaking|game[- ]changer|"
     r"incredible|fantastic|unacceptable|outrageous|disgraceful|shameful|brilliant|breakthrough|revolutionary|"
     r"best|worst|encouraging|promising|disappointing|reassuring)\b|\bit is (?:clear|obvious|time)\b|"
+    # A recommendation ("suggest the need to provide ...", "does not warrant exploration", "highlights the
+    # importance of ...") and a speculative implication ("may inform the design of future trials", "may be a
+    # feasible strategy", "might be indicated").
+    r"\b(?:the|a|an urgent|a clear) need (?:to|for)\b|\b(?:warrants?|warranted)\b|"
+    r"\b(?:highlights?|underscores?|underlines?|emphasi[sz]es?|stresses) the (?:importance|need|value)\b|"
+    r"\b(?:may|might|could) (?:also )?(?:inform|guide|be indicated|be considered|be recommended|"
+    r"be (?:a |an )?(?:[\w-]+ ){0,2}(?:strategy|option|approach|tool|alternative|avenue))\b|"
     # Speculation on a condition ("If long-term use is successful, the issue could be addressed").
     r"^if\b[^.]*,[^.]*\b(?:could|would|might)\b",
     re.I,
@@ -61,7 +69,13 @@ _PLAN = re.compile(
 _DEFINITION = re.compile(
     r"\b(?:is|are) (?:defined|described) as\b|\brefers? to\b|\b(?:is|are) (?:also )?(?:known|called) as\b|"
     r"\bstands for\b|\bis (?:a|the) (?:term|name) (?:for|given to)\b|\bby definition\b|"
-    r"^[\w\s-]{1,60}? is the (?:process|practice|act) of\b",
+    r"^[\w\s-]{1,60}? is the (?:process|practice|act) of\b|"
+    # What a condition is ("Frailty is a syndrome of ...", "Celiac disease (CD) is an autoimmune enteropathy
+    # characterized by ..."), and what an institution is for ("Trauma centers are designated to ...").
+    r"^[\w\s-]{1,60}?(?: \([^)]{1,20}\))? (?:is|are) an? (?:[\w-]+ ){0,3}(?:syndrome|disorder|condition|disease|"
+    r"enteropathy|entity)s? (?:of|in which|characteri[sz]ed by)\b|"
+    r"^[\w\s-]{1,60}?(?: \([^)]{1,20}\))? (?:is|are) (?:an? [\w\s-]{1,40} )?characteri[sz]ed by\b|"
+    r"\b(?:is|are) designated to\b",
     re.I,
 )
 _AIM_VERBS = (r"(?:assess|determine|evaluate|investigate|examine|compare|explore|test|estimate|describe|quantify|"
@@ -73,8 +87,9 @@ _AIM = re.compile(
     r"^(?:the|our|an?|one|main|primary|secondary)?\s*(?:\w+\s+)?(?:aim|objective|purpose|goal|intent|hypothesis)s? "
     r"(?:of|was|were|is|are|in)\b|"
     r"^" + _AIM_VERBS + r"\b|"  # an aim as an imperative, after a heading: "AIM: Describe the mechanisms ..."
-    r"\bwe (?:hypothesi[sz]ed|postulated|assumed)\b|"
-    r"^(?:here,? )?we (?:investigated?|investigatewd|examined?|explored?|assessed?|evaluated?|tested?|asked) (?:if|whether|how)\b|"
+    r"\bwe (?:hypothesi[sz]ed|postulated|assumed)\b|^it was (?:hypothesi[sz]ed|postulated|assumed|expected|predicted) that\b|"
+    r"^(?:here,? )?we (?:\(\w{1,3}\) )?(?:investigated?|investigatewd|examined?|explored?|assessed?|evaluated?|tested?|"
+    r"asked) (?:if|whether|how)\b|"
     r"^(?:to|we (?:aimed|sought|wanted|wished|set out|intended|attempted|tried) to|"
     r"(?:this|the|our|present) (?:study|trial|review|work|paper|report|analysis) (?:aimed|sought|aims|seeks) to|"
     r"the (?:present|current) (?:study|trial|review|work) (?:aimed|sought|aims|seeks) to) " + _AIM_VERBS + r"\b|"
@@ -90,11 +105,18 @@ _METHOD_VERBS = (r"(?:conducted|performed|recruited|enrolled|randomi[sz]ed|analy
                  r"constructed|fitted|validated|quantified|tested|determined|defined|stratified|matched|"
                  r"classified|categori[sz]ed|grouped|divided|selected|allocated|assigned|treated|given|"
                  r"formulated|planned|kept|expressed|computed|documented|scored|graded|monitored|observed|"
-                 r"received|obtained|sampled|involved|stimulated|quantified|genotyped|sequenced|imaged|scanned|adjusted|modelled|modeled)")
+                 r"received|obtained|sampled|involved|stimulated|quantified|genotyped|sequenced|imaged|scanned|adjusted|modelled|modeled|"
+                 r"gathered|excluded|queried|mailed|provided|instilled|done)")
 _METHOD = re.compile(
     r"^(?:(?:in|from|between|during|over|for|after|using|of|thus|therefore|here|then|finally|first|next|also)\b"
     r"[^,]{0,80},\s*){0,2}(?:here,? )?(?:we|this (?:study|trial|review)|"
-    r"the (?:study|studies|trial|trials|review|authors|researchers|investigators))\b[^.]*?\b" + _METHOD_VERBS + r"\b|"
+    r"the (?:study|studies|trial|trials|review|authors|researchers|investigators)|"
+    r"an? (?:[\w-]+ ){0,3}(?:study|trial|registry|survey|audit|review))\b[^.]*?\b" + _METHOD_VERBS + r"\b|"
+    # The design ("This was a prospective study of 1400 eyes", "A retrospective study of children aged 3-12 ..."),
+    # and a measurement ("All subjects had their serum 25(OH)D level measured").
+    r"^(?:this|it) (?:was|is) an? (?:[\w-]+,? ){0,5}(?:study|trial|analysis|review|survey|audit|series)\b|"
+    r"^an? (?:[\w-]+,? ){1,5}(?:study|trial|analysis|review|survey|audit|series) (?:of|in|among|comparing|involving)\b|"
+    r"\bhad (?:their|his|her) [^.]{0,80}?\b(?:measured|assessed|recorded|evaluated|tested|determined|checked)\b|"
     r"^we (?:report|describe|present)\b|\b(?:was|were) (?:then |also )?used to \w+|"
     r"\b(?:outcome|outcomes|end ?points?)\b[^.]*\b(?:examined|was|were)\s+whether\b",
     re.I,
@@ -140,16 +162,63 @@ _SAMPLE = re.compile(
     r"^(?:a total of )?" + _NUMBER + r"\b[^.]*\b(?:were|was) (?:enrolled|included|recruited|randomi[sz]ed|"
     r"studied|analy[sz]ed|screened|identified|eligible)\b|"
     r"\b(?:consisted of|comprised|was composed of|were composed of)\b|^(?:a|the) (?:subset|sample|subgroup) of\b|"
-    r"^(?:the )?(?:mean|median|average) (?:\w+ )?(?:age|follow-up|duration of follow-up|injury severity score|"
-    r"bmi|body mass index)\b",
+    r"^(?:the )?(?:mean|median|average) (?:\w+ )?(?:age|follow-?up|duration of follow-?up|injury severity score|"
+    r"bmi|body mass index)\b|"
+    r"^(?:the )?(?:mean |median |average )?(?:patient |participant )?age (?:at|of) (?:presentation|diagnosis|onset|"
+    r"surgery|inclusion|enrol?ment|admission) (?:averaged|was|ranged)\b|"
+    r"^(?:the )?(?:subjects|participants|study population|study sample) (?:were|was|consisted of|comprised|included) "
+    + _NUMBER + r"\b|"
+    r"^there (?:were|was) " + _NUMBER + r"\s+(?:[\w-]+\s+){0,3}?(?:presentations|admissions|patients|participants|"
+    r"subjects|cases|visits|procedures|operations|births|deliveries|episodes|encounters|records|respondents)\b",
     re.I,
 )
+# Group sizes ("Twelve patients ... with normothermic (n = 6) or hypothermic (n = 6) CPB"), unless the
+# sentence compares the groups ("Men (n = 680) and women (n = 356) were similar except that men ...").
+_SIZES = re.compile(r"\(n\s*=\s*[\d,]+\)[^.]*\(n\s*=\s*[\d,]+\)", re.I)
+_COMPARED = re.compile(r"\b(?:similar|except|differ\w*|higher|lower|greater|fewer|less|more|better|worse|"
+                       r"increased|decreased|reduced|improved)\b", re.I)
+# Group sizes in words: "82 patients had flu-PSA levels and 129 si-PSA levels" (the second count
+# without a verb of its own; "12 patients relapsed and 3 died" is a finding).
+_GROUP_SIZES = re.compile(r"^" + _NUMBER + r"\s+(?:patients|participants|subjects|children|women|men|cases|eyes)\s+"
+                          r"(?:had|received|underwent|were)\b[^.;]*?\band\s+" + _NUMBER + r"\s+(?P<rest>[^.;]+)\.?$",
+                          re.I)
+# Who the sample were, whatever its figures: "Grandmultiparous women were predominantly Hispanic (56%)",
+# "Patients ... were comparable with regard to age, body weight ...".
+_COMPOSITION = re.compile(
+    r"\b(?:were|was) (?:predominantly|mostly|mainly|largely|primarily) (?:male|female|men|women|white|black|"
+    r"hispanic|latino|caucasian|asian|african[- ]american|boys|girls)\b|"
+    r"\b(?:were|was) (?:comparable|similar|well[- ]matched|balanced|matched) (?:with regard to|with respect to|"
+    r"in terms of|regarding|for|in)\s+(?:their\s+)?(?:age|sex|gender|baseline|demographic)",
+    re.I)
 # A survey's response rate describes its sample, whatever its figures.
 _RESPONSE = re.compile(r"^we (?:received|obtained|collected)\b[^.]*\b(?:surveys|questionnaires|responses|replies)\b",
                        re.I)
 # The study's own significance threshold ("A p value of 0.05 was considered significant").
 _THRESHOLD = re.compile(r"\b(?:was|were) (?:considered|regarded as|taken as|set as|defined as) (?:to be )?"
-                        r"(?:statistically )?significan", re.I)
+                        r"(?:statistically )?significan|"
+                        # The study's own definitions and cut-offs ("Flu-PSA level was defined as a PSA series with
+                        # at least one value lower than ...", "the cut-off point was set at >=75%").
+                        r"^[^,;]{0,80}?\b(?:was|were) defined as\b|"
+                        r"\b(?:cut-?off|threshold)\b[^.]*\b(?:was|were) (?:set|fixed|chosen) (?:at|as)\b", re.I)
+# What the study analysed, named by the measure it sought ("The difference between non-cycloplegic and
+# cycloplegic measurements was analyzed."): a method, though "difference" reads like a result.
+_ANALYSED = re.compile(
+    r"^(?:the )?(?:differences?|associations?|correlations?|relationships?|agreement)\b[^.;]*?\b(?:was|were) "
+    r"(?:then |also )?(?:analy[sz]ed|assessed|examined|evaluated|compared|tested|calculated|estimated|investigated|"
+    r"determined|measured|explored|studied)(?:\s+(?:using|by|with|via|through|in|for|across)\b[^.;]*)?\.?$", re.I)
+_FIGURES = re.compile(r"\d\s*%|\bp\s*[<=>≤]|significan", re.I)
+# A question the text leaves open ("Whether X could be a biomarker is unclear", "It has yet to be shown
+# whether ...", "its status in children has not been adequately studied", "their fate is poorly defined").
+_OPEN_QUESTION = re.compile(
+    r"^whether\b|"
+    r"\b(?:is|are|was|were|remains?|remained)\s+(?:still\s+|as yet\s+|yet\s+)?(?:unclear|unknown|uncertain|"
+    r"not (?:yet )?(?:known|clear|established|understood))\b|"
+    r"\b(?:has|have)\s+(?:yet to be|not (?:yet )?been)\s+(?:\w+ly\s+)?(?:shown|established|studied|investigated|"
+    r"examined|explored|determined|evaluated|assessed|addressed|elucidated|clarified|defined|characteri[sz]ed|"
+    r"understood)\b(?!\s+to\b)|"
+    r"\b(?:is|are|was|were|remains?)\s+(?:still\s+)?poorly\s+(?:defined|understood|characteri[sz]ed|known|studied)\b|"
+    r"\blittle is known\b|\bremains? to be (?:determined|established|elucidated|shown|seen)\b",
+    re.I)
 # A method or sample sentence that also states a result is a finding ("We enrolled 300 adults and
 # found ...", "Follow-up was performed by 89.4% of residents", "169 of 321 patients had ...").
 _RESULT = re.compile(
@@ -233,11 +302,16 @@ def subject_of(text: str) -> str:
     return text[:at].strip(" ,") if at is not None else ""
 
 
+def _group_sizes(text: str) -> bool:
+    m = _GROUP_SIZES.search(text)
+    return bool(m) and guessed_verb(m.group("rest")) is None and not claim_components(m.group("rest")).relation
+
+
 def judge(text: str) -> tuple[Category, str]:
     """The category of one claim's wording and the reason it is (or is not) check-worthy."""
     words = _WORD.findall(text)
     stripped = text.strip().strip("\"'“”‘’")
-    if stripped.endswith("?"):
+    if stripped.endswith("?") or _OPEN_QUESTION.search(stripped):
         return "question", REASONS["question"]
     if _AIM.search(stripped):
         return "method", REASONS["method"]
@@ -253,12 +327,15 @@ def judge(text: str) -> tuple[Category, str]:
         return "opinion", REASONS["opinion"]
     if not verb:
         return "fragment", REASONS["fragment"]
-    if _THRESHOLD.search(stripped):
+    if _THRESHOLD.search(stripped) or (_ANALYSED.search(stripped) and not _FIGURES.search(stripped)):
         return "method", REASONS["method"]
+    if _COMPOSITION.search(stripped):
+        return "sample", REASONS["sample"]
     if _RESPONSE.search(stripped):
         return "sample", REASONS["sample"]
     result = bool(_RESULT.search(stripped))
-    if _SAMPLE.search(stripped) and not result:
+    sizes = bool(_SIZES.search(stripped)) and not _COMPARED.search(stripped)
+    if (_SAMPLE.search(stripped) or sizes or _group_sizes(stripped)) and not result:
         return "sample", REASONS["sample"]
     if _is_method(stripped) and not result:
         return "method", REASONS["method"]
