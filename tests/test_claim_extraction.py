@@ -320,3 +320,57 @@ def test_a_recommendation_drawn_from_a_finding_is_left_out_of_its_claim():
     assert [c.text for c in out.check_worthy] == [
         "Grandmultiparous women had increased neonatal mortality even after controlling for confounders."]
     assert "need" not in out.claims[0].quote
+
+
+def test_a_leading_since_or_although_clause_is_a_claim_of_its_own():
+    out = extract_claims("Since warfarin requires regular monitoring, adherence to warfarin is often poor.")
+    assert [c.text for c in out.claims] == ["Warfarin requires regular monitoring.", "Adherence to warfarin is often poor."]
+    assert [c.quote for c in out.claims] == ["warfarin requires regular monitoring", "adherence to warfarin is often poor."]
+    out = extract_claims("Although initial infection control was lower with retention than with removal, final "
+                         "infection control was comparable at the latest follow-up.")
+    assert len(out.claims) == 2
+    # A leading phrase without a verb is no clause.
+    assert len(extract_claims("Since 2010, obesity rates have increased in children.").claims) == 1
+
+
+def test_findings_of_opposite_polarity_are_two_claims():
+    out = extract_claims("Compared with usual care, exercise was better for balance and mood but not for memory.")
+    assert [c.text for c in out.claims] == ["Compared with usual care, exercise was better for balance and mood.",
+                                            "Compared with usual care, exercise was not better for memory."]
+    assert out.claims[1].quote == "but not for memory."
+    out = extract_claims("Compared to chemotherapy alone, combined therapy could benefit the patients with a "
+                         "disease-free interval over 1 year, but not those with a shorter interval.")
+    assert out.claims[1].text == ("Compared to chemotherapy alone, combined therapy could not benefit the patients "
+                                  "with a shorter interval.")
+    # No auxiliary to negate: the rules do not guess, the sentence stays whole.
+    assert len(extract_claims("Exercise improved balance but not memory in older adults.").claims) == 1
+
+
+def test_a_list_before_a_shared_predicate_is_not_cut_into_fragments():
+    out = extract_claims("We asked whether the infection control rates, number of additional procedures, length "
+                         "of hospital stay, and treatment duration differed between retention and revision.")
+    assert len(out.claims) == 1 and out.claims[0].category == "method"
+    out = extract_claims("Blood was analyzed for total thyroxine (TT4), free T3 (fT3), reverse T3 (rT3), and "
+                         "thyroid stimulating hormone (TSH) 60 min after bypass was initiated.")
+    assert len(out.claims) == 1 and out.claims[0].category == "method"
+    # "reduced X and increased Y" after a preposition is a list of noun phrases, not a second verb.
+    out = extract_claims("Frailty raises mortality through reduced physiological reserve and increased "
+                         "vulnerability to stressors.")
+    assert len(out.claims) == 1
+
+
+def test_clauses_in_a_series_and_a_clause_joined_by_and_before_a_reporting_frame_are_separate_claims():
+    out = extract_claims("After bypass, total T3 was reduced for 5 days (p<0.05), free T3 was reduced for 3 days "
+                         "(p<0.05), and TSH remained unchanged.")
+    assert [c.text for c in out.claims] == ["After bypass, total T3 was reduced for 5 days (p<0.05).",
+                                            "Free T3 was reduced for 3 days (p<0.05).", "TSH remained unchanged."]
+    out = extract_claims("Inguinal exploration was not performed in our study and our long-term results demonstrate "
+                         "that scrotal repair of a hydrocele is safe.")
+    assert [c.category for c in out.claims] == ["method", "factual"]
+    assert out.claims[1].text == "Scrotal repair of a hydrocele is safe."
+
+
+def test_a_structured_abstracts_heading_with_a_slash_is_split_off():
+    out = extract_claims("The studies depend on historical rather than concurrent controls.QUESTIONS/")
+    assert out.claims[0].quote == "The studies depend on historical rather than concurrent controls."
+    assert not out.claims[1].check_worthy

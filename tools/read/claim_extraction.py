@@ -104,9 +104,33 @@ def validate_text(text: str, *, max_chars: int | None = None) -> str:
 
 # Two sentences in one: a structured abstract's heading glued to the sentence before it
 # ("candidates.AIM: To ...") or a missing space after a full stop ("hospice.The prescribing").
-_GLUED = re.compile(r"(?<=[a-z0-9)\]'’\"”])\.(?=(?:[A-Z]{3,}(?:[ ,/&]+[A-Z]{3,})*\s*:)|[A-Z][a-z]+\s)")
+_GLUED = re.compile(r"(?<=[a-z0-9)\]'’\"”])\.(?=(?:[A-Z]{3,}(?:[ ,/&]+[A-Z]{3,})*\s*:)|[A-Z][a-z]+\s|"
+                    r"[A-Z]{3,}/[A-Z/]*\s*$)")
 # Two clauses with their own subjects.
-_CLAUSE_JOIN = re.compile(r";\s+(?:however,?\s+)?|,\s+(?:but|whereas|while|and|although)\s+|\s+whereas\s+", re.I)
+_CLAUSE_JOIN = re.compile(
+    r";\s+(?:however,?\s+)?|,\s+(?:but|whereas|while|and|although)\s+|\s+whereas\s+|"
+    # "... was not performed in our study and our long-term results demonstrate that ..."
+    r"\s+and\s+(?=(?:we|our (?:[\w-]+ )?(?:results|findings|data|analysis|study)|the (?:results|findings|data))\s+"
+    r"(?:\w+\s+)?(?:found|find|showed|show|shows|demonstrated|demonstrate|demonstrates|suggest|suggests|suggested|"
+    r"indicate|indicates|indicated|confirm|confirms|confirmed|revealed|reveal|reveals)\b)", re.I)
+# A sentence that opens with a subordinate clause of its own assertion ("Since warfarin requires regular
+# monitoring, adherence to it is often poor"): two claims, the first without its conjunction.
+_LEAD_CLAUSE = re.compile(r"^(?:since|although|though|even though|while|whereas)\s+", re.I)
+# A list item before ", and" ("... length of hospital stay, and treatment duration differed"): the
+# items share the predicate after the last one, so the comma is no clause boundary.
+_LIST_JOIN = re.compile(r",\s+(?:and|or)\s+$", re.I)
+# The opposite finding for another group, without a verb ("better for balance but not for memory",
+# "benefit the patients with DFI>1 year, but not those with DFI <= 1 year").
+_BUT_NOT = re.compile(r",?\s+but not\s+(?P<tail>(?:(?P<prep>for|in|on|with|among|at|after|during|from|of)|those)\b"
+                      r"[^,;]*?)\.?$", re.I)
+# A piece that opens with an adverb has no subject of its own ("more often had liver disease").
+_NO_SUBJECT = re.compile(r"(?:more|less|most|also|then|often|still|frequently|usually|\w+ly)\b", re.I)
+_AUXILIARY = re.compile(r"\b(?:was|were|is|are|could|can|may|might|would|will|did|does|do|has|have|had)\b", re.I)
+_BEFORE_MAIN_VERB = re.compile(r"\b(?:who|which|that|when|if|after|before|because|since|while|whereas|where|not|no)\b",
+                               re.I)
+# "reduced X and increased Y" after a preposition is a list of noun phrases, not a second verb.
+_PARTICIPLE_LIST = re.compile(r"\b(?:of|with|by|in|to|from|for|through|via|after|despite|without|and|or)\s+(?:\w+ly\s+)?(?:increased|decreased|reduced|"
+                              r"improved|elevated|impaired|enhanced|lower|higher|greater)\s+[\w-]+(?:\s+[\w-]+)?$", re.I)
 # A second verb of the same subject ("... occurred in 14% and was more common in females").
 _SHARED_SUBJECT = re.compile(
     r",?\s+(?:and|but)\s+(?:(?:also|then|thereafter|not|still)\s+)?(?=(?:was|were|is|are|had|has|have|can|could|may|"
@@ -178,16 +202,58 @@ def _own_subject(clause: str) -> str:
     return subject
 
 
-def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+def _negated(claim: str, tail: str, prep: str | None) -> str | None:
+    """The claim the elliptical "but not <tail>" after `claim` makes ("E was better for balance
+    and mood" + "for memory" -> "E was not better for memory."), or None when the rules cannot
+    build it without guessing (no auxiliary of the main clause, a negation already there)."""
+    body = claim.rstrip(".")
+    aux = _AUXILIARY.search(body)
+    if aux is None or _BEFORE_MAIN_VERB.search(body, 0, aux.start()):
+        return None
+    if prep:
+        at = [m.start() for m in re.finditer(rf"\s{re.escape(prep)}\s", body) if m.start() > aux.end()]
+    else:  # "those with ..." stands for the noun phrase with the same preposition
+        words = tail.split()
+        link = words[1] if len(words) > 1 else ""
+        found = list(re.finditer(rf"\s(?:the\s+)?(\w+)\s{re.escape(link)}\s", body)) if link else []
+        found = [m for m in found if m.start() > aux.end()]
+        if not found:
+            return None
+        at = [found[-1].start()]
+        tail = f"the {found[-1].group(1)} {' '.join(words[1:])}"
+    if not at:
+        return None
+    head = body[:at[-1]]
+    return _finish(f"{head[:aux.end()]} not{head[aux.end():]} {tail}")
+
+
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, str, str]]:
     """Sub-spans of the sentence at [start, end) that each hold a claim, with the subject a piece
-    borrows from the clause before it ("" when it has its own); the whole sentence when a cut
-    would leave a piece without its own verb. A comment tail is left out of every span."""
+    borrows from the clause before it ("" when it has its own) and the claim's wording where the
+    rules build it (else ""); the whole sentence when a cut would leave a piece without its own
+    verb. A comment tail is left out of every span."""
     sentence = text[start:end]
     tail = _COMMENT_TAIL.search(sentence)
     if tail and _is_clause(sentence[:tail.start()]):
         sentence = sentence[:tail.start()]
     depth = _depths(sentence)
+    whole: list[tuple[int, int, str, str]] = [(start, start + len(sentence), "", "")]
+    # The opposite finding at the end, a claim of its own when the rules can word it.
+    opposite = _BUT_NOT.search(sentence)
+    if opposite is not None and (depth[opposite.start()] or has_verb(opposite.group("tail"))
+                                 or not _is_clause(sentence[:opposite.start()])):
+        opposite = None
+    if opposite is not None:
+        sentence = sentence[:opposite.start()]
     cuts: list[tuple[int, int, str]] = []
+    lead = _LEAD_CLAUSE.match(sentence)
+    if lead is not None:
+        for comma in (m.start() for m in re.finditer(r",\s", sentence) if depth[m.start()] == 0):
+            if _is_clause(sentence[lead.end():comma]) and _is_clause(sentence[comma + 1:]):
+                cuts.append((comma, comma + 2, "own"))
+                break
+        else:
+            lead = None
     for m in _INFERENCE_TAIL.finditer(sentence):
         if depth[m.start()] == 0 and _is_clause(sentence[:m.start()]) and _is_clause(sentence[m.end():]):
             cuts.append((m.start(), m.end(), "own"))
@@ -196,17 +262,36 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     else:
         sentence_end = len(sentence)
     head = sentence[:sentence_end]
+    commas = [m.start() for m in re.finditer(r",", head) if depth[m.start()] == 0]
     for m in _CLAUSE_JOIN.finditer(head):
-        if depth[m.start()] == 0:
-            cuts.append((m.start(), m.end(), "own"))
-    for m in _SHARED_SUBJECT.finditer(head):
         if depth[m.start()] == 0 and not any(a <= m.start() < b for a, b, _ in cuts):
+            before = [c for c in commas if c < m.start()]
+            item = head[before[-1] + 1:m.start()] if before else ""
+            if _LIST_JOIN.match(head[m.start():m.end()]) and before and not has_verb(item):
+                continue
+            cuts.append((m.start(), m.end(), "own"))
+    # Clauses in a series ("TT4 was reduced (p<0.05), free T3 was reduced ..., and TSH remained
+    # unchanged"): the commas before a last ", and" that joins a clause join clauses too.
+    ends = sorted([a for a, _, _ in cuts] + [len(head)])
+    if any(_LIST_JOIN.match(head[a:b]) and _is_clause(head[b:next(e for e in ends if e > a)]) for a, b, _ in cuts):
+        bounds = sorted({0, len(head), *commas, *(a for a, _, _ in cuts)})
+        for c in commas:
+            if any(a <= c < b for a, b, _ in cuts):
+                continue
+            i = bounds.index(c)
+            left, right = head[bounds[i - 1]:c].strip(" ,;"), head[c + 1:bounds[i + 1]].strip(" ,;")
+            if _is_clause(left) and _is_clause(right) and not _LEAD_CLAUSE.match(left) \
+                    and not _NO_SUBJECT.match(right):
+                cuts.append((c, c + 2 if head[c + 1:c + 2] == " " else c + 1, "own"))
+    for m in _SHARED_SUBJECT.finditer(head):
+        if depth[m.start()] == 0 and not any(a <= m.start() < b for a, b, _ in cuts) \
+                and not _PARTICIPLE_LIST.search(head, 0, m.start()):
             cuts.append((m.start(), m.end(), "shared"))
-    if not cuts:
-        return [(start, start + len(sentence), "")]
+    if not cuts and opposite is None:
+        return whole
     cuts.sort()
     pieces: list[tuple[int, int, str]] = []
-    begin, borrowed = 0, ""
+    begin, borrowed = lead.end() if lead is not None else 0, ""
     for cut_start, cut_end, kind in cuts:
         pieces.append((begin, cut_start, borrowed))
         begin = cut_end
@@ -227,18 +312,28 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
         else:
             merged.append((a, b, kind))
     if any(kind == "merge-next" for _, _, kind in merged):
-        return [(start, start + len(sentence), "")]
-    out: list[tuple[int, int, str]] = []
+        return whole
+    out: list[tuple[int, int, str, str]] = []
     subject = ""
     for a, b, kind in merged:
         piece = sentence[a:b].strip(" ,;")
         if kind == "shared":
             if not subject or not claim_components(f"{subject} {piece}").relation:
-                return [(start, start + len(sentence), "")]
-            out.append((start + a, start + b, subject))
+                return whole
+            out.append((start + a, start + b, subject, ""))
             continue
         subject = _own_subject(wording(piece))
-        out.append((start + a, start + b, ""))
+        out.append((start + a, start + b, "", ""))
+    if opposite is not None:
+        a, b, borrowed, _ = out[-1]
+        last = wording(text[a:b].rstrip(" ,;"))
+        if borrowed:
+            last = f"{borrowed} {last[:1].lower()}{last[1:]}"
+        negated = _negated(last, opposite.group("tail"), opposite.group("prep"))
+        if negated is None:
+            return whole
+        out.append((start + opposite.start() + len(opposite.group(0)) - len(opposite.group(0).lstrip(" ,")),
+                    start + opposite.end(), "", negated))
     return out
 
 
@@ -247,7 +342,7 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
 _ATTRIBUTION = re.compile(r"^[\"“](.+?)[,.]?[\"”],?\s+(?:said|says|added|adds|explained|noted|notes|told)\b.*$", re.S)
 _QUOTED = re.compile(r"^[\"“](.+?)[\"”]\.?$", re.S)
 _REPORTING = re.compile(
-    r"^(?:(?:we|the (?:authors|researchers|investigators)|our (?:results|findings|data|analysis)|"
+    r"^(?:(?:we|the (?:authors|researchers|investigators)|our (?:[\w-]+ )?(?:results|findings|data|analysis)|"
     r"(?:these|the|this|our|present) (?:results|findings|data|study|trial|analysis|review|meta-analysis|"
     r"study's findings)|results|findings|data|researchers|"
     r"scientists|experts|this|these|which)\s+(?:\w+ )?(?:found|find|showed|show|shows|demonstrated|demonstrate|"
@@ -444,11 +539,11 @@ def extract_claims(text: str, llm: StructuredLLM | None = None, *, max_chars: in
     for sentence_start, sentence_end in sentence_spans(text):
         for s_start, s_end in sentence_pieces(text, sentence_start, sentence_end):
             raw = text[s_start:s_end]
-            for start, end, subject in _clauses(text, s_start, s_end):
+            for start, end, subject, built in _clauses(text, s_start, s_end):
                 quote = text[start:end].rstrip(" ,;")
                 end = start + len(quote)
-                claim = wording(quote)
-                resolved: Literal["none", "rules", "model", "person"] = "none"
+                claim = built or wording(quote)
+                resolved: Literal["none", "rules", "model", "person"] = "rules" if built else "none"
                 if subject:
                     claim, resolved = _finish(f"{subject} {claim[:1].lower()}{claim[1:]}"), "rules"
                 category, reason = judge(claim)

@@ -45,6 +45,7 @@ _OPINION = re.compile(
     # importance of ...") and a speculative implication ("may inform the design of future trials", "may be a
     # feasible strategy", "might be indicated").
     r"\b(?:the|a|an urgent|a clear) need (?:to|for)\b|\b(?:warrants?|warranted)\b|"
+    r"\bleads? us to (?:believe|think|suggest|recommend|propose)\b|"
     r"\b(?:highlights?|underscores?|underlines?|emphasi[sz]es?|stresses) the (?:importance|need|value)\b|"
     r"\b(?:may|might|could) (?:also )?(?:inform|guide|be indicated|be considered|be recommended|"
     r"be (?:a |an )?(?:[\w-]+ ){0,2}(?:strategy|option|approach|tool|alternative|avenue))\b|"
@@ -123,7 +124,7 @@ _METHOD = re.compile(
 )
 # The main verb of a method sentence in the passive ("Models were compared using ...").
 _PASSIVE_METHOD = re.compile(
-    r"\b(?:was|were|had been)\s+(?:\w+ly\s+)?(?:then\s+|also\s+|first\s+|further\s+)?"
+    r"\b(?:was|were|had been)\s+(?:not\s+)?(?:\w+ly\s+)?(?:then\s+|also\s+|first\s+|further\s+)?"
     r"(?:randomly assigned|followed up|" + _METHOD_VERBS[3:] + r"\b",
     re.I,
 )
