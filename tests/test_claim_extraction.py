@@ -374,3 +374,46 @@ def test_a_structured_abstracts_heading_with_a_slash_is_split_off():
     out = extract_claims("The studies depend on historical rather than concurrent controls.QUESTIONS/")
     assert out.claims[0].quote == "The studies depend on historical rather than concurrent controls."
     assert not out.claims[1].check_worthy
+
+
+def test_a_possessive_a_pronoun_after_a_preposition_and_a_lettered_group_are_resolved_from_the_text():
+    out = extract_claims("Forkhead O transcription factors are involved in apoptosis. Their activation in neuronal "
+                         "death is inhibited by reactive oxygen species.")
+    assert out.claims[1].text == ("The activation of forkhead O transcription factors in neuronal death is inhibited "
+                                  "by reactive oxygen species.")
+    out = extract_claims("Since warfarin requires regular monitoring, adherence to it is often poor.")
+    assert out.claims[1].text == "Adherence to warfarin is often poor."
+    out = extract_claims("Older adults were assigned to supervised exercise (E) or usual care (C). "
+                         "Compared with C, E improved balance.")
+    assert out.claims[1].text == "Compared with usual care, supervised exercise improved balance."
+    assert out.claims[1].check_worthy
+    # The subject the grammar misreads ("prior use of") is taken whole.
+    out = extract_claims("Stroke patients with prior use of anticoagulants had a lower mortality than warfarin users. "
+                         "They were also less often discharged to a nursing home.")
+    assert out.claims[1].text == ("Stroke patients with prior use of anticoagulants were also less often discharged "
+                                  "to a nursing home.")
+
+
+@pytest.mark.parametrize("sentence", [
+    "The second goal universally involves contralateral scrotal fixation.",
+    "However, the studies on which this presumption is based depend on historical controls.",
+    "The results were consistent across sexes.",
+    "Patient satisfaction with information significantly increased after the interventions.",
+    "There were no other complications during the sitting period.",
+    "Compared with C, E was better for balance.",
+])
+def test_a_claim_that_does_not_read_alone_is_held_back_for_a_person(sentence):
+    out = extract_claims("Hydroceles are common in neonatal torsion. " + sentence)
+    assert not out.claims[-1].check_worthy
+    assert out.claims[-1].category == "context"
+
+
+def test_a_finding_named_by_these_findings_is_not_given_the_subject_before_it():
+    out = extract_claims("ACE inhibitors are associated with a lower risk of renal failure. "
+                         "These findings were consistent in women.")
+    assert out.claims[1].category == "context"
+    assert not out.claims[1].text.startswith("ACE")
+    # A reporting frame is no reference.
+    out = extract_claims("Our data showed no difference in vitamin D levels between children with and without "
+                         "celiac disease.")
+    assert out.claims[0].check_worthy

@@ -108,7 +108,8 @@ _GLUED = re.compile(r"(?<=[a-z0-9)\]'’\"”])\.(?=(?:[A-Z]{3,}(?:[ ,/&]+[A-Z]{
                     r"[A-Z]{3,}/[A-Z/]*\s*$)")
 # Two clauses with their own subjects.
 _CLAUSE_JOIN = re.compile(
-    r";\s+(?:however,?\s+)?|,\s+(?:but|whereas|while|and|although)\s+|\s+whereas\s+|"
+    r";\s+(?:however,?\s+|and\s+)?|,\s+(?:but|whereas|while|and|although)\s+|\s+whereas\s+|"
+    r"\s+and\s+(?=there (?:was|were|is|are) )|"
     # "... was not performed in our study and our long-term results demonstrate that ..."
     r"\s+and\s+(?=(?:we|our (?:[\w-]+ )?(?:results|findings|data|analysis|study)|the (?:results|findings|data))\s+"
     r"(?:\w+\s+)?(?:found|find|showed|show|shows|demonstrated|demonstrate|demonstrates|suggest|suggests|suggested|"
@@ -182,10 +183,11 @@ def sentence_pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
 _CONTINUATION = re.compile(r"(?:by|from|to|than|with|and|or|for)\b", re.I)
 
 
-def _is_clause(piece: str) -> bool:
+def _is_clause(piece: str, *, opening: bool = False) -> bool:
     """Whether `piece` holds a clause of its own: a subject before a verb (not the rest of a
-    clause before it: "and by 44.2% of residents for patients discharged home")."""
-    if _CONTINUATION.match(piece.strip()):
+    clause before it: "and by 44.2% of residents for patients discharged home"); an `opening`
+    piece starts the sentence, so "For children with ..., X was lower" is a clause."""
+    if not opening and _CONTINUATION.match(piece.strip()):
         return False
     return len(piece.split()) >= MIN_CLAIM_WORDS - 1 and has_verb(piece, with_subject=True)
 
@@ -264,6 +266,9 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, str, str]]
     head = sentence[:sentence_end]
     commas = [m.start() for m in re.finditer(r",", head) if depth[m.start()] == 0]
     for m in _CLAUSE_JOIN.finditer(head):
+        # ", but did not improve ..." continues the subject before it: a shared-subject cut below.
+        if m.group(0).strip(" ,").lower().startswith("but") and _SHARED_SUBJECT.match(head, m.start()):
+            continue
         if depth[m.start()] == 0 and not any(a <= m.start() < b for a, b, _ in cuts):
             before = [c for c in commas if c < m.start()]
             item = head[before[-1] + 1:m.start()] if before else ""
@@ -286,7 +291,8 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, str, str]]
     for m in _SHARED_SUBJECT.finditer(head):
         if depth[m.start()] == 0 and not any(a <= m.start() < b for a, b, _ in cuts) \
                 and not _PARTICIPLE_LIST.search(head, 0, m.start()):
-            cuts.append((m.start(), m.end(), "shared"))
+            # ", but did not ..." is a clause of its own even where the rules find no subject to lend it.
+            cuts.append((m.start(), m.end(), "shared-but" if "but" in m.group(0).lower() else "shared"))
     if not cuts and opposite is None:
         return whole
     cuts.sort()
@@ -295,14 +301,14 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, str, str]]
     for cut_start, cut_end, kind in cuts:
         pieces.append((begin, cut_start, borrowed))
         begin = cut_end
-        borrowed = "shared" if kind == "shared" else ""
+        borrowed = kind if kind.startswith("shared") else ""
     pieces.append((begin, len(sentence), borrowed))
     # A piece without its own verb ("and from 9.4 to 12.6 mmHg in the other group") stays with the
     # piece before it: the cut before it was not a clause boundary.
     merged: list[tuple[int, int, str]] = []
     for a, b, kind in pieces:
         piece = sentence[a:b].strip(" ,;")
-        own = kind == "shared" or _is_clause(piece)
+        own = kind.startswith("shared") or _is_clause(piece, opening=not merged and a == 0)
         if merged and not own:
             merged[-1] = (merged[-1][0], b, merged[-1][2])
         elif not merged and not own:
@@ -317,9 +323,12 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, str, str]]
     subject = ""
     for a, b, kind in merged:
         piece = sentence[a:b].strip(" ,;")
-        if kind == "shared":
+        if kind.startswith("shared"):
             if not subject or not claim_components(f"{subject} {piece}").relation:
-                return whole
+                if kind == "shared":
+                    return whole
+                out.append((start + a, start + b, "", ""))
+                continue
             out.append((start + a, start + b, subject, ""))
             continue
         subject = _own_subject(wording(piece))
@@ -378,7 +387,24 @@ _CONTEXT = re.compile(
     r"(?!\s+(?:with|of|who|that|receiving|treated|given|taking|in which|where)\b|\s*\(n\s*=)|"
     r"\b(?:these|those|such) (?:results|findings|data|patients|subjects|participants|cases|groups|effects|changes|"
     r"differences|associations|observations|values|outcomes|models|children|women|men|individuals|animals|mice)\b|"
-    r"\b(?:our|the present|the current|this) (?:findings|results|data|series|sample|cohort)\b|"
+    # ("Our data showed no difference ..." reports a finding: a frame, not a reference.)
+    r"\b(?:our|the present|the current|this) (?:findings|results|data|series|sample|cohort)\b(?!\s+(?:\w+\s+)?"
+    r"(?:showed|show|shows|demonstrated|demonstrate|demonstrates|suggest|suggests|suggested|indicate|indicates|"
+    r"indicated|revealed|reveal|reveals|confirm|confirms|confirmed)\b)|"
+    # "The second goal", "this presumption", "The results were consistent across sexes", "after the
+    # interventions", "no other complications", "In our experience this is ...".
+    r"\bthe (?:first|second|third|former|latter) (?:goal|aim|objective|group|arm|cohort|approach|method|option|"
+    r"procedure|strategy|one)\b|"
+    r"\b(?:this|these) (?:presumption|assumption|hypothesis|notion|view|idea|mechanism|phenomenon|phenomena|approach|"
+    r"strategy|technique|procedure|practice|pattern|trend)\b|"
+    r"^the (?:results|findings|data|observations)\b(?!\s+(?:of|from|in|on)\b)|"
+    r"\bthe interventions?\b(?!\s+(?:of|with|for|in|to|group|arm)\b)|"
+    r"\b(?:no|any) other (?:complications?|adverse events?|side effects?|differences?|changes?)\b|"
+    r"^(?:in|for|from|with|on) [^,]{1,40}?,?\s+(?:this|these|it|they)\s+(?:is|are|was|were|does|do|did|has|have|"
+    r"had|can|may|might|could|would|will|remains?)\b|"
+    # A pronoun after a preposition ("adherence to it"), a group named by a letter ("Compared with C, E was").
+    r"\b(?:to|with|for|on|from|by|about|against|in) (?:it|them)\b|"
+    r"(?-i:\b(?:with|than|to|versus|vs\.?) [A-Z]\b(?![.\-])|^(?:[^,]{0,60}, )?[A-Z] (?:was|were|is|are|had|has)\b)|"
     r"\bthe (?:association|difference|relationship|correlation|effect|trend|increase|decrease|reduction|"
     r"same pattern|latter|former|rest|remaining \w+)\b(?!\s+(?:of|between|in|from|with|on|to|for)\b)|"
     r"^(?:its|their|both|the same|the other|the whole group|in the other|of these|of them|such)\b|"
@@ -474,6 +500,66 @@ def needs_context(claim: str) -> bool:
     return bool(_REFERENCE.match(claim))
 
 
+_STATEMENT_NOUNS = {"finding", "findings", "result", "results", "effect", "change", "measure", "approach", "method"}
+# A possessive that opens the claim ("Their activation in neuronal death ...") and a pronoun after a
+# preposition ("adherence to it is often poor").
+_POSSESSIVE = re.compile(r"^(?P<pronoun>its|their)\s+(?P<noun>[a-z][\w-]*)\b", re.I)
+_OBJECT_PRONOUN = re.compile(r"\b(?:to|with|for|on|from|by|about|against|in) (?P<pronoun>it|them)\b", re.I)
+# A group the text names by a letter it defines ("supervised exercise (E)", "usual care (C)").
+_LETTER = re.compile(r"(?-i:\b[A-Z]\b)(?![.\-'’])")
+_NOT_IN_NAME = {"to", "the", "a", "an", "and", "or", "with", "of", "in", "on", "by", "for", "versus", "vs", "were",
+                "was", "assigned", "received", "randomized", "randomised", "allocated", "group", "groups", "either"}
+
+
+def pronoun_referent(claim: str, near: list[str]) -> str | None:
+    """`claim` with an opening "Its"/"Their" + noun or a pronoun after a preposition replaced by
+    the subject of the factual statement just before it ("Their activation" -> "The activation of
+    FoxO transcription factors", "adherence to it" -> "adherence to warfarin"), when that subject
+    is short and agrees in number; else None."""
+    if not near:
+        return None
+    subject = subject_of(wording(near[-1]))
+    if "," in subject:
+        subject = subject.rsplit(",", 1)[1].strip()
+    if not subject or len(subject.split()) > 8 or context_reference(subject) or \
+            subject.split()[0].lower() in ("we", "i", "you", "our", "there", "here", "it", "they"):
+        return None
+    head = subject.split()[-1] if not subject.endswith(")") else subject.rsplit("(", 1)[0].split()[-1]
+    plural = head.lower().endswith("s") and not head.lower().endswith(("ss", "us", "is"))
+    lower = subject if any(ch.isupper() for ch in subject.split()[0][1:]) else subject[:1].lower() + subject[1:]
+    m = _POSSESSIVE.match(claim)
+    if m is not None:
+        if plural != (m.group("pronoun").lower() == "their"):
+            return None
+        return _finish(f"The {m.group('noun')} of {lower}{claim[m.end():]}")
+    found = list(_OBJECT_PRONOUN.finditer(claim))
+    if len(found) != 1 or plural != (found[0].group("pronoun").lower() == "them"):
+        return None
+    m = found[0]
+    return _finish(claim[:m.start("pronoun")] + lower + claim[m.end("pronoun"):])
+
+
+def named_letters(claim: str, before: str) -> str | None:
+    """`claim` with each group named by a letter replaced by what the text before it names with
+    that letter in brackets ("Compared with C, E was better" -> "Compared with usual care,
+    supervised exercise was better"), or None when a letter is not defined there."""
+    out, changed = claim, False
+    for letter in dict.fromkeys(_LETTER.findall(claim)):
+        defined = list(re.finditer(r"((?:[A-Za-z][\w'-]*\s+){1,4})\(" + letter + r"\)", before))
+        if not defined:
+            if letter in ("A", "I"):
+                continue
+            return None
+        words = defined[-1].group(1).split()
+        while words and (words[0].lower() in _NOT_IN_NAME or any(ch.isdigit() for ch in words[0])):
+            words = words[1:]
+        if not words:
+            return None
+        out = re.sub(r"(?-i:\b" + letter + r"\b)(?![.\-'’])", " ".join(words), out)
+        changed = True
+    return _finish(out) if changed else None
+
+
 def rule_resolution(claim: str, previous: str | None) -> str | None:
     """The claim with its leading reference replaced by the subject of the previous statement, or
     None when that statement has no usable subject (no verb, or a subject that is itself a reference)."""
@@ -485,8 +571,11 @@ def rule_resolution(claim: str, previous: str | None) -> str | None:
     m = _REFERENCE.match(claim)
     if m is None or not subject or needs_context(subject) or len(subject.split()) > 15:
         return None
-    # A bare "This" or "These" names the finding before it, not that finding's subject.
-    if m.group(0).lower() in ("this", "these", "those", "such", "the same"):
+    # A bare "This" or "These" names the finding before it, not that finding's subject; so do "These
+    # findings" and "This effect" ("These findings may inform ..." is not about the subject before).
+    words = m.group(0).lower().split()
+    if m.group(0).lower() in ("this", "these", "those", "such", "the same") or (
+            words[0] in ("this", "these", "those", "such") and words[-1] in _STATEMENT_NOUNS):
         return None
     # Only a reference that is the whole subject ("It lowers ...", not "These models were ...").
     own = [w for w in subject_of(claim).lower().split()
@@ -536,9 +625,11 @@ def extract_claims(text: str, llm: StructuredLLM | None = None, *, max_chars: in
     warnings: list[str] = []
     facts: list[str] = []  # the factual statements so far, for resolving references
     context: list[str] = []  # the sentences before, for the model
+    current: list[str] = []  # the factual statements of this sentence, then of the one before
     for sentence_start, sentence_end in sentence_spans(text):
         for s_start, s_end in sentence_pieces(text, sentence_start, sentence_end):
             raw = text[s_start:s_end]
+            before_this, current = current, []
             for start, end, subject, built in _clauses(text, s_start, s_end):
                 quote = text[start:end].rstrip(" ,;")
                 end = start + len(quote)
@@ -552,7 +643,7 @@ def extract_claims(text: str, llm: StructuredLLM | None = None, *, max_chars: in
                     category, reason = "method", REASONS["method"]
                 if category == "factual" and context_reference(claim):
                     claim, resolved, category, reason = _resolve(claim, resolved, facts, context, text[:s_start],
-                                                                 llm)
+                                                                 llm, before_this + current)
                     if category == "context":
                         warnings.append(f"claim c{len(claims) + 1} ({claim!r}) refers to something named elsewhere "
                                         "in the text and could not be made to read alone: edit it if it should be "
@@ -563,6 +654,7 @@ def extract_claims(text: str, llm: StructuredLLM | None = None, *, max_chars: in
                 ))
                 if category == "factual":
                     facts.append(claim)
+                    current.append(claim)
             context.append(" ".join(raw.split()))
     if not any(c.check_worthy for c in claims):
         warnings.append("no check-worthy claim was found in the text: every sentence reads as an opinion, a plan, "
@@ -571,12 +663,13 @@ def extract_claims(text: str, llm: StructuredLLM | None = None, *, max_chars: in
 
 
 def _resolve(claim: str, resolved: Literal["none", "rules", "model", "person"], facts: list[str],
-             context: list[str], before: str, llm: StructuredLLM | None
+             context: list[str], before: str, llm: StructuredLLM | None, near: list[str] | None = None
              ) -> tuple[str, Literal["none", "rules", "model", "person"], Category, str]:
     """A claim that refers to something named before it, made to read alone by the text's own
     words (the groups it names, the subject of the statement before, the model's rewrite), or
-    marked as needing context."""
-    by_groups = named_groups(claim, before) or named_referent(claim, facts)
+    marked as needing context. `near`: the factual statements of this sentence and the one before."""
+    by_groups = named_groups(claim, before) or named_referent(claim, facts) or named_letters(claim, before) \
+        or pronoun_referent(claim, near or [])
     if by_groups is not None and context_reference(by_groups) is None:
         return by_groups, "rules", "factual", REASONS["factual"]
     by_rule = rule_resolution(claim, facts[-1] if facts else None) if needs_context(claim) else None

@@ -294,10 +294,22 @@ def has_verb(text: str, *, with_subject: bool = False) -> bool:
     return guessed_verb(text) is not None
 
 
+# Verbs that take "of" ("consists of", "died of"); any other word before "of" is a noun the grammar took
+# for the verb ("Stroke patients with prior use of anticoagulants had ...").
+_OF_VERBS = {"consist", "consists", "consisted", "die", "dies", "died", "think", "thinks", "thought", "approve",
+             "approves", "approved", "dispose", "disposed", "heard", "hear", "smell", "smelled", "smells",
+             "complain", "complained", "complains", "remind", "reminded", "speak", "spoke", "accuse", "accused"}
+_FINITE = re.compile(r"\b(?:had|has|have|was|were|is|are|did|does|do|could|can|may|might|would|will|should)\b", re.I)
+
+
 def subject_of(text: str) -> str:
     """The subject of a statement: the words before its main verb ("" when none is found)."""
     parts = claim_components(text)
     if parts.relation:
+        relation = parts.relation.split()
+        if len(relation) > 1 and relation[1].lower() == "of" and relation[0].lower() not in _OF_VERBS:
+            later = _FINITE.search(text, len(parts.subject))
+            return text[:later.start()].strip(" ,") if later else ""
         return parts.subject.strip(" ,")
     at = guessed_verb(text)
     return text[:at].strip(" ,") if at is not None else ""
