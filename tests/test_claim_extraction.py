@@ -417,3 +417,25 @@ def test_a_finding_named_by_these_findings_is_not_given_the_subject_before_it():
     out = extract_claims("Our data showed no difference in vitamin D levels between children with and without "
                          "celiac disease.")
     assert out.claims[0].check_worthy
+
+
+def test_the_rest_of_a_hypothesis_is_the_hypothesis_too():
+    out = extract_claims("It was hypothesized that satisfaction with information would improve after the "
+                         "interventions, and accruals to clinical trials would increase in the following year.")
+    assert [c.category for c in out.claims] == ["method", "method"]
+
+
+def test_two_percentages_with_their_own_verbs_are_two_claims():
+    out = extract_claims("Of the participants, 54.7% had serologic evidence of HCMV infection and 17.5% had "
+                         "hypertension.")
+    assert [c.quote for c in out.claims] == ["Of the participants, 54.7% had serologic evidence of HCMV infection",
+                                             "17.5% had hypertension."]
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    ("05 considered significant).", "fragment"),
+    ("Age, disease-free interval and treatment modality were evaluated as independent prognostic factors of "
+     "survival.", "factual"),
+])
+def test_a_piece_cut_off_by_a_bad_sentence_boundary_and_a_finding_worded_as_a_method(text, category):
+    assert judge(text)[0] == category

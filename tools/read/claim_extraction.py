@@ -48,6 +48,7 @@ from claimscope.tools.read.claim_worthiness import (
     REASONS,
     Category,
     has_verb,
+    is_aim,
     judge,
     subject_of,
 )
@@ -110,6 +111,9 @@ _GLUED = re.compile(r"(?<=[a-z0-9)\]'’\"”])\.(?=(?:[A-Z]{3,}(?:[ ,/&]+[A-Z]{
 _CLAUSE_JOIN = re.compile(
     r";\s+(?:however,?\s+|and\s+)?|,\s+(?:but|whereas|while|and|although)\s+|\s+whereas\s+|"
     r"\s+and\s+(?=there (?:was|were|is|are) )|"
+    # "54.7% had serologic evidence of infection and 17.5% had hypertension"
+    r"\s+and\s+(?=\d[\d.,]*\s*%\s+(?:of\s+\w+\s+)?(?:had|have|has|were|was|are|is|did|showed|developed|reported|"
+    r"received|used)\b)|"
     # "... was not performed in our study and our long-term results demonstrate that ..."
     r"\s+and\s+(?=(?:we|our (?:[\w-]+ )?(?:results|findings|data|analysis|study)|the (?:results|findings|data))\s+"
     r"(?:\w+\s+)?(?:found|find|showed|show|shows|demonstrated|demonstrate|demonstrates|suggest|suggests|suggested|"
@@ -469,6 +473,8 @@ def named_referent(claim: str, before: list[str]) -> str | None:
     return None
 
 
+# A piece that reports a finding after an aim in the same sentence ("We hypothesized X, and found Y").
+_FINDING_VERB = re.compile(r"\b(?:found|find|finds|showed|shows|observed|demonstrated|revealed|confirmed)\b", re.I)
 _LIST_MARK = re.compile(r"^\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})\)\s+")
 
 
@@ -638,8 +644,11 @@ def extract_claims(text: str, llm: StructuredLLM | None = None, *, max_chars: in
                 if subject:
                     claim, resolved = _finish(f"{subject} {claim[:1].lower()}{claim[1:]}"), "rules"
                 category, reason = judge(claim)
-                # The items of an aim's list ("we investigated if: (a) ... (b) ...") are aims too.
-                if _LIST_MARK.match(quote) and claims and claims[-1].category == "method":
+                # The items of an aim's list ("we investigated if: (a) ... (b) ...") are aims too, and so is
+                # the rest of a hypothesis ("It was hypothesized that A would improve, and B would increase").
+                if claims and claims[-1].category == "method" and (
+                        _LIST_MARK.match(quote) or (claims[-1].start >= s_start and is_aim(claims[-1].text)
+                                                    and not _FINDING_VERB.search(claim))):
                     category, reason = "method", REASONS["method"]
                 if category == "factual" and context_reference(claim):
                     claim, resolved, category, reason = _resolve(claim, resolved, facts, context, text[:s_start],

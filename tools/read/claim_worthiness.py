@@ -231,6 +231,7 @@ _RESULT = re.compile(
     r"most (?:frequently|often|commonly)|majority|minority|with no|no (?:major|serious|significant))\b|"
     r"\d\s*%(?=\s*(?:$|[),;.:(]|of\b|in\b|and\b|vs\b|versus\b|respectively\b|were\b|was\b|had\b))|\bper ?cent\b|"
     r"\bp\s*[<=>≤]|(?-i:\b(?:OR|RR|HR|AUC)\s*[=:])|"
+    r"\bindependent (?:predictors?|prognostic factors?|risk factors?)\b|\bindependently (?:associated|predicted)\b|"
     r"\b\d[\d,]*\s+(?:of|out of)\s+(?:the\s+)?\d",
     re.I,
 )
@@ -315,6 +316,12 @@ def subject_of(text: str) -> str:
     return text[:at].strip(" ,") if at is not None else ""
 
 
+def is_aim(text: str) -> bool:
+    """Whether `text` states the study's aim, question or hypothesis ("To compare ...", "It was
+    hypothesized that ...")."""
+    return bool(_AIM.search(text.strip().strip("\"'“”‘’")))
+
+
 def _group_sizes(text: str) -> bool:
     m = _GROUP_SIZES.search(text)
     return bool(m) and guessed_verb(m.group("rest")) is None and not claim_components(m.group("rest")).relation
@@ -328,6 +335,8 @@ def judge(text: str) -> tuple[Category, str]:
         return "question", REASONS["question"]
     if _AIM.search(stripped):
         return "method", REASONS["method"]
+    if stripped.count(")") > stripped.count("("):
+        return "fragment", REASONS["fragment"]
     verb = has_verb(stripped)
     if len(words) < MIN_CLAIM_WORDS and not (len(words) == MIN_CLAIM_WORDS - 1 and verb):
         return "fragment", REASONS["fragment"]
