@@ -10,12 +10,15 @@ from evals.check_text import (
     GoldClaim,
     Judgement,
     ReaderClaim,
+    RejectedSentence,
     build_texts,
+    build_tune_texts,
     extract_texts,
     investigate_texts,
     read_outputs,
     run_texts,
     score,
+    score_tune,
 )
 from tests.investigation_fixtures import make_services
 
@@ -126,3 +129,37 @@ def test_an_investigation_cut_short_resumes_with_its_finished_claims(tmp_path, m
     assert [c["status"] for c in report["claims"]] == ["complete", "complete"]
     # The first claim was not investigated again.
     assert services.llm.scripted.calls.count("anti_claim") == 2
+
+
+def test_the_strict_tuning_precision_names_merged_cut_and_unresolved_claims():
+    text = EvalText(id="t", kind="press_release", text="x" * 200)
+    marked = [ReaderClaim(text_id="t", reader="D1", start=0, end=40),
+              ReaderClaim(text_id="t", reader="D1", start=42, end=80, refs=["They"]),
+              ReaderClaim(text_id="t", reader="D1", start=100, end=160)]
+    rejects = [RejectedSentence(text_id="t", reader="D1", start=162, end=190, reason="opinion")]
+    claims = {"t": [(0, 40, "Vitamin D prevents colds."),          # one whole reader claim
+                    (42, 80, "They also reduce flu."),             # keeps the reader's reference
+                    (0, 80, "Vitamin D prevents colds and flu."),  # two reader claims
+                    (100, 120, "Zinc shortens colds."),           # a third of a reader claim
+                    (100, 190, "Zinc shortens colds; great.")]}   # a claim and a rejected sentence
+    out = score_tune([text], claims, marked, rejects)
+    # Every span lies mostly inside reader claims: the span-only precision takes them all.
+    assert out["claim_precision"] == 1.0
+    assert out["claim_precision_strict"] == 0.2
+    assert out["strict_faults"] == {"fragment": 1, "not atomic": 2, "not self-contained": 1}
+
+
+def test_the_second_tuning_set_holds_none_of_the_evaluation_or_first_tuning_texts(tmp_path):
+    (tmp_path / "pubmedqa").mkdir()
+    (tmp_path / "scifact").mkdir()
+    (tmp_path / "pubmedqa" / "ori_pqal.json").write_text(json.dumps({
+        str(i): {"CONTEXTS": [f"Background {i} is here."], "LONG_ANSWER": "It works."} for i in range(400)}))
+    rows = [{"id": 1, "claim": "A reduces B.", "evidence": {"9": [{"label": "SUPPORT"}]}},
+            {"id": 2, "claim": "C raises D.", "evidence": {"8": [{"label": "CONTRADICT"}]}},
+            {"id": 3, "claim": "E causes F.", "evidence": {}}]
+    (tmp_path / "scifact" / "claims_train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    held_out = {t.id for t in build_texts(shared=tmp_path)} | {t.id for t in build_tune_texts(tmp_path, 1)}
+    second = build_tune_texts(tmp_path, 2)
+    abstracts = [t.id for t in second if t.id.startswith("pubmedqa-")]
+    assert len(abstracts) == 16 and not set(abstracts) & held_out
+    assert sum(t.id.startswith("written-") for t in second) == 4
