@@ -55,6 +55,7 @@ from claimscope.agent.report import (
     SourceUsed,
     TrustSummary,
 )
+from claimscope.agent.report.common import opening_words, source_name
 from claimscope.agent.services import Services
 from claimscope.tools.appraise.ico import document_ico, extract_population, names_who_or_where
 from claimscope.tools.appraise.study_design import design_summary, tagged
@@ -188,7 +189,7 @@ def _direction(label: str | None) -> Literal["supports", "opposes", "no evidence
 
 
 def _retraction_warnings(documents: list[DocumentView]) -> list[str]:
-    return [f"{d.id} ({d.title or 'untitled'}) is retracted: its trust is 0 and it does not count toward the verdict "
+    return [f"{d.id} ({source_name(d, 'untitled')}) is retracted: its trust is 0 and it does not count toward the verdict "
             f"({'; '.join(d.notices) or 'flagged by its source'})" for d in documents if d.retracted]
 
 
@@ -284,7 +285,8 @@ def _documents(state: InvestigationState, docs: dict[str, Document], weight: flo
         key = str(SentenceKey.sentence(doc_id, cited[0])) if cited else None
         notices = [Notice.model_validate(n) for n in ((rep.get("notices") or []) if rep else [])] or list(doc.notices)
         out.append(DocumentView(
-            id=doc.id, title=doc.title, year=doc.year, venue=doc.venue, authors=doc.authors[:10],
+            id=doc.id, title=doc.title, opening="" if doc.title.strip() else opening_words(doc.sentences),
+            year=doc.year, venue=doc.venue, authors=doc.authors[:10],
             url=doc.url, doi=doc.doi, source=str(doc.source),
             reputation=rep["score"] if rep else None, reputation_components=rep["components"] if rep else {},
             trust=trust.get(doc_id), local_label=a.get("label"), label_explanation=a.get("explanation", ""),

@@ -17,15 +17,16 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.types import Command
+from langgraph.types import Command, Overwrite
 from pydantic import BaseModel, Field
 
 from claimscope.agent.datadir import disk_full, ensure_data_dir
 from claimscope.agent.graph.build import build_graph
 from claimscope.agent.graph.events import ProgressEvent
 from claimscope.agent.graph.review import parse_decision
+from claimscope.agent.graph.screen import screen_warning
 from claimscope.agent.graph.state import InvestigationOptions
-from claimscope.agent.graph.steps import STEP_NAMES
+from claimscope.agent.graph.steps import STEP_NAMES, TABLE
 from claimscope.agent.options import default_options as default_options
 from claimscope.agent.report import Report
 from claimscope.agent.services import Services
@@ -39,6 +40,28 @@ from claimscope.tools.text.language import SUPPORTED, detect_language
 from claimscope.tools.text.text_guard import strip_control
 
 EventHandler = Callable[[ProgressEvent], None]
+
+
+# A step that grows one level per run: a re-run grows only the aspects re-opened, so the warnings
+# about the levels grown before (aspects rejected there) stay true and stay.
+_GROWN_BY_LEVEL = frozenset(s.name for s in TABLE if s.repeatable)
+
+
+def _rerun_warnings(state: dict[str, Any], undo: Sequence[str], changes: dict[str, Any]) -> list[str]:
+    """The warnings a re-run starts from: the state's, less those the steps in `undo` recorded
+    (repeatable ones excepted) and the screen's when `changes` replace the screen, plus the
+    warnings `changes` bring (the new screen's)."""
+    stale: list[str] = [w for s in undo if s not in _GROWN_BY_LEVEL
+                        for w in (state.get("warning_steps") or {}).get(s, [])]
+    screen = state.get("screen")
+    if "screen" in changes and screen and not screen.get("evidence"):
+        stale.append(screen_warning(screen))
+    kept = list(state.get("warnings") or [])
+    for warning in stale:  # the latest occurrence goes: the steps undone ran last
+        at = next((i for i in range(len(kept) - 1, -1, -1) if kept[i] == warning), None)
+        if at is not None:
+            del kept[at]
+    return [*kept, *(changes.get("warnings") or [])]
 
 
 class RunResult(BaseModel):
@@ -277,12 +300,17 @@ class Investigator:
         """
         if step not in STEP_NAMES:
             raise InputError(f"unknown step {step!r}; steps are {', '.join(STEP_NAMES)}.")
-        if not self.state(thread_id):
+        state = self.state(thread_id)
+        if not state:
             raise InputError(f"no investigation with id {thread_id!r}.")
         undo = STEP_NAMES[STEP_NAMES.index(step):]
         # a change may end the run here (the last evidence ignored: "no_evidence"), else it runs on
         update: dict[str, Any] = {**(changes or {}), "done": [f"!{s}" for s in undo],
                                   "status": (changes or {}).get("status", "running"), "report": {}}
+        # The steps run again record their warnings again: the old ones go, not to stand beside the
+        # new ("none of the 15 best-matching documents ..." next to "none of the 14 ...").
+        update["warnings"] = Overwrite(_rerun_warnings(state, undo, changes or {}))
+        update["warning_steps"] = {s: None for s in undo if s not in _GROWN_BY_LEVEL}
         if "grow_hierarchy" in undo and "hierarchy_complete" not in update:
             update["hierarchy_complete"] = False
         # Written as if the review node produced it, so the run continues at the planner.

@@ -95,11 +95,13 @@ def tree_rubric(state: dict[str, Any], services: Any) -> dict[str, Any]:
 def report_texts(state: dict[str, Any]) -> list[str]:
     """The model-written (or fallback) text fields a reader sees in the report. A quote of a cited
     sentence is the source's own text, not something the model wrote, and is left out."""
+    from claimscope.tools.explain.wording import source_words
+
     report = state.get("report") or {}
 
     def quoted(text: str, citations: list[dict[str, Any]]) -> bool:
         # A quote clipped to the field's length ends in "…" and starts its sentence.
-        t = " ".join(text.split())
+        t = " ".join(source_words(text).split())  # a finding quoted as the authors' words is theirs
         clipped = t[:-1].rstrip() if t.endswith("…") else ""
         for c in citations:
             source = " ".join(str(c.get("text") or "").split())

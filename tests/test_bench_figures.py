@@ -84,3 +84,7 @@ def test_rubric_leaves_out_quotes_clipped_to_the_field_length():
         {"summary": "Doses are too low…", "citations": [{"doc_id": "a", "sentence": 0, "text": source}]},
     ]}]}}}
     assert report_texts(state) == ["n", "d", "Doses are too low…"]
+    # a finding quoted among restated ones is shown as the authors' words: still their text, not the model's
+    state["report"]["explanation"] = {"sentences": [
+        {"text": f'The authors write: "{source}"', "citations": [{"doc_id": "a", "sentence": 0, "text": source}]}]}
+    assert report_texts(state) == ["n", "d", "Doses are too low…"]

@@ -123,3 +123,108 @@ def test_guided_chat_reviews(tmp_path):
     for _ in range(4):
         r = engine.handle("accept")
     assert r.tool == "report"
+
+
+def test_a_recompute_replaces_the_warnings_of_the_steps_it_runs_again(tmp_path, monkeypatch):
+    """After "ignore source X and recompute" the answer and the recomputed report's warnings carried
+    the first run's warning beside the recomputed one ("None of the 15 best-matching documents ..."
+    then "None of the 14 ..."): the warnings accumulate, and the steps run again wrote theirs again.
+    The same for "go deeper"."""
+    from claimscope.agent.graph import steps
+
+    def explain_counting(state, services):
+        update = steps._explain(state, services)
+        return {**update, "warnings": [*update.get("warnings", []), f"{len(state['documents'])} documents explained"]}
+
+    monkeypatch.setitem(steps.NODES, "explain", steps._timed("explain", explain_counting))
+    engine = _engine(tmp_path)
+    engine.handle(CLAIM)
+    n = len(engine._state()["documents"])
+
+    def counted():
+        return [w for w in engine._report()["warnings"] if w.endswith("documents explained")]
+
+    assert counted() == [f"{n} documents explained"]
+    reply = engine.call("exclude_source", {"doc_id": "102"})
+    assert counted() == [f"{n - 1} documents explained"]
+    assert reply.text.count("documents explained") == 1 and f"{n - 1} documents explained" in reply.text
+    engine.call("go_deeper", {"aspect": "infection type"})
+    assert counted() == [f"{n - 1} documents explained"]
+
+
+def test_ignoring_a_source_of_a_run_without_evidence_replaces_its_screen_warning(tmp_path):
+    """The screen's "none of the 8 best-matching documents ..." stayed beside the recomputed "none of
+    the 7 ..."; after the last document is ignored, the warning says that none is left."""
+    engine = _engine(tmp_path)
+    engine.handle("Coffee consumption causes pancreatic cancer")
+    screened = list(engine._state()["screen"]["labels"])
+    assert len(screened) > 1
+
+    def screen_warnings(text):
+        return [w for w in text if "best-matching" in w or "no document is left" in w]
+
+    reply = engine.call("exclude_source", {"doc_id": screened[0]})
+    assert screen_warnings(engine._report()["warnings"]) == [
+        f"none of the {len(screened) - 1} best-matching documents addresses the claim's relation (nor does any "
+        "share its subject); no verdict beyond 'insufficient evidence'"]
+    assert len(screen_warnings(reply.text.lower().splitlines())) == 1
+    for doc in screened[1:]:
+        reply = engine.call("exclude_source", {"doc_id": doc})
+    assert screen_warnings(engine._report()["warnings"]) == [
+        "no document is left to address the claim's relation; no verdict beyond 'insufficient evidence'"]
+    assert screen_warnings(reply.text.lower().splitlines()) == [
+        "warning: no document is left to address the claim's relation; no verdict beyond 'insufficient evidence'."]
+
+
+def test_a_claim_no_facet_splits_is_the_reports_one_aspect(tmp_path, monkeypatch):
+    """The report's Aspects section shows the claim itself when its findings state no facet of it,
+    while its warning said "the report has no aspects" and the chat answered so to "why is the main
+    aspect disputed?" and "go deeper on aspect 1"."""
+    from claimscope.agent.graph import steps
+    from claimscope.agent.report import render
+
+    monkeypatch.setattr(steps, "find_facets", lambda *a, **k: [])
+    engine = _engine(tmp_path, services=make_services(tmp_path, hierarchy={"aspects": "facets"}))
+    engine.handle(CLAIM)
+    report = engine._report()
+    assert [n["id"] for n in report["hierarchy"]["nodes"]] == ["root"]
+    markdown = render(report, "md")
+    aspects = markdown.split("## Aspects")[1].split("##")[0]
+    assert f"**{CLAIM}**" in aspects and "has no aspects" not in markdown
+    assert f"{steps.NO_FACETS}: the report's one aspect is the claim as a whole" in report["warnings"]
+    why = engine.call(*keyword_route("Why is the main aspect disputed?"))
+    assert why.text.startswith(f"The report's one aspect is the claim as a whole ('{CLAIM}')")
+    deeper = engine.call(*keyword_route("Go deeper on aspect 1"))
+    assert deeper.text.startswith("The claim as a whole is this report's one aspect and cannot be split further: "
+                                  "no facet of the claim")
+
+
+def test_an_untitled_document_is_named_by_its_opening_words(tmp_path):
+    """'p3405 untitled: Mostly True.' pasted a placeholder as if it were the title; the answers and
+    the report name an untitled document alike, by its opening words in quotes."""
+    from claimscope.agent.chat.wording import source_text
+    from claimscope.agent.report import render
+    from claimscope.tools.models import Document
+    from tests.investigation_fixtures import CORPUS
+
+    rows = [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
+    for row in rows:
+        if row["doc_id"] == 101:
+            row["title"] = ""
+    corpus = tmp_path / "untitled.jsonl"
+    corpus.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    engine = _engine(tmp_path, services=make_services(tmp_path, corpus=corpus))
+    engine.handle(CLAIM)
+    name = '101 "Vitamin D supplementation reduced the risk of acute…"'
+    supporting = engine.call(*keyword_route("which sources support the claim?")).text
+    assert f"- {name}: " in supporting and "untitled" not in supporting
+    view = next(d for d in engine._report()["documents"] if d["id"] == "101")
+    assert source_text(view) == name
+    markdown = render(engine._report(), "md")
+    assert '"Vitamin D supplementation reduced the risk of acute…"' in markdown
+    assert "untitled" not in markdown
+    # a document with no title and no text to quote, and one from a report written before openings
+    from claimscope.agent.chat.wording import document_text
+
+    assert document_text(Document(id="p3405", title="")) == "p3405 (untitled)"
+    assert source_text({"id": "p3405", "title": ""}) == "p3405 (untitled)"

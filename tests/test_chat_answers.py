@@ -210,9 +210,10 @@ def test_answers_read_as_sentences_readers_found_slips_in(misrouting, monkeypatc
     """Slips readers found in the templates: a title's own full stop running into the sentence
     ("... trial. is labelled"), a lower-case refusal, "None of the 1 source", and a doubled full stop
     after the quoted opposite claim."""
-    from claimscope.agent.chat.wording import sentence_start, title_text
+    from claimscope.agent.chat.wording import sentence_start
+    from claimscope.agent.report.common import document_name
 
-    assert title_text("A randomized trial.") == "A randomized trial" and title_text(None) == "untitled"
+    assert document_name("A randomized trial.") == "A randomized trial"
     assert sentence_start("this investigation found no evidence") == "This investigation found no evidence"
     engine, _ = misrouting
     report = engine._report()
@@ -271,6 +272,26 @@ def test_the_no_evidence_warning_says_one_document_as_one(tmp_path) -> None:
     assert warning.startswith("none of the 15 best-matching documents addresses the claim's relation (1 shares")
 
 
+def test_the_no_evidence_warning_says_when_no_document_is_left(tmp_path) -> None:
+    """'None of the 0 best-matching documents addresses the claim's relation (0 share its subject
+    only)' after the last document was ignored, and '(0 share its subject only)' beside one."""
+    from claimscope.agent.graph.screen import insufficient_evidence
+
+    services = make_services(tmp_path)
+
+    def screen_warning(screen: dict) -> str:
+        return insufficient_evidence({"claim": CLAIM}, services, screen)["warnings"][0]  # type: ignore[arg-type]
+
+    none: dict = {"checked": 0, "on_subject": [], "labels": {}}
+    assert screen_warning(none) == ("no document is left to address the claim's relation; no verdict beyond "
+                                    "'insufficient evidence'")
+    assert screen_warning({**none, "claim_kind": "debate"}).startswith("no document is left to argue for or against")
+    assert screen_warning({**none, "checked": 1}).startswith(
+        "the one best-matching document does not address the claim's relation (nor its subject);")
+    assert screen_warning({**none, "checked": 15}).startswith(
+        "none of the 15 best-matching documents addresses the claim's relation (nor does any share its subject);")
+
+
 def test_quoted_perspectives_keep_their_sentences_apart() -> None:
     """'... before they arrive at school Good nutrition can be provided ...': two arguments without a
     closing stop were joined into one run-on sentence."""
@@ -283,11 +304,114 @@ def test_quoted_perspectives_keep_their_sentences_apart() -> None:
     assert p.summary == "School breakfast improves attendance of pupils. Free breakfasts reduced hunger in class."
 
 
-def test_a_finished_report_without_aspects_says_so(misrouting, monkeypatch) -> None:
-    """A finished report whose findings state no facet of the claim answered "why is aspect 1
-    disputed?" with "There is no aspect hierarchy yet: investigate a claim first"."""
+NO_FACETS = ("no facet of the claim (population, measurement, level, comparison, outcome type, adjustment, time, "
+             "mechanism) is stated by its on-claim findings")
+
+
+def test_a_report_whose_one_aspect_is_the_claim_explains_it(misrouting, monkeypatch) -> None:
+    """A report whose Aspects section shows only the claim (its findings state no facet of it)
+    answered "why is the main aspect disputed?" and "go deeper on aspect 1" with "This investigation's
+    report has no aspects", against its own Aspects section."""
     engine, _ = misrouting
-    flat = {**engine._report(), "hierarchy": {"root": "root", "nodes": [{"id": "root", "name": CLAIM}]}}
+    segments = [{"doc_id": "101", "sentence": 0, "stance": "support", "text": "Vitamin D reduced infections."},
+                {"doc_id": "101", "sentence": 2, "stance": "support", "text": "The benefit was strongest."}]
+    root = {"id": "root", "name": CLAIM + ".", "top_segments": segments,
+            "consensus": {"label": "leaning supported", "support": 2, "neutral": 0, "oppose": 0}}
+    flat = {**engine._report(), "hierarchy": {"root": "root", "nodes": [root]},
+            "warnings": [f"{NO_FACETS}: the report has no aspects"]}
     monkeypatch.setattr(engine, "_report", lambda: flat)
-    for question in ("why is the main aspect disputed?", "go deeper on aspect 1"):
-        assert engine.call(*engine.route(question)).text.startswith("This investigation's report has no aspects:")
+    monkeypatch.setattr(engine.inv, "rerun_from", lambda *a, **k: pytest.fail("nothing to grow: no re-run"))
+    why = engine.call(*engine.route("Why is the main aspect disputed?"))
+    assert why.text.splitlines() == [
+        f"The report's one aspect is the claim as a whole ('{CLAIM}'), not split into sub-aspects; it is leaning "
+        "supported: of its 2 assessed sentences, 2 support the claim. No sentence opposes it, so it is not disputed.",
+        "- (supports the claim) Vitamin D reduced infections. [101#0]",
+        "- (supports the claim) The benefit was strongest. [101#2]"]
+    assert why.citations == ["101#0", "101#2"]
+    deeper = engine.call(*engine.route("Go deeper on aspect 1"))
+    assert deeper.tool == "go_deeper" and deeper.text == (
+        f"The claim as a whole is this report's one aspect and cannot be split further: {NO_FACETS} (ask why it "
+        "is supported or disputed, or which sources support or oppose it).")
+    # a finished report with no hierarchy at all still says it has no aspects
+    monkeypatch.setattr(engine, "_report", lambda: {**flat, "hierarchy": {"root": "root", "nodes": []}})
+    assert engine.call(*engine.route("why is aspect 1 disputed?")).text.startswith(
+        "This investigation's report has no aspects:")
+
+
+@pytest.mark.parametrize(("gathered", "only", "shown", "said"), [
+    (51, 1, 0, "found 1 of the 51 documents gathered that the claim's own searches did not; it is not among the "
+               "report's documents, so it added nothing to the verdict."),
+    (51, 3, 0, "found 3 of the 51 documents gathered that the claim's own searches did not; none of them is among "
+               "the report's documents, so it added nothing to the verdict."),
+    (51, 1, 1, "found 1 of the 51 documents gathered that the claim's own searches did not; it is among the "
+               "report's documents:"),
+    (51, 3, 1, "found 3 of the 51 documents gathered that the claim's own searches did not; 1 of them is among the "
+               "report's documents:"),
+    (51, 3, 2, "found 3 of the 51 documents gathered that the claim's own searches did not; 2 of them are among "
+               "the report's documents:"),
+    (51, 2, 2, "found 2 of the 51 documents gathered that the claim's own searches did not; all of them are among "
+               "the report's documents:"),
+    (1, 1, 0, "found the one document gathered, which the claim's own searches did not; it is not among the "
+              "report's documents, so it added nothing to the verdict."),
+    (3, 3, 0, "found all 3 documents gathered, which the claim's own searches did not; none of them is among the "
+              "report's documents, so it added nothing to the verdict."),
+    (51, 0, 0, "found no document that the claim's own searches had not found (of the 51 documents gathered), so "
+               "it added nothing to the verdict."),
+    (1, 0, 0, "found no document that the claim's own searches had not found (it was not the one document "
+              "gathered), so it added nothing to the verdict."),
+    (0, 0, 0, "found no document that the claim's own searches had not found (the investigation gathered none), "
+              "so it added nothing to the verdict."),
+])
+def test_the_opposite_searchs_answer_agrees_with_its_counts(misrouting, monkeypatch, gathered: int, only: int,
+                                                             shown: int, said: str) -> None:
+    """'found 1 of the 51 documents gathered ...; none of them is among the report's documents' read
+    as a slip: one document is 'it', and every count of the answer and of the report's line agrees."""
+    from claimscope.agent.report import AntiClaimFound, Report
+    from claimscope.agent.report.common import anti_claim_found
+
+    engine, _ = misrouting
+    report = engine._report()
+    in_report = [d["id"] for d in report["documents"][:shown]]
+    found = {"gathered": gathered, "only": only, "in_report": in_report}
+    monkeypatch.setattr(engine, "_report", lambda: {**report, "anti_claim_found": found})
+    head = engine.anti_claim_contribution().text.splitlines()[0]
+    assert head.partition('") ')[2] == said
+    line = anti_claim_found(Report(claim=CLAIM, anti_claim_found=AntiClaimFound(**found)),
+                            {d: i for i, d in enumerate(in_report, 1)})
+    assert line == REPORT_LINES[(gathered, only, shown)]
+
+
+# The report's own line ("Found only by the opposite claim's search: ...") for the same counts.
+REPORT_LINES = {
+    (51, 1, 0): "1 of the 51 documents gathered; it is not among the documents below",
+    (51, 3, 0): "3 of the 51 documents gathered; none of them is among the documents below",
+    (51, 1, 1): "1 of the 51 documents gathered; #1 of the documents below",
+    (51, 3, 1): "3 of the 51 documents gathered; #1 of the documents below",
+    (51, 3, 2): "3 of the 51 documents gathered; #1 and #2 of the documents below",
+    (51, 2, 2): "2 of the 51 documents gathered; #1 and #2 of the documents below",
+    (1, 1, 0): "the one document gathered; it is not among the documents below",
+    (3, 3, 0): "all 3 documents gathered; none of them is among the documents below",
+    (51, 0, 0): "none of the 51 documents gathered",
+    (1, 0, 0): "not the one document gathered",
+    (0, 0, 0): "none (no document was gathered)",
+}
+
+
+def test_one_source_or_all_of_them_is_said_as_such(misrouting, monkeypatch) -> None:
+    """'1 of the 1 source in the report supports the claim' and '3 of the 3 sources' read as slips,
+    and so did 'of its 1 assessed sentence, 1 supports the claim'."""
+    engine, _ = misrouting
+    report = engine._report()
+    supporting = [d for d in report["documents"] if d.get("direction") == "supports"]
+    assert len(supporting) > 1
+    monkeypatch.setattr(engine, "_report", lambda: {**report, "documents": supporting[:1]})
+    assert engine.show_sources("support").text.partition("\n")[0] == "The report's one source supports the claim:"
+    monkeypatch.setattr(engine, "_report", lambda: {**report, "documents": supporting})
+    assert engine.show_sources("support").text.partition("\n")[0] == (
+        f"All {len(supporting)} sources in the report support the claim:")
+    node = {"id": "1", "name": "dosing regimen", "consensus": {"label": "insufficient evidence", "support": 0,
+                                                              "neutral": 0, "oppose": 1}}
+    monkeypatch.setattr(engine, "_report", lambda: {**report, "hierarchy": {"root": "root", "nodes": [node]}})
+    assert engine.explain_aspect("1").text.partition("\n")[0] == (
+        "Aspect 1 'dosing regimen' has insufficient evidence: its one assessed sentence opposes the claim. No "
+        "sentence supports it, so it is not disputed.")

@@ -197,7 +197,7 @@ def test_a_report_written_before_it_counted_the_opposite_search_is_answered_in_t
     older["documents"] = {**state["documents"], first: {**state["documents"][first], "found_by": ["anti_claim"]}}
     lines = engine.anti_claim_contribution().text.splitlines()
     assert f"found 1 of the {len(state['documents'])} documents gathered" in lines[0]
-    assert lines[0].endswith("1 of them is among the report's documents:") and lines[1].startswith(f"- {first} ")
+    assert lines[0].endswith("; it is among the report's documents:") and lines[1].startswith(f"- {first} ")
 
 
 @pytest.mark.parametrize("question", ["Were any randomized trials among the evidence?", "What kinds of studies were there?",
@@ -224,3 +224,45 @@ def test_a_question_on_observational_studies_names_one_as_one() -> None:
                                                "direction": "supports", "design": "rct"}], {})
     assert answer_free("Were any observational studies included?", cohort).text.splitlines()[0] == (
         "Yes: 1 of the 2 sources that give evidence on the claim is an observational study:")
+
+
+def test_one_source_of_evidence_is_said_in_the_singular() -> None:
+    """'They are 1 in vitro study.' answered "How strong is the evidence overall?"; the same slip of
+    a count pasted before a plural: 'The other 1 document read', 'its 1 document', '1 participants'."""
+    from claimscope.agent.chat.free import answer_free
+
+    views = [{"id": "d1", "title": "Cells", "local_label": "True", "direction": "supports", "design": "in_vitro",
+              "sample_size": 1},
+             {"id": "d2", "title": "Other", "local_label": "No Evidence", "direction": "no evidence",
+              "design": "narrative_review"}]
+    one = _evidence(views, {"d1": ["Cells migrated less."], "d2": ["Neutrophils are reviewed."]})
+    strength = answer_free("How strong is the evidence overall?", one).text.splitlines()
+    assert strength[1] == "It is an in vitro study."
+    kinds = answer_free("What kinds of studies were there?", one).text.splitlines()
+    assert kinds[-1] == "The other document read (no evidence on the claim) is a narrative review."
+    only = _evidence(views[:1], {"d1": ["Cells migrated less."]})
+    assert answer_free("What kinds of studies were there?", _evidence(views[1:], {})).text.splitlines()[-1] == (
+        "The one document read (no evidence on the claim) is a narrative review.")
+    assert "no sentence of its one document mentions 'zebrafish'" in answer_free("What about zebrafish?", only).text
+    limits = answer_free("What are the main limitations of the evidence?", one).text
+    assert "- d1 Cells (True) had 1 participant." in limits.splitlines()
+    several = _evidence([views[0], {**views[0], "id": "d3", "design": "rct"}], {})
+    assert answer_free("How strong is the evidence overall?", several).text.splitlines()[1] == (
+        "They are 1 RCT and 1 in vitro study.")
+
+
+def test_the_limitations_bullets_end_alike() -> None:
+    """One bullet of the limitations ended with a full stop, the others ('p3405 untitled (Mostly True)
+    is of a design the report does not state') without."""
+    from claimscope.agent.chat.free import answer_free
+
+    views = [{"id": "p3405", "title": "", "opening": "A school breakfast gives all students an equal…",
+              "local_label": "Mostly True", "direction": "supports"},
+             {"id": "p23792", "title": "", "local_label": "Mostly True", "direction": "supports",
+              "design": "narrative_review", "retracted": True}]
+    lines = answer_free("What are the main limitations of the evidence?", _evidence(views, {})).text.splitlines()
+    bullets = [x for x in lines if x.startswith("- ")]
+    assert len(bullets) >= 4 and all(x.endswith(".") for x in bullets), bullets
+    assert '- p3405 "A school breakfast gives all students an equal…" (Mostly True) is of a design the report ' \
+           "does not state." in bullets
+    assert "- p23792 (untitled) (Mostly True) is a narrative review." in bullets

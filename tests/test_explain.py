@@ -891,3 +891,35 @@ def test_the_quoted_findings_warning_agrees_with_its_count():
                               llm, get_sentence=get, scorer=Credulous())
     quoted = [w for w in ex.warnings if "quoted:" in w]
     assert quoted == ["1 of 2 findings is quoted: its restatement was not supported by the sentence it cites."]
+
+
+def test_a_finding_quoted_among_restated_ones_reads_as_the_authors_words():
+    """'We propose that Ly49Q is pivotal ... [5531479#6]' was shown bare among restated findings, so
+    'We' read as the tool's voice while a warning said the finding 'is quoted'."""
+    from claimscope.agent.chat.wording import summary_text
+
+    second = Document(id="msc2", title="MSC induction and rejection", sentences=[
+        "We found that autologous MSCs reduced acute rejection at 6 months compared with basiliximab induction."])
+    get = sentence_lookup([REJECTION, second])
+    llm = CannedLLM({"finding": [{"finding": "Autologous MSCs led to less acute rejection than induction therapy "
+                                              "at 1 year."},
+                                 {"finding": "Autologous MSCs raised acute rejection at 6 months."}]})
+    claim = "Mesenchymal stem cells lower rejection in kidney transplants"
+    ex = findings_explanation(claim, [assessment("msc", LocalLabel.MOSTLY_TRUE, [0]),
+                                      assessment("msc2", LocalLabel.MOSTLY_TRUE, [0])],
+                              llm, get_sentence=get, scorer=Credulous())
+    texts = [s.text for s in ex.sentences]
+    assert texts[0].startswith("Autologous MSCs led to less acute rejection")
+    assert texts[1] == f'The authors write: "{second.sentences[0]}"'
+    # the quote passes the attribution check as the sentence it cites, word for word
+    checked = check_attribution(ex, get, Credulous(), threshold=0.5, min_overlap=0.5)
+    assert [s.status for s in checked.sentences] == ["supported", "supported"] and checked.sentences[1].support == 1.0
+    # the chat's verdict answer shows it so; an explanation all of quotes says what the report says under it
+    report = {"verdict": {"weighted": {"label": "leaning supported"}},
+              "explanation": {"mode": "llm", "sentences": [
+                  {"text": texts[1], "citations": [{"doc_id": "msc2", "sentence": 0}], "status": "supported"}]}}
+    assert summary_text(report).splitlines()[1] == f"{texts[1]} [msc2#0]"
+    from claimscope.agent.report.common import QUOTED_NOTE
+
+    report["explanation"] = {**report["explanation"], "mode": "extractive"}
+    assert summary_text(report).splitlines()[-1] == QUOTED_NOTE

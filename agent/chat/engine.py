@@ -36,6 +36,7 @@ from claimscope.agent.chat.wording import (
     cite,
     count,
     document_keys,
+    document_text,
     explanation_keys,
     others,
     review_prompt,
@@ -43,7 +44,6 @@ from claimscope.agent.chat.wording import (
     source_text,
     summary_text,
     tally,
-    title_text,
     verb,
 )
 from claimscope.agent.graph.events import ProgressEvent
@@ -64,6 +64,7 @@ from claimscope.agent.graph.readers import (
 )
 from claimscope.agent.graph.screen import insufficient_evidence
 from claimscope.agent.graph.state import InvestigationState
+from claimscope.agent.graph.steps import NO_FACETS
 from claimscope.agent.investigation import Investigator, RunResult, default_options
 from claimscope.agent.options import SessionOptions, validated
 from claimscope.tools.errors import InputError
@@ -265,11 +266,16 @@ class ChatEngine:
     def _find_aspect(self, name: str) -> dict[str, Any]:
         nodes = self._nodes()
         if not nodes:
-            if self._report().get("evidence_gap"):
+            report = self._report()
+            if report.get("evidence_gap"):
                 raise InputError("this investigation found no evidence on the claim, so it has no aspects "
                                  "(ask which sources were read, or for the verdict).")
-            if self._report():
-                # a finished report whose evidence states no facet of the claim has no aspects to explain
+            root = next((n for n in report.get("hierarchy", {}).get("nodes", []) if n["id"] == "root"), None)
+            if root is not None:
+                # The claim unsplit is the report's one aspect (its Aspects section shows it): "the
+                # main aspect" and "aspect 1" are the claim as a whole.
+                return root
+            if report:
                 raise InputError("this investigation's report has no aspects: its evidence is weighed as a whole "
                                  "(ask which sources support or oppose the claim, or for the verdict).")
             raise InputError("there is no aspect hierarchy yet: investigate a claim first.")
@@ -324,12 +330,21 @@ class ChatEngine:
     def explain_aspect(self, aspect: str) -> ChatReply:
         node = self._find_aspect(aspect)
         c = node.get("consensus") or {}
-        counts = {d: int(c.get(d, 0)) for d in ("support", "neutral", "oppose")}
+        directions: tuple[Direction, ...] = ("support", "neutral", "oppose")
+        counts: dict[str, int] = {d: int(c.get(d, 0)) for d in directions}
         total = sum(counts.values())
         label = str(c.get("label") or "")
         state = ("has insufficient evidence" if not label or label == "insufficient evidence" else f"is {label}")
-        lines = [f"Aspect {node['id']} '{node['name']}' {state}"
-                 + (f": of its {count(total, 'assessed sentence')}, {tally(counts)}." if total else ".")]
+        subject = (f"The report's one aspect is the claim as a whole ('{node['name'].strip().rstrip('.')}'), not "
+                   "split into sub-aspects; it" if node["id"] == "root" else f"Aspect {node['id']} '{node['name']}'")
+        said = (f": its one assessed sentence {verb(next(d for d in directions if counts[d]), 1)}." if total == 1 else
+                f": of its {total} assessed sentences, {tally(counts)}." if total else ".")
+        # "why is it disputed?" of an aspect no sentence disputes is answered as such
+        one_sided = label != "controversial" and (counts["support"] > 0) != (counts["oppose"] > 0)
+        if one_sided:
+            said += (" No sentence opposes it, so it is not disputed." if counts["support"] else
+                     " No sentence supports it, so it is not disputed.")
+        lines = [f"{subject} {state}{said}"]
         cites: list[str] = []
         for p in node.get("perspectives", []):
             keys = [str(SentenceKey.sentence(x['doc_id'], x['sentence'])) for x in p.get("citations", [])]
@@ -371,8 +386,11 @@ class ChatEngine:
                     continue
                 lines.append(f"{count(len(chosen), 'source')} {verb(direction, len(chosen))}:")
             elif chosen:
-                lines.append(f"{len(chosen)} of the {count(len(docs), 'source')} in the report "
-                             f"{verb(direction, len(chosen))}:")
+                # one source, or all of them, is said as such ("1 of the 1 source" read as a slip)
+                n = len(chosen)
+                lines.append(f"The report's one source {verb(direction, 1)}:" if len(docs) == 1 else
+                             f"All {n} sources in the report {verb(direction, n)}:" if n == len(docs) else
+                             f"{n} of the {len(docs)} sources in the report {verb(direction, n)}:")
             elif direction == "neutral":
                 every = ("The report's one source" if len(docs) == 1
                          else f"Every one of the {count(len(docs), 'source')} in the report")
@@ -425,14 +443,13 @@ class ChatEngine:
         views = {d["id"]: d for d in self._report().get("documents", [])}
         match = match_study(study, docs, views)
         if match is None:
-            listing = "; ".join(f"{d.id} {title_text(d.title)}" for d in list(docs.values())[:8])
+            listing = "; ".join(document_text(d) for d in list(docs.values())[:8])
             return ChatReply(text=f"No source of this investigation matches {study.strip()!r}. Its sources "
                              f"include: {listing}.", tool="study_findings")
         doc, others = match
         view = views.get(doc.id, {})
-        year = f" ({doc.year})" if doc.year else ""
         label = view.get("local_label")
-        head = f"{doc.id} {title_text(doc.title)}{year}"
+        head = document_text(doc)
         if label:
             head += f" is labelled {label}: it {verb(document_direction(view), 1)}."
         else:
@@ -460,7 +477,7 @@ class ChatEngine:
             cites.append(key)
         if others:
             lines.append(("Another source that matches: " if len(others) == 1 else "Other sources that match: ")
-                         + "; ".join(f"{d.id} {title_text(d.title)}" for d in others))
+                         + "; ".join(document_text(d) for d in others))
         return ChatReply(text="\n".join(lines), citations=list(dict.fromkeys(cites)), tool="study_findings")
 
     def _candidate_documents(self, state: InvestigationState) -> dict[str, Document]:
@@ -476,6 +493,8 @@ class ChatEngine:
 
     def go_deeper(self, aspect: str, on_event: Callable[[ProgressEvent], None] | None = None) -> ChatReply:
         node = self._find_aspect(aspect)
+        if node["id"] == "root":
+            raise InputError(self._unsplit_claim())
         state = self._state()
         if tree_of(state).nodes[node["id"]].depth + 1 > DEPTH_MAX:
             raise InputError(f"'{node['name']}' is at the deepest level the hierarchy allows "
@@ -498,6 +517,19 @@ class ChatEngine:
         reply.text = head + "\n\n" + reply.text
         reply.tool = "go_deeper"
         return reply
+
+    def _unsplit_claim(self) -> str:
+        """Why the claim, the report's one aspect, has no sub-aspects, from the warning the hierarchy
+        step left (growing it again from the same findings splits it no further)."""
+        warnings = [str(w) for w in self._report().get("warnings", [])]
+        if any(w.startswith(NO_FACETS) for w in warnings):
+            why = NO_FACETS
+        elif any("proposed aspect(s) rejected" in w for w in warnings):
+            why = "every aspect proposed under it was rejected, as too few segments address both the claim and it"
+        else:
+            why = "no aspect under it was found in its evidence"
+        return (f"the claim as a whole is this report's one aspect and cannot be split further: {why} "
+                "(ask why it is supported or disputed, or which sources support or oppose it).")
 
     def exclude_source(self, doc_id: str, on_event: Callable[[ProgressEvent], None] | None = None) -> ChatReply:
         doc_id = doc_id.strip()
@@ -531,19 +563,29 @@ class ChatEngine:
         by_id = {d["id"]: d for d in report.get("documents", [])}
         shown = [by_id[d] for d in found["in_report"] if d in by_id]
         search = f'The search for the opposite claim ("{anti.strip().rstrip(".")}")'
-        if not found["only"]:
-            lines = [f"{search} found no document that the claim's own searches had not found (of the "
-                     f"{count(found['gathered'], 'document')} gathered), so it added nothing to the verdict."]
-            return ChatReply(text="\n".join(lines), tool="anti_claim_contribution")
-        lines = [f"{search} found {found['only']} of the {count(found['gathered'], 'document')} gathered that "
-                 "the claim's own searches did not; "
-                 + ("none of them is among the report's documents, so it added nothing to the verdict." if not shown
-                    else f"{len(shown)} of them {'is' if len(shown) == 1 else 'are'} among the report's documents:")]
+        gathered, only = int(found["gathered"]), int(found["only"])
+        if not only:
+            among = ("the investigation gathered none" if not gathered else
+                     "it was not the one document gathered" if gathered == 1 else
+                     f"of the {gathered} documents gathered")
+            return ChatReply(text=f"{search} found no document that the claim's own searches had not found "
+                             f"({among}), so it added nothing to the verdict.", tool="anti_claim_contribution")
+        # one document found, or all of them, is said as such ("1 of the 51 documents ...; none of
+        # them is among" read as a slip)
+        which = (f"{only} of the {count(gathered, 'document')} gathered that" if only < gathered else
+                 "the one document gathered, which" if only == 1 else f"all {only} documents gathered, which")
+        if not shown:
+            tail = ("it is not" if only == 1 else "none of them is") + (" among the report's documents, so it "
+                                                                         "added nothing to the verdict.")
+        elif len(shown) == only:
+            tail = ("it is" if only == 1 else "all of them are") + " among the report's documents:"
+        else:
+            tail = f"{len(shown)} of them {'is' if len(shown) == 1 else 'are'} among the report's documents:"
+        lines = [f"{search} found {which} the claim's own searches did not; {tail}"]
         cites: list[str] = []
         for view in shown:
             keys = document_keys(state, view)
-            lines.append(f"- {view['id']} {title_text(view.get('title'))}: {view.get('local_label') or 'not labelled'}"
-                         f"{cite(keys)}")
+            lines.append(f"- {source_text(view)}: {view.get('local_label') or 'not labelled'}{cite(keys)}")
             cites += keys
         if shown:
             ways = [document_direction(v) for v in shown]

@@ -136,6 +136,11 @@ class ReportEvidence:
     def verdict_label(self) -> str:
         return str(((self.report.get("verdict") or {}).get("weighted") or {}).get("label") or "insufficient evidence")
 
+    @property
+    def its_documents(self) -> str:
+        """'its one document', 'its 5 documents' (not 'its 1 document')."""
+        return "its one document" if len(self.views) == 1 else f"its {len(self.views)} documents"
+
     def evidence_line(self, verdict: bool = True) -> str:
         """How many of the report's documents give evidence on the claim, in one sentence (with the
         verdict when none does, unless `verdict` is False)."""
@@ -204,6 +209,12 @@ def _designs_said(views: list[dict[str, Any]]) -> str:
                    for d in order])
 
 
+def _design_said(v: dict[str, Any]) -> str:
+    """One source's design after "is": "an in vitro study", "of a design the report does not state"."""
+    d = _design_of(v)
+    return _article(design_name(d)) if d else "of a design the report does not state"
+
+
 def _design_key(ev: ReportEvidence, v: dict[str, Any]) -> list[str]:
     """The sentence that states a document's design, when one does (its title may be all that does)."""
     design, doc = _design_of(v), ev.docs.get(v["id"])
@@ -238,8 +249,11 @@ def _design(question: str, ev: ReportEvidence) -> FreeAnswer:
             _and_more(out, ev.evidence)
         else:
             out.add(ev.evidence_line())
-        if ev.read:
-            out.add(f"The {'other ' if ev.evidence else ''}{count(len(ev.read), 'document')} read "
+        if len(ev.read) == 1:
+            out.add(f"The {'other' if ev.evidence else 'one'} document read (no evidence on the claim) is "
+                    f"{_design_said(ev.read[0])}.")
+        elif ev.read:
+            out.add(f"The {'other ' if ev.evidence else ''}{len(ev.read)} documents read "
                     f"(no evidence on the claim): {_designs_said(ev.read)}.")
         return out
     # the name of what was asked, for one and for several ("observational study" is no design of its own)
@@ -254,9 +268,8 @@ def _design(question: str, ev: ReportEvidence) -> FreeAnswer:
             out.add(*_design_line(ev, v))
         _and_more(out, hits)
     elif len(ev.evidence) == 1:
-        d = _design_of(ev.evidence[0])
         out.add(f"No: the one source that gives evidence on the claim is not {_article(one)} (it is "
-                f"{_article(design_name(d)) if d else 'of a design the report does not state'}).")
+                f"{_design_said(ev.evidence[0])}).")
     elif ev.evidence:
         out.add(f"No: none of the {len(ev.evidence)} sources that give evidence on the claim is "
                 f"{_article(one)} (they are {_designs_said(ev.evidence)}).")
@@ -414,7 +427,8 @@ def _strength(ev: ReportEvidence) -> FreeAnswer:
     out.add(f"The verdict is '{ev.verdict_label}'" + (f" (confidence {conf:.2f})" if isinstance(conf, int | float)
                                                        else "") + ". " + ev.evidence_line(verdict=False))
     if ev.evidence:
-        out.add(f"They are {_designs_said(ev.evidence)}.")
+        out.add(f"It is {_design_said(ev.evidence[0])}." if len(ev.evidence) == 1 else
+                f"They are {_designs_said(ev.evidence)}.")
         _finding_lines(ev, ev.evidence, out)
     return out
 
@@ -437,18 +451,19 @@ def _limitations(ev: ReportEvidence) -> FreeAnswer:
                                                          Design.MODELLING, Design.CASE_REPORT, None)]
     if ev.evidence and not any(_design_of(v) in (Design.RCT, Design.META_ANALYSIS) for v in ev.evidence):
         out.add(f"- No randomized trial or meta-analysis is among the evidence ({_designs_said(ev.evidence)}).")
+    # every bullet of the list ends with a full stop (one that did among those that did not read as a slip)
     for v in weak[:_LIST_MAX]:
-        d = _design_of(v)
-        out.add(*_design_line(ev, v, f" is {_article(design_name(d))}" if d else
-                              " is of a design the report does not state"))
+        line, keys = _design_line(ev, v, f" is {_design_said(v)}")
+        out.add(line + ".", keys)
     small = [v for v in ev.evidence if v.get("sample_size") is not None and v["sample_size"] < 100]
     for v in small[:_LIST_MAX]:
-        out.add(f"- {ev.labelled(v)} had {v['sample_size']} participants", _field_keys(ev, "sample_size", v))
+        out.add(f"- {ev.labelled(v)} had {count(v['sample_size'], 'participant')}.",
+                _field_keys(ev, "sample_size", v))
     for v in ev.evidence:
         if v.get("retracted"):
-            out.add(f"- {ev.labelled(v)} is retracted")
+            out.add(f"- {ev.labelled(v)} is retracted.")
         elif v.get("disagreement"):
-            out.add(f"- {ev.labelled(v)}: two readings of it disagree")
+            out.add(f"- {ev.labelled(v)}: two readings of it disagree.")
     thin = [nd["name"] for nd in top_aspects(ev.report)
             if (nd.get("consensus") or {}).get("label") in (None, "", "insufficient evidence")]
     split = [nd["name"] for nd in top_aspects(ev.report) if (nd.get("consensus") or {}).get("label") == "controversial"]
@@ -502,7 +517,7 @@ def _topic(question: str, ev: ReportEvidence, limit: int = 5) -> FreeAnswer:
     missing = [by_key[k] for k in by_key if not df[k]]
     said = " or ".join(f"'{w}'" for w in dict.fromkeys(missing))
     if not idf:
-        out.add(f"The report's sources say nothing on that: no sentence of its {count(len(ev.views), 'document')} "
+        out.add(f"The report's sources say nothing on that: no sentence of {ev.its_documents} "
                 f"mentions {said}. " + ev.evidence_line())
         return out
     need = 0.5 * sum(idf.values())
@@ -523,7 +538,7 @@ def _topic(question: str, ev: ReportEvidence, limit: int = 5) -> FreeAnswer:
             picked.append(row)
     if not picked:
         named = " or ".join(f"'{w}'" for w in words)
-        out.add(f"The report's sources say nothing on that: no sentence of its {count(len(ev.views), 'document')} "
+        out.add(f"The report's sources say nothing on that: no sentence of {ev.its_documents} "
                 f"is about {named}. " + ev.evidence_line())
         return out
     if not ev.evidence:

@@ -9,7 +9,8 @@ from typing import Any
 from claimscope.agent.chat.questions import Direction
 from claimscope.agent.graph.readers import cited_sentences
 from claimscope.agent.graph.state import InvestigationState
-from claimscope.tools.models import SentenceKey
+from claimscope.agent.report.common import QUOTED_NOTE, document_name, opening_words
+from claimscope.tools.models import Document, SentenceKey
 
 GERUND: dict[Direction, str] = {"support": "supporting", "oppose": "opposing", "neutral": "neutral on"}
 STANCE_READ: dict[Direction, str] = {"support": "supports the claim", "oppose": "opposes the claim",
@@ -17,15 +18,17 @@ STANCE_READ: dict[Direction, str] = {"support": "supports the claim", "oppose": 
 STANCE_HEAD: dict[Direction, str] = {"support": "Supporting", "oppose": "Opposing", "neutral": "Neutral"}
 
 
-def title_text(title: str | None) -> str:
-    """A source's title inside a sentence: without its own closing full stop ("... trial. is labelled")."""
-    return (title or "").strip().rstrip(".").strip() or "untitled"
-
-
 def source_text(view: dict[str, Any]) -> str:
-    """A report document as an answer names it: "102 Monthly high-dose vitamin D ... (2017)"."""
+    """A report document as an answer names it, as the report does (report.common.document_name):
+    "102 Monthly high-dose vitamin D ... (2017)", an untitled one by its opening words."""
     year = f" ({view['year']})" if view.get("year") else ""
-    return f"{view['id']} {title_text(view.get('title'))}{year}"
+    return f"{view['id']} {document_name(view.get('title'), str(view.get('opening') or ''))}{year}"
+
+
+def document_text(doc: Document) -> str:
+    """A gathered document (one the report does not show included) named as source_text names it."""
+    year = f" ({doc.year})" if doc.year else ""
+    return f"{doc.id} {document_name(doc.title, opening_words(doc.sentences))}{year}"
 
 
 def top_aspects(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -97,10 +100,14 @@ def summary_text(report: dict[str, Any]) -> str:
     for node in top_aspects(report):
         c = node.get("consensus") or {}
         lines.append(f"  [{node['id']}] {node['name']}: {c.get('label', 'n/a')}")
-    for s in report.get("explanation", {}).get("sentences", []):
+    explanation = report.get("explanation", {})
+    for s in explanation.get("sentences", []):
         keys = ", ".join(str(SentenceKey.sentence(c['doc_id'], c['sentence'])) for c in s.get("citations", []))
         flag = "" if s.get("status") == "supported" else " (interpretation)"
         lines.append(f"{s['text']} [{keys}]{flag}")
+    if explanation.get("mode") == "extractive" and explanation.get("sentences"):
+        # as the report says under it: every sentence above is an author's, not the tool's
+        lines.append(QUOTED_NOTE)
     for w_ in report.get("warnings", [])[:5]:
         # warnings are written to read inside other text: shown alone, each is a sentence
         text = sentence_start(str(w_).strip())

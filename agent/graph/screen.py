@@ -99,19 +99,31 @@ def insufficient_evidence(state: InvestigationState, services: Services, screen:
     if sure:
         least = round(min(sure), 4)
         verdict = verdict.model_copy(update={"confidence": least, "confidence_raw": least})
+    msg = screen_warning(screen)
+    emit("counts", "gather", msg)
+    return {"status": "no_evidence", "verdict": verdict.model_dump(mode="json"), "warnings": [msg]}
+
+
+def screen_warning(screen: ScreenRecord) -> str:
+    """Why a screen that found no evidence ends the investigation, in the warnings: how many of the
+    best-matching documents were read and how many share the claim's subject only."""
     checked, on_subject = screen["checked"], len(screen["on_subject"])
-    # one document is said as one ("none of the 1 best-matching documents" read as a slip)
+    # one document is said as one ("none of the 1 best-matching documents" read as a slip), and none
+    # as none (the last one ignored in chat: "none of the 0 best-matching documents ... (0 share ...)")
+    if not checked:
+        left = "argue for or against the claim" if screen.get("claim_kind") == "debate" else "address the claim's relation"
+        return f"no document is left to {left}; no verdict beyond 'insufficient evidence'"
     which = "the one best-matching document" if checked == 1 else f"none of the {checked} best-matching documents"
     if screen.get("claim_kind") == "debate":
         does = "does not argue" if checked == 1 else "argues"
-        msg = f"{which} {does} for or against the claim; no verdict beyond 'insufficient evidence'"
+        return f"{which} {does} for or against the claim; no verdict beyond 'insufficient evidence'"
+    does = "does not address" if checked == 1 else "addresses"
+    if checked == 1:
+        shares = "it shares its subject only" if on_subject else "nor its subject"
     else:
-        does = "does not address" if checked == 1 else "addresses"
-        shares = ("it shares its subject only" if checked == 1 and on_subject else
+        shares = ("nor does any share its subject" if not on_subject else
                   f"{on_subject} {'shares' if on_subject == 1 else 'share'} its subject only")
-        msg = f"{which} {does} the claim's relation ({shares}); no verdict beyond 'insufficient evidence'"
-    emit("counts", "gather", msg)
-    return {"status": "no_evidence", "verdict": verdict.model_dump(mode="json"), "warnings": [msg]}
+    return f"{which} {does} the claim's relation ({shares}); no verdict beyond 'insufficient evidence'"
 
 
 def configured_verdict(items: list[LocalItem], services: Services, *, debate: bool = False) -> Verdict:

@@ -64,6 +64,19 @@ def record_steps(old: list[str] | None, new: list[str] | None) -> list[str]:
     return out
 
 
+def record_step_warnings(old: dict[str, list[str]] | None, new: dict[str, list[str] | None] | None
+                         ) -> dict[str, list[str]]:
+    """The warnings each step recorded, by step: a step that runs again adds to its earlier ones; a
+    None forgets a step's (a re-run replaces the warnings of the steps it runs again: Investigator.rerun_from)."""
+    out = {k: list(v) for k, v in (old or {}).items()}
+    for step, warnings in (new or {}).items():
+        if warnings is None:
+            out.pop(step, None)
+        else:
+            out[step] = [*out.get(step, []), *warnings]
+    return out
+
+
 class InvestigationInput(TypedDict, total=False):
     claim: Required[str]
     options: Required[dict[str, Any]]
@@ -202,6 +215,7 @@ class InvestigationState(TypedDict, total=False):
     done: Annotated[list[str], record_steps]
     step_count: int
     warnings: Annotated[list[str], operator.add]
+    warning_steps: Annotated[dict[str, list[str]], record_step_warnings]  # step -> the warnings it recorded
     timings: Annotated[dict[str, float], add_floats]
     plan_log: Annotated[list[Dumped], operator.add]
     decisions: Annotated[list[DecisionRecord], operator.add]

@@ -103,6 +103,8 @@ def _timed(step: str, fn: Callable[[InvestigationState, Services], NodeUpdate]) 
         update = fn(state, services)
         seconds = time.perf_counter() - t0
         update.setdefault("done", [step])
+        if update.get("warnings"):
+            update["warning_steps"] = {step: list(update["warnings"])}
         update["timings"] = {step: seconds}
         update["usage"] = _usage_delta(before, _usage_snapshot(services))
         emit("step_finished", step, f"{step} finished in {seconds:.1f}s", seconds=seconds)
@@ -228,6 +230,11 @@ def _filter_by_sub_claims(
     }
 
 
+# Why the claim was not split into aspects, in the warnings (the chat's "go deeper" reads it there).
+NO_FACETS: Final = ("no facet of the claim (population, measurement, level, comparison, outcome type, adjustment, "
+                    "time, mechanism) is stated by its on-claim findings")
+
+
 def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate:
     """One level of ClaimSpect: propose aspects under each frontier node from its relevant segments,
     enrich their keywords, rank segments discriminatively against the siblings, keep only the
@@ -260,9 +267,9 @@ def _grow_hierarchy(state: InvestigationState, services: Services) -> NodeUpdate
                                      k=opts.top_k_aspects)
                 drafts = facet_drafts(facets)
                 if not drafts:
-                    warnings.append("no facet of the claim (population, measurement, level, comparison, outcome "
-                                    "type, adjustment, time, mechanism) is stated by its on-claim findings: "
-                                    "the report has no aspects")
+                    # the report's Aspects section shows the claim itself, unsplit: "has no aspects"
+                    # contradicted it
+                    warnings.append(f"{NO_FACETS}: the report's one aspect is the claim as a whole")
         else:
             # The parent's kept segments already passed the relevance test for it.
             context = [seg.text for seg in lookup_segments(services, parent.segment_keys[: h.segments_per_node])]

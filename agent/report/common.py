@@ -4,7 +4,7 @@ cited sentences in report order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from claimscope.agent.report.model import (
     DocumentView,
@@ -15,6 +15,9 @@ from claimscope.agent.report.model import (
     TrustSummary,
 )
 from claimscope.tools.weigh.verdict import GlobalLabel
+
+# Under an explanation whose every sentence is a quote (its mode "extractive").
+QUOTED_NOTE = "Quoted from the evidence: no model-written sentence of this explanation was used."
 
 
 def _fmt_score(x: float | None) -> str:
@@ -30,12 +33,34 @@ def population_cell(d: DocumentView) -> str:
     return n or "-"
 
 
-def source_name(doc: DocumentView | None) -> str:
-    """How the sources list names a cited document (unescaped), its id shown beside it: its title, or
-    what it is when it has none ("103 (103)" read as a slip)."""
+OPENING_WORDS = 8
+
+
+def opening_words(sentences: Sequence[str], n: int = OPENING_WORDS) -> str:
+    """A text's first `n` words, "…" where they are cut: what names a document without a title."""
+    words = " ".join(sentences).split()
+    if len(words) > n:
+        return " ".join(words[:n]).rstrip(",;:") + "…"
+    return " ".join(words).rstrip(".")
+
+
+def document_name(title: str | None, opening: str = "") -> str:
+    """How the report and the chat name a document beside its id (unescaped): its title (without a
+    closing full stop), else its opening words in quotes, else "(untitled)". A placeholder pasted
+    as if it were the title ("p3405 untitled: Mostly True") read as a slip."""
+    title = (title or "").strip().rstrip(".").strip()
+    if title:
+        return title
+    return f'"{opening}"' if opening else "(untitled)"
+
+
+def source_name(doc: DocumentView | None, fallback: str = "untitled document") -> str:
+    """How the report names a document (unescaped): its title, its opening words in quotes, or
+    `fallback` when it has neither (the sources list shows its id beside "untitled document": "103
+    (103)" read as a slip; the documents table shows the id itself)."""
     if doc is None:
         return "a document not among those weighed"
-    return doc.title or "untitled document"
+    return doc.title or (f'"{doc.opening}"' if doc.opening else fallback)
 
 
 def anti_claim_found(r: Report, refs: dict[str, int]) -> str:
@@ -43,12 +68,17 @@ def anti_claim_found(r: Report, refs: dict[str, int]) -> str:
     found = r.anti_claim_found
     if found is None:
         return ""
-    if not found.only:
-        return f"none of the {found.gathered} documents gathered"
-    head = f"{found.only} of the {found.gathered} documents gathered"
+    gathered, only = found.gathered, found.only
+    # one document is said as one ("1 of the 54 documents gathered; none of them is" read as a slip)
+    if not only:
+        return ("none (no document was gathered)" if not gathered else
+                "not the one document gathered" if gathered == 1 else f"none of the {gathered} documents gathered")
+    head = (f"{only} of the {gathered} documents gathered" if only < gathered else
+            "the one document gathered" if only == 1 else f"all {only} documents gathered")
     shown = [f"#{refs[d]}" for d in found.in_report if d in refs]
     if not shown:
-        return head + "; none of them is among the documents below"
+        return head + ("; it is not among the documents below" if only == 1 else
+                       "; none of them is among the documents below")
     listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
     return head + f"; {listed} of the documents below"
 

@@ -8,6 +8,7 @@ import html
 from typing import Any
 
 from claimscope.agent.report.common import (
+    QUOTED_NOTE,
     _fmt_score,
     _node_counts,
     _source_order,
@@ -151,7 +152,7 @@ def render_html(report: Report) -> str:
         out.append("<p>No explanation could be attributed to the evidence.</p>")
     if r.explanation.mode == "extractive" and shown:
         out.append(
-            '<p class="small">Quoted from the evidence: no model-written sentence of this explanation was used.</p>'
+            f'<p class="small">{QUOTED_NOTE}</p>'
         )
 
     out.append("<h2>Aspects</h2>")
@@ -165,7 +166,7 @@ def render_html(report: Report) -> str:
         )
         for d in r.documents:
             link = d.link
-            title = _e(d.title or d.id)
+            title = _e(source_name(d, d.id))
             name = f'<a href="{_e(link)}" rel="noopener noreferrer">{title}</a>' if link else title
             label = _e(d.local_label.value) if d.local_label else "-"
             if d.sign_conflict:
@@ -192,7 +193,7 @@ def render_html(report: Report) -> str:
                            + "; ".join(_e(n) for n in d.notices) + "</p>")
         for d in r.documents:
             if d.takeaway or d.label_explanation:
-                out.append(f"<p><strong>[{refs[d.id]}] {_e(d.title or d.id)}</strong><br>")
+                out.append(f"<p><strong>[{refs[d.id]}] {_e(source_name(d, d.id))}</strong><br>")
                 if d.takeaway:
                     out.append(f"Takeaway: {_e(d.takeaway)}<br>")
                 if d.label_explanation:

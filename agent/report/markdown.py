@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from claimscope.agent.report.common import (
+    QUOTED_NOTE,
     _fmt_score,
     _node_counts,
     _source_order,
@@ -94,7 +95,7 @@ def render_markdown(report: Report) -> str:
     if r.explanation.mode == "extractive" and shown:
         lines += [
             "",
-            "*Quoted from the evidence: no model-written sentence of this explanation was used.*",
+            f"*{QUOTED_NOTE}*",
         ]
     lines.append("")
 
@@ -131,7 +132,7 @@ def render_markdown(report: Report) -> str:
             "|---|---|---|---|---|---|",
         ]
     for d in r.documents:
-        title = md_escape(d.title or d.id)
+        title = md_escape(source_name(d, d.id))
         link = d.link
         name = f"[{title}](<{link}>)" if link else title
         label = d.local_label.value if d.local_label else "-"
@@ -146,7 +147,7 @@ def render_markdown(report: Report) -> str:
     lines += _md_evidence_table(r, refs)
     for d in r.documents:
         if d.takeaway or d.label_explanation:
-            lines.append(f"**[{refs[d.id]}] {md_escape(d.title or d.id)}**  ")
+            lines.append(f"**[{refs[d.id]}] {md_escape(source_name(d, d.id))}**  ")
             if d.takeaway:
                 lines.append(f"Takeaway: {md_escape(d.takeaway)}  ")
             if d.label_explanation:

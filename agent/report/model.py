@@ -105,6 +105,7 @@ class DocumentView(BaseModel):
 
     id: str
     title: str = ""
+    opening: str = Field("", description="An untitled document's first words, which name it (report.common.source_name).")
     year: int | None = None
     venue: str | None = None
     authors: list[str] = Field(default_factory=list)

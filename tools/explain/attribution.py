@@ -23,13 +23,13 @@ from claimscope.tools.explain.common import (
 )
 from claimscope.tools.explain.perspectives import Perspective, _extractive_perspective
 from claimscope.tools.explain.wording import (
-    _SIDE,
     CLAIM_ECHO_OVERLAP,
     contradiction,
     factual_part,
     is_claim_echo,
     lexical_support,
     overstated,
+    source_words,
 )
 from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import (
@@ -134,7 +134,7 @@ def check_attribution(
             else:
                 cites.append((k, text))
         resolved.append(cites)
-        if not cites or any(_norm(t) == _norm(_SIDE.sub("", s.text.strip())) for _, t in cites):
+        if not cites or any(_norm(t) == _norm(source_words(s.text)) for _, t in cites):
             continue
         core = factual_part(s.text)
         for _, t in cites:
@@ -148,10 +148,10 @@ def check_attribution(
         support[owner] = max(support[owner], float(res.support))
     out: list[ExplanationSentence] = []
     for n, (s, cites) in enumerate(zip(explanation.sentences, resolved, strict=True)):
-        if cites and any(_norm(t) == _norm(_SIDE.sub("", s.text.strip())) for _, t in cites):
+        if cites and any(_norm(t) == _norm(source_words(s.text)) for _, t in cites):
             support[n] = 1.0
         core = factual_part(s.text)
-        quoted = support[n] == 1.0 and any(_norm(t) == _norm(_SIDE.sub("", s.text.strip())) for _, t in cites)
+        quoted = support[n] == 1.0 and any(_norm(t) == _norm(source_words(s.text)) for _, t in cites)
         restated = (bool(cites) and min_overlap is not None and support[n] < threshold
                     and lexical_support(core, [t for _, t in cites]) >= min_overlap)
         ok = bool(cites) and (support[n] >= threshold or restated)

@@ -24,7 +24,7 @@ from claimscope.tools.explain.common import (
     _sign,
 )
 from claimscope.tools.explain.labels import ARGUMENT_FRAMING, STANCE_FRAMING, LocalAssessment
-from claimscope.tools.explain.wording import SIDE_LABELS, states_a_finding
+from claimscope.tools.explain.wording import SIDE_LABELS, quoted_finding, states_a_finding
 from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import (
     SentenceKey,
@@ -165,7 +165,7 @@ def findings_explanation(
         return chosen
     sentences: list[ExplanationSentence] = []
     warnings = list(chosen.warnings)
-    quoted = 0
+    quotes: list[int] = []  # the positions of the findings quoted instead of restated
     for quote in chosen.sentences:
         key = quote.citations[0]
         source = get_sentence(key) or quote.text
@@ -183,9 +183,15 @@ def findings_explanation(
             if checked.sentences and checked.sentences[0].status == "supported":
                 sentences.append(checked.sentences[0])
                 continue
-        quoted += 1
+        quotes.append(len(sentences))
         sentences.append(quote)
+    quoted = len(quotes)
     if quoted and quoted < len(sentences):
+        # Among restated findings a bare quote reads as the explanation's own voice ("We propose
+        # ..."): it is shown as the authors' words. (When every finding is quoted the explanation is
+        # extractive, and the report says so of all of them.)
+        for i in quotes:
+            sentences[i] = sentences[i].model_copy(update={"text": quoted_finding(sentences[i].text)})
         # "1 of 2 findings are quoted" read as a slip: the verb agrees with the count quoted
         warnings.append(f"{quoted} of {len(sentences)} findings {'is' if quoted == 1 else 'are'} quoted: "
                         f"{'its' if quoted == 1 else 'their'} restatement was not supported by the sentence it cites.")

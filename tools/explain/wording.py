@@ -136,12 +136,30 @@ SIDE_LABELS = {True: "For the claim: ", False: "Against the claim: "}
 
 _SIDE = re.compile(r"^(?:for|against) the claim:\s*", re.IGNORECASE)
 
+# How a finding quoted among restated ones is introduced: an author's sentence ("We propose ...")
+# shown bare read as the explanation's own voice.
+QUOTE_LEAD = "The authors write: "
+_QUOTED = re.compile(r'^the authors write:\s*"(.*)"$', re.IGNORECASE | re.DOTALL)
+
+
+def quoted_finding(sentence: str) -> str:
+    """An evidence sentence shown as the authors' words: 'The authors write: "We propose ..."'."""
+    return f'{QUOTE_LEAD}"{" ".join(sentence.split())}"'
+
+
+def source_words(text: str) -> str:
+    """An explanation sentence without what introduces a quote (a debate argument's side, the
+    authors' "write:"): the words a quote shares with the sentence it cites."""
+    bare = _SIDE.sub("", text.strip())
+    quote = _QUOTED.match(bare)
+    return quote.group(1) if quote else bare
+
 
 def factual_part(text: str) -> str:
-    """`text` without a leading "The abstract states that" (or a quoted argument's "For the claim:")
-    and a trailing judgement about the claim: the part of an explanation sentence that its
-    citations can support."""
-    core = _JUDGEMENT.sub("", _PREAMBLE.sub("", _SIDE.sub("", text.strip()))).strip()
+    """`text` without a leading "The abstract states that" (or a quoted argument's "For the claim:",
+    a quoted finding's "The authors write:") and a trailing judgement about the claim: the part of
+    an explanation sentence that its citations can support."""
+    core = _JUDGEMENT.sub("", _PREAMBLE.sub("", source_words(text))).strip()
     return core or text.strip()
 
 
