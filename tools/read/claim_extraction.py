@@ -406,9 +406,8 @@ _CONTEXT = re.compile(
     r"\b(?:no|any) other (?:complications?|adverse events?|side effects?|differences?|changes?)\b|"
     r"^(?:in|for|from|with|on) [^,]{1,40}?,?\s+(?:this|these|it|they)\s+(?:is|are|was|were|does|do|did|has|have|"
     r"had|can|may|might|could|would|will|remains?)\b|"
-    # A pronoun after a preposition ("adherence to it"), a group named by a letter ("Compared with C, E was").
+    # A pronoun after a preposition ("adherence to it").
     r"\b(?:to|with|for|on|from|by|about|against|in) (?:it|them)\b|"
-    r"(?-i:\b(?:with|than|to|versus|vs\.?) [A-Z]\b(?![.\-])|^(?:[^,]{0,60}, )?[A-Z] (?:was|were|is|are|had|has)\b)|"
     r"\bthe (?:association|difference|relationship|correlation|effect|trend|increase|decrease|reduction|"
     r"same pattern|latter|former|rest|remaining \w+)\b(?!\s+(?:of|between|in|from|with|on|to|for)\b)|"
     r"^(?:its|their|both|the same|the other|the whole group|in the other|of these|of them|such)\b|"
@@ -548,14 +547,13 @@ def pronoun_referent(claim: str, near: list[str]) -> str | None:
 def named_letters(claim: str, before: str) -> str | None:
     """`claim` with each group named by a letter replaced by what the text before it names with
     that letter in brackets ("Compared with C, E was better" -> "Compared with usual care,
-    supervised exercise was better"), or None when a letter is not defined there."""
+    supervised exercise was better"), or None when it names no letter of the claim so (a letter
+    it does not define, such as the gene T, stays)."""
     out, changed = claim, False
     for letter in dict.fromkeys(_LETTER.findall(claim)):
         defined = list(re.finditer(r"((?:[A-Za-z][\w'-]*\s+){1,4})\(" + letter + r"\)", before))
         if not defined:
-            if letter in ("A", "I"):
-                continue
-            return None
+            continue
         words = defined[-1].group(1).split()
         while words and (words[0].lower() in _NOT_IN_NAME or any(ch.isdigit() for ch in words[0])):
             words = words[1:]
@@ -650,6 +648,9 @@ def extract_claims(text: str, llm: StructuredLLM | None = None, *, max_chars: in
                         _LIST_MARK.match(quote) or (claims[-1].start >= s_start and is_aim(claims[-1].text)
                                                     and not _FINDING_VERB.search(claim))):
                     category, reason = "method", REASONS["method"]
+                lettered = named_letters(claim, text[:s_start]) if category == "factual" else None
+                if lettered is not None:
+                    claim, resolved = lettered, "rules"
                 if category == "factual" and context_reference(claim):
                     claim, resolved, category, reason = _resolve(claim, resolved, facts, context, text[:s_start],
                                                                  llm, before_this + current)
@@ -677,8 +678,7 @@ def _resolve(claim: str, resolved: Literal["none", "rules", "model", "person"], 
     """A claim that refers to something named before it, made to read alone by the text's own
     words (the groups it names, the subject of the statement before, the model's rewrite), or
     marked as needing context. `near`: the factual statements of this sentence and the one before."""
-    by_groups = named_groups(claim, before) or named_referent(claim, facts) or named_letters(claim, before) \
-        or pronoun_referent(claim, near or [])
+    by_groups = named_groups(claim, before) or named_referent(claim, facts) or pronoun_referent(claim, near or [])
     if by_groups is not None and context_reference(by_groups) is None:
         return by_groups, "rules", "factual", REASONS["factual"]
     by_rule = rule_resolution(claim, facts[-1] if facts else None) if needs_context(claim) else None

@@ -75,7 +75,6 @@ _DEFINITION = re.compile(
     # characterized by ..."), and what an institution is for ("Trauma centers are designated to ...").
     r"^[\w\s-]{1,60}?(?: \([^)]{1,20}\))? (?:is|are) an? (?:[\w-]+ ){0,3}(?:syndrome|disorder|condition|disease|"
     r"enteropathy|entity)s? (?:of|in which|characteri[sz]ed by)\b|"
-    r"^[\w\s-]{1,60}?(?: \([^)]{1,20}\))? (?:is|are) (?:an? [\w\s-]{1,40} )?characteri[sz]ed by\b|"
     r"\b(?:is|are) designated to\b",
     re.I,
 )
