@@ -323,7 +323,7 @@ def is_aim(text: str) -> bool:
 
 def _group_sizes(text: str) -> bool:
     m = _GROUP_SIZES.search(text)
-    return bool(m) and guessed_verb(m.group("rest")) is None and not claim_components(m.group("rest")).relation
+    return m is not None and guessed_verb(m.group("rest")) is None and not claim_components(m.group("rest")).relation
 
 
 def judge(text: str) -> tuple[Category, str]:
