@@ -188,15 +188,17 @@ BIRTH_ABSTRACT = [
 
 
 def test_the_claims_relation_orients_the_evidence_table():
-    # the sentence's shape puts the exposure in the outcome column and the setting in the intervention
+    # an association names its exposure first, its outcome second; the setting (HAART) is neither
     finding = STABLE_ABSTRACT[2]
-    assert document_ico(finding, STABLE_ABSTRACT).outcome == "stable partnership"
+    unoriented = document_ico(finding, STABLE_ABSTRACT)
+    assert (unoriented.intervention, unoriented.outcome) == ("stable partnership", "rate of progression to AIDS or death")
     oriented = document_ico(finding, STABLE_ABSTRACT, claim=STABLE)
-    assert (oriented.intervention, oriented.outcome) == ("stable partnership", "progression to AIDS or death")
+    assert (oriented.intervention, oriented.outcome) == ("stable partnership", "rate of progression to AIDS or death")
     finding = BIRTH_ABSTRACT[2]
-    assert document_ico(finding, BIRTH_ABSTRACT).outcome == "Birth weight"
+    unoriented = document_ico(finding, BIRTH_ABSTRACT)
+    assert (unoriented.intervention, unoriented.outcome) == ("Birth weight", "breast cancer risk")
     oriented = document_ico(finding, BIRTH_ABSTRACT, claim=BIRTH)
-    assert (oriented.intervention, oriented.outcome) == ("Birth weight", "breast cancer")
+    assert (oriented.intervention, oriented.outcome) == ("Birth weight", "breast cancer risk")
     # "between <outcome> and <exposure>": the other arm is the exposure
     row = document_ico("No association was noted between risk of breast cancer and gestational age at birth.", [],
                        claim=BIRTH)

@@ -59,9 +59,12 @@ def test_a_title_that_names_no_comparison_gives_nothing(title):
 def test_a_row_without_a_finding_reads_the_study_from_its_title_not_the_claim():
     row = document_ico(None, PARTNER_ABSTRACT, claim=PARTNER, title=PARTNER_TITLE)
     assert (row.intervention, row.outcome) == ("Stable partnership", "progression to AIDS or death")
-    # with a finding, the title fills only what the finding leaves open; HAART (the setting) is no exposure
+    # with a finding, the finding's own association comes first; HAART (the setting) is no exposure
     row = document_ico(PARTNER_ABSTRACT[2], PARTNER_ABSTRACT, claim=PARTNER, title=PARTNER_TITLE)
-    assert row.intervention == "stable partnership" and row.outcome == "progression to AIDS or death"
+    assert row.intervention == "stable partnership" and row.outcome == "rate of progression to AIDS or death"
+    # a finding naming only the exposure takes its outcome from the title
+    row = document_ico(PARTNER_ABSTRACT[1], PARTNER_ABSTRACT, claim=PARTNER, title=PARTNER_TITLE)
+    assert (row.intervention, row.outcome) == ("Stable partnership", "progression to AIDS or death")
 
 
 def test_a_passive_claim_names_its_exposure_last():
@@ -118,7 +121,8 @@ def test_a_laboratory_study_names_its_organism_as_population():
 
 @pytest.mark.parametrize("title, sentences, claim, column, expected", [
     ("PPARgamma in macrophages", ["Ligand-dependent activation of PPARgamma was studied in macrophages."],
-     "Ligand-dependent activation of PPARgamma reduces inflammation", "intervention", "Ligand-dependent activation"),
+     "Ligand-dependent activation of PPARgamma reduces inflammation", "intervention",
+     "Ligand-dependent activation of PPARgamma"),
     ("Oxygen in hospitals", ["Solar-powered oxygen delivery was installed in 12 hospitals.", "Deaths from hypoxaemia fell."],
      "Solar-powered oxygen reduces deaths from hypoxaemia", "intervention", "Solar-powered oxygen"),
 ])

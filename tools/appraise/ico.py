@@ -13,8 +13,15 @@ abstract's own statement of the arms ("randomised to X or Y", "X versus Y").
 Measured on Evidence Inference (evals/study_design.py, `ico_*`): evidence spans in, the prompt's
 intervention / comparator / outcome as gold.
 
+An association names its exposure first and its outcome second ("Placental weight was associated
+with maternal breast cancer risk"), so its subject is no outcome; with a claim, the claim's own
+exposure and outcome decide the columns (`claim_oriented`). A cell is a whole noun phrase, never
+one cut inside a compound term or ending on a modifier (`is_fragment`).
+
 The population (PICO's P) is the document's, not the finding's: `extract_population` reads the
-title and abstract for who the study included; measured against hand labels (`population` in
+title and abstract for who the study included, from the sentences about the study itself
+(`study_sentences`: not a report of earlier work, an aside, or a background section while anything
+else names them), every group a sentence lists; measured against hand labels (`population` in
 evals/results/study_design.json).
 """
 
@@ -34,7 +41,7 @@ from claimscope.tools.read.coverage import (
     component_terms,
     coverage,
 )
-from claimscope.tools.text.segmenter import without_section_label
+from claimscope.tools.text.segmenter import section_headings, split_sentences, without_section_label
 
 _I = re.IGNORECASE
 
@@ -85,6 +92,12 @@ _TEMPLATES: list[re.Pattern[str]] = [
                + _ARM + r"\s+(?:was|were)\s+(?:\w+\s+){0,2}?" + _CMP + r"(?:\s+\([^)]*\))?\s+" + _THAN
                + r"\s+(?:that|those)?\s*(?:in|with|for|of)?\s*" + _THE + r"(?P<c>" + _P + r")" + _ARM
                + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and)\b|$)", _I),
+    # "The rate of progression to AIDS or death was slower in patients with a stable partnership"
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>" + _P + r")\s+(?:was|were)\s+(?:\w+ly\s+)?" + _CMP
+               + r"\s+(?:in|among|for)\s+(?:the\s+)?(?:patients|participants|subjects|people|individuals|women|men|children|"
+               r"adults|infants|those|mice|rats|animals)\s+(?:with|who\s+(?:had|received|reported|took|used|were\s+given)|"
+               r"receiving|treated\s+with|given|taking|exposed\s+to)\s+(?:a\s+|an\s+|the\s+)?(?P<i>" + _P
+               + r")(?=\s*[,;.(]|\s+(?:than|compared|versus|vs|at|after|during|and|who|in)\b|$)", _I),
     # "A was significantly better than B for O" / "EDOF was significantly better than AOMF for HCVA"
     re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+(?:was|were|is|are)\s+(?:\w+\s+){0,2}?"
                r"(?:more\s+effective|less\s+effective|better|worse|superior|inferior|similar|comparable|equivalent|"
@@ -155,6 +168,28 @@ _TEMPLATES: list[re.Pattern[str]] = [
                r"(?:not\s+)?(?:significantly\s+)?(?:different|similar|comparable|not\s+affected|unaffected|unchanged|"
                r"higher|lower|greater|less|better|worse|increased|decreased|reduced|improved))\b", _I),
 ]
+# An association names its exposure first and its outcome second, whatever the direction words say:
+# "A stable partnership was associated with a slower rate of progression to AIDS or death", "the
+# association between placental weight and maternal breast cancer risk".
+_DIRECTION = (r"(?:(?:\w+ly\s+)?(?:higher|lower|increased|decreased|reduced|greater|smaller|slower|faster|elevated|"
+              r"better|worse|poorer|improved|shorter|longer|more|less|fewer|excess)\s+)?(?:both\s+)?"
+              r"(?:(?:(?:mean|median|average)\s+)?(?:increases?|decreases?|reductions?|rises?|falls?|changes?|"
+              r"improvements?|declines?|elevations?)\s+(?:in|of)\s+(?:the\s+)?)?")
+_ASSOCIATION_END = (r"(?=\s*[,;.(\[]|\s+(?:in|among|at|after|during|for|when|whereas|while|but|independent(?:ly)?|"
+                    r"compared|than|across|over|between|within|only|both|irrespective|regardless|and\s+(?:\w+ly\s+)?"
+                    r"(?:was|were|is|are|has|have|had|should|may|might|could|can|would|will|with|in|not))\b|$)")
+_ASSOCIATIONS: list[re.Pattern[str]] = [
+    re.compile(r"^(?:[^,;:]{0,60},\s+)?(?:the\s+|a\s+|an\s+)?(?P<i>[^,;:]{2,100}?)\s+(?:\([^)]*\)\s+)?(?:was|were|is|are|"
+               r"has\s+been|have\s+been|remained|appeared)\s+(?:\w+ly\s+)?(?:not\s+)?(?:\w+ly\s+)?(?:associated|"
+               r"correlated|linked)\s+(?:with|to)\s+(?:an?\s+|the\s+)?" + _DIRECTION + r"(?P<o>[^,;:]{2,120}?)"
+               + _ASSOCIATION_END, _I),
+    re.compile(r"\b(?:associations?|relationships?|relations?|correlations?|links?)\s+(?:(?:was|were)\s+(?:\w+\s+)?"
+               r"(?:found|observed|noted|seen|detected|shown)\s+)?(?:between|of)\s+(?:the\s+|a\s+|an\s+)?"
+               r"(?P<i>[^,;:()]{2,80}?)\s+(?:and|with|to)\s+(?:the\s+|a\s+|an\s+)?" + _DIRECTION
+               + r"(?P<o>[^,;:()]{2,100}?)" + _ASSOCIATION_END, _I),
+]
+_ASSOCIATED_BEFORE = re.compile(r"\b(?:associations?|relationships?|relations?|correlations?|links?)\s+"
+                                r"(?:(?:was|were)\s+(?:\w+\s+)?\w+\s+)?$", _I)
 # An arm named anywhere in a sentence: "I versus C", "between I and C", "in the A group ... in the B group".
 _VERSUS = re.compile(r"(?:^|[\s(])(?P<i>[A-Za-z][^,;:.()]{1,60}?)\s+(?:versus|vs\.?)\s+(?P<c>[A-Za-z][^,;:.()]{1,60}?)"
                      r"(?=\s*[,;:.()]|\s+(?:groups?|arms?|in|at|for|was|were|on|respectively)\b|$)", _I)
@@ -218,9 +253,9 @@ _NONE_WERE = re.compile(r"^no\s+(?P<o>[^,;:.()]{2,100}?)\s+(?:was|were|occurred)
                         r"detected|recorded|identified)?\b", _I)
 _ARM_TAIL = re.compile(r"\s+(?:in|of|for|with|among|on)\s+(?:the\s+|both\s+|all\s+|each\s+)?[^,;:]{0,60}?(?:groups?|arms?|"
                        r"patients|participants|subjects|trials?)\b.*$", _I)
-_NOT_ARM = re.compile(r"\b(?:was|were|is|are|showed|had|has|have|did|does|than|there|which|that)\b|^(?:in|at|from|by|"
+_NOT_ARM = re.compile(r"\b(?:was|were|is|are|showed|had|has|have|did|does|than|there|which|that|who|whom)\b|^(?:in|at|from|by|"
                       r"during|between|among|for|with|to|on|significantly|both|all|each|any|two|three)\b", _I)
-_NOT_OUTCOME = re.compile(r"\bthan\b|^(?:treated|receiving|given|taking|treatment\s+with|exposure\s+to|supplementation\s+with|administration\s+of|of|"
+_NOT_OUTCOME = re.compile(r"\bthan\b|^(?:when|if|because|since|after|before|once|until|unless|treated|receiving|given|taking|treatment\s+with|exposure\s+to|supplementation\s+with|administration\s+of|of|"
                           r"were|was|using|about|in|at|from|by|during|between|among|for|with|to|on|significantly|there|"
                           r"here|it|this|these|"
                           r"they|we|those|both|all|patients|participants|subjects|group|groups|no|a\s+total|(?:one|two|three)\b(?!-)|"
@@ -271,7 +306,7 @@ def extract_ico(sentence: str) -> ICO:
     """Intervention, comparator and outcome that one finding sentence names; fields it does not name
     are None."""
     text = _first_sentence(without_section_label(sentence))
-    found = ICO()
+    found = _association(text)
     for pattern in _TEMPLATES:
         m = pattern.search(text)
         if not m:
@@ -301,7 +336,44 @@ def extract_ico(sentence: str) -> ICO:
     return found
 
 
+# What names a treatment or exposure, not an outcome: "Nausea was not associated with amoxicillin treatment".
+_EXPOSURE_NOUN = re.compile(r"\b(?:treatment|therapy|use|exposure|intake|supplementation|administration|"
+                            r"vaccination|smoking|drinking)\b", _I)
+_LEADING_DIRECTION = re.compile(r"^(?:(?:the|a|an)\s+)?" + _DIRECTION, _I)
+
+
+def _association(text: str) -> ICO:
+    """The exposure and outcome of an association the sentence states (_ASSOCIATIONS), else nothing;
+    one in a subordinate clause ("While X was associated with Y, there was no difference ...") is
+    not the sentence's finding."""
+    for body in (_OPENING.sub("", text), text):
+        for pattern in _ASSOCIATIONS:
+            m = pattern.search(body)
+            if not m:
+                continue
+            if _CONCESSIVE.match(m.group("i")):
+                return ICO()
+            i, o = _arm(_LEADING_DIRECTION.sub("", m.group("i"))), _outcome(m.group("o"))
+            if i and o and i != o:
+                # The exposure may come second: "Nausea was not associated with amoxicillin treatment".
+                swap = _EXPOSURE_NOUN.search(o) and not _EXPOSURE_NOUN.search(i)
+                return ICO(intervention=o, outcome=i) if swap else ICO(intervention=i, outcome=o)
+    return ICO()
+
+
+# A group named by what its members did or got: "patients who underwent needlescopic appendectomy",
+# "HAART who reported a stable partnership", "Beta-blocked patients who received early atropine".
+_WHO_GOT = re.compile(r"^(?:.*?\s)?(?:who|that)\s+(?:had\s+)?(?:underwent|received|reported|took|used|had|were\s+given|"
+                      r"were\s+treated\s+with|were\s+assigned\s+to|were\s+randomi[sz]ed\s+to|were\s+exposed\s+to)\s+", _I)
+# "Treatment with GIK", "treatment of young infants with macrolide antibiotics": the arm is what was given.
+_TREATMENT_WITH = re.compile(r"^(?:treatment|therapy|supplementation|administration|use)\s+(?:of\s+(?:[\w-]+\s+){1,4}?"
+                             r"(?:with|using)\s+|with\s+|of\s+)(?=\S)", _I)
+_CONCESSIVE = re.compile(r"^\s*(?:although|though|while|whereas)\s+", _I)
+
+
 def _arm(phrase: str | None) -> str | None:
+    if phrase:
+        phrase = _TREATMENT_WITH.sub("", _WHO_GOT.sub("", phrase.strip()))
     p = _clean(phrase)
     return None if p is None or _NOT_ARM.search(p) else p
 
@@ -314,7 +386,8 @@ _DANGLING = re.compile(r"(?:\s+(?:a|an|the|of|to|and|or|but|not|nor|before|after
 
 
 def _outcome(phrase: str | None) -> str | None:
-    p = _clean(phrase)
+    # "Although the need for operation was lower ...": the outcome follows a concessive opener.
+    p = _clean(_CONCESSIVE.sub("", phrase) if phrase else phrase)
     if p is None or _NOT_OUTCOME.search(p):
         return None
     p = _DANGLING.sub("", _VERB.sub("", p))
@@ -369,6 +442,8 @@ def _arms(text: str) -> ICO:
             start = m.start() + 1
     for pattern in (_BETWEEN, _VERSUS):
         m = pattern.search(text)
+        if m and pattern is _BETWEEN and _ASSOCIATED_BEFORE.search(text, 0, m.start()):
+            continue  # "the association between X and Y" names an exposure and an outcome, not two arms
         if m:
             i, c = _arm(m.group("i")), _arm(m.group("c"))
             if i and c:
@@ -409,7 +484,8 @@ def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | 
     phrase ("acceleration in SSB consumption trends ... would be expected to") is dropped first. With
     `claim`, oriented by the claim's relation (claim_oriented)."""
     read = extract_ico(finding) if finding else ICO()
-    read = ICO(intervention=_cell(read.intervention), comparator=_cell(read.comparator), outcome=_cell(read.outcome))
+    read = ICO(intervention=_cell(read.intervention, arm=True), comparator=_cell(read.comparator, arm=True),
+               outcome=_cell(read.outcome))
     if not (read.intervention and read.comparator):
         read = read.merged(ico_from_abstract(sentences))
     named = title_ico(title)
@@ -424,7 +500,8 @@ def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | 
                    outcome=oriented.outcome or (rest.outcome if rest.outcome != oriented.intervention else None))
     # Every column passes the cell test, whichever path filled it (title templates and claim
     # phrases included); an empty comparator takes the control arm the abstract states.
-    out = ICO(intervention=_cell(read.intervention), comparator=_cell(read.comparator), outcome=_cell(read.outcome))
+    out = ICO(intervention=_cell(read.intervention, arm=True), comparator=_cell(read.comparator, arm=True),
+              outcome=_cell(read.outcome))
     if out.comparator is None:
         control = stated_control([finding or "", *sentences, title or ""])
         if control and control not in ((out.intervention or "").lower(), (out.outcome or "").lower()):
@@ -435,18 +512,28 @@ def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | 
 # A table cell is a noun phrase: one holding a clause's verb, modal or opening word is a fragment.
 _FRAGMENT = re.compile(r"\b(?:would|could|should|can|may|might|will|shall|is|are|was|were|be|been|being|has|have|"
                        r"had|does|did|provides?|suffers?|appears?|seems?|remains?|expected)\b|^(?:whether|this|these|"
-                       r"that|however|it|there|thus|which)\b", _I)
+                       r"that|however|it|there|thus|which|we|our|here)\b", _I)
 CELL_MAX_WORDS = 15
 
 
 # A phrase cut before its noun: it ends on a function word ("standards ... to streamline vaccine
 # for"), on a possessive with nothing owned ("Nigeria' s"), or on a modifier ("ligand-dependent",
-# "solar-powered", "mitochondrial").
+# "solar-powered", "mitochondrial", "acute myocardial", "birthweight and premenopausal", "mouse
+# embryonic", "UCP1-independent thermogenic").
 _CUT_END = re.compile(r"(?:(?:^|\s)(?:a|an|the|of|to|and|or|but|not|nor|with|without|for|in|on|by|at|from|as|than|that|"
-                      r"which|whose|its|their|this|these|those|very|more|most|less)|\w\s*[\u2019']\s+s|"
+                      r"which|whose|its|their|this|these|those|very|more|most|less|through|via|into|onto|upon|across|"
+                      r"against|toward|towards|about|over|under|within|between|among|during|after|before|while|whereas)|\w\s*[\u2019']\s+s|"
                       r"-(?:dependent|independent|powered|based|induced|mediated|related|associated|like|free|"
                       r"specific|derived|treated|resistant|sensitive|positive|negative|driven|bound|linked|resident)|"
                       r"\b[a-z]+(?:ial|ual|ical|inal|onal|ular|ary|ous|ive|ible|able|etic|atic|ific))$", _I)
+# Outcomes and exposures are named by their noun: one ending on any modifier ("premenopausal",
+# "thermogenic", "acute", "pregnant") is cut. An arm may end on one, its noun ("group") being dropped
+# ("the needlescopic group" -> "needlescopic"), so arms are held to _CUT_END alone.
+_MODIFIER_END = re.compile(r"(?:\b[a-z]+(?:al|ic|[ai]tory)|\b(?:nuclear|linear|lumbar|polar|bipolar|solar|lunar|similar|"
+                           r"vulvar|plantar|alveolar|bovine|porcine|canine|feline|murine|equine|ovine|uterine|"
+                           r"intrauterine|endocrine|exocrine|malignant|pregnant|recurrent|persistent|deficient|"
+                           r"resistant|latent|dominant|intermittent|concurrent|subsequent|transient|prevalent|acute|"
+                           r"chronic|severe|mild|moderate|early|late|overall))$", _I)
 # Nouns with an adjective's ending, common in a study's arms and outcomes.
 _NOUN_ENDINGS = {"survival", "withdrawal", "removal", "referral", "approval", "trial", "denial", "dismissal", "ritual",
                  "individual", "manual", "residual", "potential", "official", "chemical", "terminal", "capillary",
@@ -455,22 +542,37 @@ _NOUN_ENDINGS = {"survival", "withdrawal", "removal", "referral", "approval", "t
                  "representative", "incentive", "derivative", "adhesive", "explosive", "variable", "vegetable",
                  "table", "cable", "primary", "anniversary", "boundary", "library", "glossary", "dispensary",
                  "pituitary", "mortuary", "sanctuary", "anaesthetic", "anesthetic", "antiemetic", "emetic",
-                 "commentary", "documentary", "burial", "material"}
+                 "commentary", "documentary", "burial", "material", "hospital", "interval", "signal", "animal",
+                 "journal", "canal", "mammal", "arrival", "renewal", "proposal", "disposal", "reversal", "retrieval",
+                 "refusal", "appraisal", "rental", "festival", "crystal", "metal", "capital", "rival", "criminal",
+                 "general", "radical", "principal", "mineral", "decimal", "tribunal", "rehearsal", "spiral", "vial",
+                 "dial", "medal", "goal", "coal", "meal", "deal", "seal", "appeal", "ordeal", "cereal", "ideal",
+                 "retinal", "barbital", "phenobarbital", "pentobarbital", "chloral", "portal", "carnival",
+                 "clinic", "topic", "logic", "music", "antibiotic", "epidemic", "pandemic", "mechanic", "arsenic",
+                 "garlic", "traffic", "republic", "critic", "tonic", "mimic", "panic", "fabric", "rubric", "public",
+                 "plastic", "antipsychotic", "anxiolytic", "hypnotic", "narcotic", "analgesic", "antiseptic",
+                 "anticholinergic", "antiepileptic", "antiarrhythmic", "antispasmodic", "antidiabetic",
+                 "antithrombotic", "antihistaminic", "cosmetic", "metric", "statistic", "characteristic",
+                 "heuristic", "colic", "tic", "mosaic", "relic", "tactic", "diabetic", "asthmatic", "epileptic",
+                 "schizophrenic", "alcoholic", "laboratory", "dormitory", "repository", "territory", "observatory",
+                 "lavatory", "conservatory", "total"}
 
 
-def is_fragment(phrase: str) -> bool:
+def is_fragment(phrase: str, *, arm: bool = False) -> bool:
     """Whether `phrase` is a piece of a clause rather than a noun phrase: it holds a clause's verb,
-    modal or opening word, or it is cut before its noun (_CUT_END)."""
+    modal or opening word, or it is cut before its noun (_CUT_END; for an outcome or exposure, not an
+    `arm`, any modifier at its end too: _MODIFIER_END)."""
     p = phrase.strip(" .,;:")
     if _FRAGMENT.search(p):
         return True
     last = p.split()[-1].lower() if p.split() else ""
-    return bool(_CUT_END.search(p)) and last not in _NOUN_ENDINGS
+    cut = _CUT_END.search(p) or (not arm and _MODIFIER_END.search(p))
+    return bool(cut) and last not in _NOUN_ENDINGS
 
 
-def _cell(phrase: str | None) -> str | None:
+def _cell(phrase: str | None, *, arm: bool = False) -> str | None:
     """`phrase` as a table cell: None when it is a fragment (is_fragment) or longer than CELL_MAX_WORDS."""
-    if phrase is None or is_fragment(phrase) or len(phrase.split()) > CELL_MAX_WORDS:
+    if phrase is None or is_fragment(phrase, arm=arm) or len(phrase.split()) > CELL_MAX_WORDS:
         return None
     return phrase
 
@@ -507,22 +609,28 @@ _PASSIVE_OBJECT = re.compile(r"(?:\w+ly\s+)?(?:due\s+to|caused\s+by|driven\s+by|
 _PHRASE_BREAK = re.compile(r"[,;:()\[\]=<>]|\b(?:is|are|was|were|be|been|being|has|have|had|did|does|do|than|compared|"
                            r"versus|vs|whereas|while|when|which|that|who|whom|but|during|after|before|since|until|"
                            r"in|at|within|among|between|associated|related|linked|correlated|showed|found|noted|observed)\b", _I)
-_EDGE = re.compile(r"^(?:a|an|the|of|to|in|on|at|for|by|from|with|without|and|or|per|its|their|this|these|those|"
+_EDGE = re.compile(r"^(?:a|an|the|of|to|in|on|at|for|by|from|with|without|and|or|per|its|their|this|these|those|through|"
+                   r"via|into|onto|upon|across|against|toward|towards|about|over|under|we|our|here|"
                    r"no|not|any|all|both|each|more|less|higher|lower|increased|decreased|reduced|slower|faster|"
                    r"rate|rates|risk|risks|\d[\d.,%]*|\w+ly)$", _I)
 PHRASE_MAX_WORDS = 8
+_ADVERB = re.compile(r"(?!(?:early|family|daily|weekly|monthly|yearly|elderly|assembly|anomaly|supply|only)$)\w{3,}ly", _I)
 
 
-def _phrases(text: str) -> list[str]:
-    """Candidate names in `text`: runs of up to PHRASE_MAX_WORDS words inside one clause piece."""
-    out: list[str] = []
+def _phrases(text: str) -> list[tuple[str, str, str]]:
+    """Candidate names in `text`: runs of up to PHRASE_MAX_WORDS words inside one clause piece, each
+    with the content words right before and after it ("" at a piece's end or beside a function word),
+    which say whether it was cut out of a longer term."""
+    out: list[tuple[str, str, str]] = []
     for piece in _PHRASE_BREAK.split(_first_sentence(without_section_label(text))):
         words = [w.strip(".") for w in piece.split()]
         edge = [bool(_EDGE.match(w)) or not w for w in words]
         for i in range(len(words)):
             for j in range(i, min(len(words), i + PHRASE_MAX_WORDS)):
-                if not edge[i] and not edge[j]:
-                    out.append(" ".join(words[i: j + 1]))
+                # An adverb inside is a clause's ("fetal liver CD3+ cells specifically express").
+                if not edge[i] and not edge[j] and not any(_ADVERB.fullmatch(w) for w in words[i + 1: j]):
+                    out.append((" ".join(words[i: j + 1]), "" if i == 0 or edge[i - 1] else words[i - 1],
+                                "" if j + 1 == len(words) or edge[j + 1] else words[j + 1]))
     return out
 
 
@@ -555,20 +663,28 @@ def claim_oriented(claim: str, read: ICO, finding: str | None, sentences: Sequen
             return None
         return "subject" if cov.subject > cov.object else "object"
 
+    def names_claim(word: str) -> bool:
+        cov = coverage(ends, word)
+        return max(cov.subject, cov.object) > 0
+
     def phrase_for(end: str, texts: Sequence[str]) -> str | None:
-        """The shortest phrase of the first text that has one covering two terms of `end`."""
+        """The phrase of the first text that has one covering two terms of `end`: the one covering
+        most of its terms, a whole term before one cut out of a longer term, then the shortest."""
         n = len(ends.subject if end == "subject" else ends.object)
         for text in texts:
             found = []
-            for p in _phrases(text):
+            for p, before, after in _phrases(text):
                 if is_fragment(p):
                     continue
                 cov = coverage(ends, p)
                 mine, other = (cov.subject, cov.object) if end == "subject" else (cov.object, cov.subject)
                 if round(mine * n) >= min(2, n) and mine > other:
-                    found.append((-len(p.split()), mine, p))
+                    # Cut out of a longer term: a modifier before it ("stable" partner, "epidermal" growth
+                    # factor) or a word of the claim's on either side (growth factor "receptor").
+                    cut = bool(before and (is_fragment(before) or names_claim(before))) or bool(after and names_claim(after))
+                    found.append((round(mine * n), not cut, -len(p.split()), p))
             if found:
-                return _clean(max(found)[2])
+                return _clean(max(found)[3])
         return None
 
     here = [finding] if finding else []
@@ -578,8 +694,11 @@ def claim_oriented(claim: str, read: ICO, finding: str | None, sentences: Sequen
     elif side(o) == "subject":
         intervention = o  # the sentence's subject was the exposure
     elif side(i) == "object":
-        # "between <outcome> and <exposure>": the other arm is the exposure
-        intervention, c = (c, None) if c and not _CONTROL_ARM.search(c) and side(c) != "object" else (None, c)
+        # "between <outcome> and <exposure>": the other arm, or the association's other end, is the exposure
+        if c and not _CONTROL_ARM.search(c) and side(c) != "object":
+            intervention, c = c, None
+        else:
+            intervention = o if o and side(o) is None else None
     else:
         intervention = phrase_for("subject", here) or i or phrase_for("subject", sentences)
     if side(o) == "object":
@@ -628,7 +747,7 @@ def token_f1(pred: str | None, gold: str | None) -> float:
 _HEAD = (r"(?:patients|participants|subjects|individuals|persons|people|adults|children|infants|newborns|neonates|"
          r"adolescents|teenagers|youths?|girls|boys|women|men|mothers|fathers|parents|pregnancies|students|residents|"
          r"trainees|nurses|physicians|doctors|surgeons|clinicians|dentists|pharmacists|workers|employees|volunteers|"
-         r"veterans|smokers|athletes|soldiers|recipients|survivors|users|donors|outpatients|inpatients|octogenarians|"
+         r"veterans|(?:non-?|never-?|ex-)?smokers|athletes|soldiers|recipients|survivors|users|donors|outpatients|inpatients|octogenarians|"
          r"nonagenarians|elderly|laypersons|laypeople|respondents|twins|families|households|fetuses|hypertensives|"
          r"diabetics|cadavers|population|(?:cadaver(?:ic)?\s+)?knees|mice|rats|rabbits|dogs|pigs|piglets|sheep|monkeys|macaques|"
          r"primates|guinea\s+pigs|hamsters|zebrafish|cats|horses|animals|cows|calves|ewes|chickens|broilers)")
@@ -672,8 +791,10 @@ _HEADED = re.compile(r"(?P<pre>(?:" + _MODIFIER + r"){0,4})(?P<head>" + _HEAD + 
                      + r"|(?P<one>" + _ONE + r")\b" + _POST.replace("{}", "post1"), _I)
 # Cues that the phrase is the population included, strongest first.
 _N_BEFORE = re.compile(r"\b" + _NUM + r"\s+(?:consecutive\s+|eligible\s+)?$", _I)
-_N_AFTER = re.compile(r"^\s*\(n\s*[=>]\s*\d", _I)
+# "(n = 412)", not a count of studies ("(n = 3 studies)").
+_N_AFTER = re.compile(r"^\s*\(n\s*[=>]\s*\d[\d,]*(?!\d|[\d,]*\s+(?:studies|trials|cohorts|articles|reports|papers|datasets)\b)", _I)
 _ENROL_BEFORE = re.compile(r"\b(?:includ(?:ed|es|ing)|enrolled|recruited|studied|examined|analy[sz]ed|evaluated|reviewed|"
+                           r"(?:obtained|sampled|collected|taken|drawn)\s+from|"
                            r"investigated|followed|identified|selected|surveyed|interviewed|performed\s+on|"
                            r"(?:conducted|study|studies|trial|review|analysis|survey)\s+(?:of|in|among|on)|records\s+of|charts\s+of|data\s+(?:of|from|on)|cohort\s+of|sample\s+of|"
                            r"series\s+of|group\s+of|consisted\s+of|comprised|comprising|involving|(?:participants|subjects|"
@@ -692,7 +813,7 @@ _POST_STOP = re.compile(r"\s+(?:(?:were|was|are|is|had|have|has|did|do|will|woul
                         r"march|april|may|june|july|august|september|october|november|december)|over\s+(?:a|the)\s+"
                         r"(?:period|\d)|for\s+(?:a\s+|the\s+)?(?:period|mean|median|\d)|(?:and|while|whereas|but)\s+"
                         r"(?:the|then|their|were|was|had|\d)|using\b|by\s+(?:means|using)|to\s+(?:determine|assess|"
-                        r"evaluate|compare|investigate|examine|identify)|in\s+(?:this|these|the\s+present|our)\b|of\s+(?:whom|which)\b|"
+                        r"evaluate|compare|investigate|examine|identify)|in\s+(?:this|these|the\s+present|our)\b|of\s+(?:whom|which)\b|whose\b|"
                         r"than\b|compared\b|versus\b|vs\b|\w{3,}ly\s+\w+ed\b|(?:who|that)\s+(?:were|was)\s+(?:included|enrolled|randomi[sz]ed)|according\s+to|based\s+on|"
                         r"as\s+defined|to\s+(?!\d)|(?:in|at)\s+(?:our|the|a|two|three|\w+)\s+(?:\w+\s+){0,2}?(?:clinics?|hospitals?|departments?|"
                         r"cent(?:er|re)s?|units?|institutions?|practices?|wards?))|,(?!\s+(?:who|with|without|aged|undergoing|"
@@ -722,12 +843,10 @@ def _trim_post(post: str) -> str:
     return post[: m.start()] if m else post
 
 
-def _population_phrase(m: re.Match[str]) -> tuple[str, int] | None:
-    """The phrase a headed match makes and how many qualifying words precede its head; None when it
-    is a bare generic head ("patients") or too long to be a phrase."""
+def _qualifiers(pre: str) -> list[str]:
+    """The run of qualifying words right before a head ("adult Dutch" of "were 62 adult Dutch")."""
     kept: list[str] = []
-    # Only the run of qualifying words right before the head.
-    for w in reversed((m.group("pre") or "").split()):
+    for w in reversed(pre.split()):
         # A heading in capitals ("PARTICIPANTS Individuals aged 65 and older") is not a qualifier.
         if _NOT_MODIFIER.match(w.strip("(),")) or (re.search(r"\d", w) and not re.search(r"[A-Za-z]", w)) \
                 or (w.isalpha() and w.isupper() and len(w) >= 6):
@@ -736,6 +855,13 @@ def _population_phrase(m: re.Match[str]) -> tuple[str, int] | None:
                                                                       "impaired", "sighted", "matched", "treated"}:
             break
         kept.insert(0, w.strip("(),"))
+    return kept
+
+
+def _population_phrase(m: re.Match[str]) -> tuple[str, int] | None:
+    """The phrase a headed match makes and how many qualifying words precede its head; None when it
+    is a bare generic head ("patients") or too long to be a phrase."""
+    kept = _qualifiers(m.group("pre") or "")
     head = m.group("head") or m.group("one")
     post = _trim_post(m.group("post") or m.group("post1") or "")
     phrase = " ".join([*kept, head, post.strip()]).strip()
@@ -759,8 +885,10 @@ def _population_phrase(m: re.Match[str]) -> tuple[str, int] | None:
 def _candidates(text: str, *, title: bool = False) -> list[tuple[int, int, str]]:
     """(tier, position, phrase) for every headed phrase in `text`: tier 0 has a count or an
     enrolment verb beside it, tier 1 follows "in" / "among" / "of" or opens a sentence, tier 2 is any
-    other mention; a lone word (other than a species) ranks one tier lower than its cue."""
+    other mention; a lone word (other than a species) ranks one tier lower than its cue. A phrase listed
+    with other groups stands for the list (_joined)."""
     out = []
+    groups = _group_items(text)
     for m in _HEADED.finditer(text):
         head_start = m.start("head") if m.group("head") else m.start("one")
         head = m.group("head") or ""
@@ -768,6 +896,9 @@ def _candidates(text: str, *, title: bool = False) -> list[tuple[int, int, str]]
         # A capitalised head inside a sentence is a name ("Floating Hospital for Children").
         if not title and head[:1].isupper() and not re.search(r"(?:^|[.;:?!]\s+|\b[A-Z]{6,}:?\s+)\S*\s*$", lead) \
                 and not _N_BEFORE.search(lead):
+            continue
+        # A possessor is not who was included ("studies of children's birth records", "mothers' recall").
+        if head and re.match(r"[\u2019']", text[m.end("head"):]):
             continue
         read = _population_phrase(m)
         if read is None and head.lower() in _GENERIC:
@@ -780,7 +911,13 @@ def _candidates(text: str, *, title: bool = False) -> list[tuple[int, int, str]]
         if read is None:
             continue
         phrase, n_kept = read
-        lead = re.sub(r"(?:\S+\s+){" + str(n_kept) + r"}$", "", lead) if n_kept else lead
+        phrase, list_start = _joined(groups, head_start, phrase)
+        if _CONTROL_GROUP.match(phrase):
+            continue  # the comparison group alone is not who the study is about
+        if list_start is not None:
+            lead = text[max(0, list_start - 120): list_start]  # the cue stands before the list's first group
+        elif n_kept:
+            lead = re.sub(r"(?:\S+\s+){" + str(n_kept) + r"}$", "", lead)
         after = text[m.end("head") if m.group("head") else m.end("one"):]
         # A sentence start, or a structured abstract's heading in capitals ("PARTICIPANTS").
         opens = re.search(r"(?:^\s*|[.;:?]\s+|\b[A-Z]{6,}:?\s+)(?i:(?:consecutive|all|eligible)\s+)?$", lead)
@@ -805,8 +942,12 @@ def _candidates(text: str, *, title: bool = False) -> list[tuple[int, int, str]]
 def extract_population(title: str | None, sentences: Sequence[str]) -> str | None:
     """Who (or what) a study included, as a short noun phrase ("adults with type 2 diabetes", "C57BL/6
     mice"), from its abstract (a phrase beside a count or an enrolment verb first), else its title; None
-    when neither states one."""
-    body = _first_sentence(" ".join(sentences))
+    when neither states one. The sentences about the study itself come first (study_sentences): a
+    background section's general statements ("Patients with X have ...") are read only when they
+    and the title give nothing, and reports of earlier work never. A phrase listed with other groups
+    ("COPD smokers, normal smokers and former smokers") keeps them all."""
+    own, background = study_sentences(sentences)
+    body = _first_sentence(" ".join(own))
     found = sorted(_candidates(body))
     if found and found[0][0] == 0:
         return found[0][2]
@@ -815,8 +956,105 @@ def extract_population(title: str | None, sentences: Sequence[str]) -> str | Non
         return in_title[0][2]
     if found and found[0][0] == 1:
         return found[0][2]
+    before = sorted(_candidates(_first_sentence(" ".join(background))))
+    if before and before[0][0] == 0:
+        return before[0][2]
+    # An organism counts wherever the abstract names it, but not in an aside about something else.
+    everything = _first_sentence(" ".join(_APPOSITIVE.sub("", s) for s in sentences))
     cells = _CELLS.search(body) or (_CELLS.search(_first_sentence(title)) if title else None)
-    return cells.group("c") if cells else _organism(title, body)
+    return cells.group("c") if cells else _organism(title, everything)
+
+
+# Sentences about other work, not about whom this study examined: a structured abstract's background
+# section (read last, _BACKGROUND_HEADING) unless it states the study's aim, and reports of earlier
+# findings ("Recent studies in COPD patients have shown ...", "X has been implicated in ...").
+_BACKGROUND_HEADING = re.compile(r"^(?:BACKGROUND|INTRODUCTION|CONTEXT|IMPORTANCE)\b")
+_OWN_STUDY = re.compile(r"\b(?:this|the\s+present|the\s+current|our)\s+(?:\w+\s+)?(?:study|trial|analysis|"
+                        r"work|survey|investigation)\b|\bwe\s+(?:\w+ly\s+)?(?:aimed|sought|set\s+out|studied|"
+                        r"investigated|examined|evaluated|assessed|compared|measured|enrolled|recruited|included|"
+                        r"conducted|performed|analy[sz]ed)\b|^(?:to|the\s+(?:aim|objective|purpose|goal))\b", _I)
+_REPORTED = (r"(?:shown|suggested|reported|demonstrated|found|indicated|revealed|implicated|described|established|"
+             r"proposed|observed|documented|identified)")
+_PRIOR_WORK = re.compile(
+    r"^(?:\w+,\s+)?(?:recent|previous|prior|earlier|past|other|published|existing)\s+(?:[\w-]+\s+){0,2}?(?:studies|"
+    r"reports|work|research|trials|data|evidence|findings|observations|analyses|investigations|literature|reviews)\b|"
+    r"^(?:\w+,\s+)?(?:several|many|some|numerous|most|few)\s+(?:[\w-]+\s+){0,2}?(?:studies|reports|trials|"
+    r"investigators|authors|groups)\s+(?:[^,;:.]+\s+)?(?:have|has)\s+(?:\w+ly\s+)?" + _REPORTED + r"\b|"
+    r"^(?:\w+,\s+)?it\s+(?:is|has\s+been|was|had\s+been)\s+(?:\w+ly\s+)?(?:known|" + _REPORTED + r"|recogni[sz]ed|"
+    r"believed|thought|hypothesi[sz]ed)\b|\b(?:have|has)\s+(?:\w+ly\s+)?been\s+(?:\w+ly\s+)?" + _REPORTED + r"\b|"
+    r"(?<!not\s)\bpreviously\s+" + _REPORTED + r"\b", _I)
+# An aside that describes a thing by what is known of it elsewhere: "RAD52, a gene dispensable for
+# normal development in mice, was among the top hits".
+_APPOSITIVE = re.compile(r",\s+(?:a|an)\s+[^,;:.()]{2,100}?,(?=\s+(?:was|were|is|are|has|have|had|\w+ed)\b)", _I)
+
+
+def study_sentences(sentences: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The sentences that say whom this study examined (outside a background section, or stating
+    the study's aim there) and, apart, the background section's other sentences; a report of earlier
+    work is in neither, and each keeps no descriptive aside. A passage given as one item (a section
+    of an abstract) is read sentence by sentence."""
+    own: list[str] = []
+    background: list[str] = []
+    for passage, heading in zip(sentences, section_headings(sentences), strict=True):
+        for s in split_sentences(passage) or [passage]:
+            body = without_section_label(s).strip()
+            if _PRIOR_WORK.search(body):
+                continue
+            aside_free = _APPOSITIVE.sub("", s)
+            if _BACKGROUND_HEADING.match(heading) and not _OWN_STUDY.search(body):
+                background.append(aside_free)
+            else:
+                own.append(aside_free)
+    return own, background
+
+
+# Groups a sentence lists together ("12 COPD smokers, 15 normal smokers and 14 never-smoking
+# controls", "healthy nonsmokers (n = 11), normal smokers (n = 12) and smokers with COPD (n = 14)"):
+# the population is all of them, not the one a cue sits beside. A group whose phrase goes on past
+# what is read of it ("mice deficient in ...") ends the list.
+_GROUP_HEAD = re.compile(r"\b(?:" + _HEAD + r"|controls)\b", _I)
+_GROUP_PRE = re.compile(r"(?:[A-Za-z][\w'/-]*\s+){0,4}$")
+_GROUP_POST = re.compile(r"\s+(?:with|without)\s+(?:[\w'/-]+\s+){0,5}?[\w'/-]+(?=\s*[,;.(]|\s+(?:and|or|from|in|at|"
+                         r"who|during|for|were|was|had)\b|$)", _I)
+_GROUP_SEP = re.compile(r"\s*(?:\([^()]{0,60}\)\s*)?(?:,\s*(?:and\s+)?|\s+and\s+)(?:" + _NUM + r"\s+)?", _I)
+_GROUP_END = re.compile(r"\s*(?:[,;.(]|$)|\s+(?:and|or|were|was|are|is|had|have|has|from|in|at|of|for|who|to|"
+                        r"during|underwent|received|aged|versus|vs)\b", _I)
+_CONTROL_GROUP = re.compile(r"^(?:(?:healthy|normal|matched|age-matched)\s+)?controls?(?:\s+\w+)?$", _I)
+GROUPS_MAX_WORDS = 20
+
+
+def _group_items(text: str) -> list[tuple[int, int, str, bool]]:
+    """(start, end, phrase, listed with the next) of every group `text` names: a head with the
+    qualifiers before it and a "with ..." after it."""
+    found = []
+    for h in _GROUP_HEAD.finditer(text):
+        pre = _GROUP_PRE.search(text, 0, h.start())
+        kept = _qualifiers(pre.group(0)) if pre else []
+        start = h.start() - len(" ".join(kept)) - (1 if kept else 0)
+        post = _GROUP_POST.match(text, h.end())
+        end = post.end() if post else h.end()
+        found.append((start, end, " ".join([*kept, h.group(0), post.group(0).strip() if post else ""]).strip(),
+                      bool(_GROUP_END.match(text, end))))
+    return [(start, end, phrase, clean and i + 1 < len(found) and found[i + 1][3]
+             and _GROUP_SEP.fullmatch(text, end, found[i + 1][0]) is not None)
+            for i, (start, end, phrase, clean) in enumerate(found)]
+
+
+def _joined(items: list[tuple[int, int, str, bool]], head_start: int, phrase: str) -> tuple[str, int | None]:
+    """`phrase`, or the list of groups it is one of, joined ("a, b and c"), with where the list starts
+    when it starts before `phrase`'s group (else None); `phrase` stands for its own place in the list."""
+    at = next((i for i, item in enumerate(items) if item[0] <= head_start < item[1]), None)
+    if at is None:
+        return phrase, None
+    first = last = at
+    while first > 0 and items[first - 1][3]:
+        first -= 1
+    while items[last][3]:
+        last += 1
+    names = list(dict.fromkeys(phrase if i == at else items[i][2] for i in range(first, last + 1)))
+    if len(names) < 2 or len(" ".join(names).split()) > GROUPS_MAX_WORDS:
+        return phrase, None
+    return ", ".join(names[:-1]) + " and " + names[-1], items[first][0] if first < at else None
 
 
 # Laboratory work names its organism rather than a group of people: "mice lacking VGLUT2", "Drosophila

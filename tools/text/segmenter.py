@@ -12,6 +12,7 @@ so text from .txt / .md / PDF files is split into paragraphs first.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # Lower-cased, without the final period. Abbreviations that scientific prose uses mid-sentence;
 # words that also commonly end a sentence ("etc", "al" alone is safe because of "et al.") are
@@ -116,6 +117,20 @@ def without_section_label(sentence: str) -> str:
     "We found ..."); unchanged when it has none or would be left empty."""
     rest = _SECTION_LABEL.sub("", sentence, count=1)
     return rest if rest.strip() else sentence
+
+
+def section_headings(sentences: Sequence[str]) -> list[str]:
+    """The structured-abstract heading each sentence falls under, upper case ("BACKGROUND",
+    "METHODS", "DESIGN, SETTING, AND PATIENTS"): a heading is printed before a section's first
+    sentence only, so it holds until the next one; "" before any heading."""
+    out: list[str] = []
+    current = ""
+    for sentence in sentences:
+        label = sentence[: len(sentence) - len(without_section_label(sentence))]
+        if label.strip():
+            current = " ".join(label.split()).rstrip(":. ").upper()
+        out.append(current)
+    return out
 
 
 _LIST_ITEM = re.compile(r"[ \t]{0,3}(?:[-*+•]|\d{1,3}[.)])[ \t]+")
