@@ -404,6 +404,10 @@ def test_a_possessive_a_pronoun_after_a_preposition_and_a_lettered_group_are_res
     "The results were consistent across sexes.",
     "Patient satisfaction with information significantly increased after the interventions.",
     "There were no other complications during the sitting period.",
+    "Fracture risk was higher in these 1,287 subjects.",
+    "In avoiding an inguinal approach we did not subject our patients to unnecessary risk.",
+    "Mortality did not differ between groups.",
+    "There was no significant difference.",
 ])
 def test_a_claim_that_does_not_read_alone_is_held_back_for_a_person(sentence):
     out = extract_claims("Hydroceles are common in neonatal torsion. " + sentence)

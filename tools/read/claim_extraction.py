@@ -389,7 +389,7 @@ _CONTEXT = re.compile(
     r"samples|strategies|approaches|tests|scores|periods|sexes|genders)\b|"
     r"\bthe (?!entire|overall|total|whole study|study)(?-i:[a-z][\w-]* ){0,2}?(?:group|arm|cohort)\b"
     r"(?!\s+(?:with|of|who|that|receiving|treated|given|taking|in which|where)\b|\s*\(n\s*=)|"
-    r"\b(?:these|those|such) (?:results|findings|data|patients|subjects|participants|cases|groups|effects|changes|"
+    r"\b(?:these|those|such) (?:[\d,]+ )?(?:results|findings|data|patients|subjects|participants|cases|groups|effects|changes|"
     r"differences|associations|observations|values|outcomes|models|children|women|men|individuals|animals|mice)\b|"
     # ("Our data showed no difference ..." reports a finding: a frame, not a reference.)
     r"\b(?:our|the present|the current|this) (?:findings|results|data|series|sample|cohort)\b(?!\s+(?:\w+\s+)?"
@@ -406,8 +406,12 @@ _CONTEXT = re.compile(
     r"\b(?:no|any) other (?:complications?|adverse events?|side effects?|differences?|changes?)\b|"
     r"^(?:in|for|from|with|on) [^,]{1,40}?,?\s+(?:this|these|it|they)\s+(?:is|are|was|were|does|do|did|has|have|"
     r"had|can|may|might|could|would|will|remains?)\b|"
-    # A pronoun after a preposition ("adherence to it").
+    # A pronoun after a preposition ("adherence to it"), the authors ("We observed ..."), a difference
+    # between groups the claim does not name.
     r"\b(?:to|with|for|on|from|by|about|against|in) (?:it|them)\b|"
+    r"^(?:(?:in|for|from|with|on|at|after|before|during|among|by|overall|here|thus|therefore|however|moreover|"
+    r"finally|also)\b[^,.;]{0,80}?,?\s+)?we\b|"
+    r"\bbetween (?:the )?groups\b|^there (?:was|were) no (?:[\w-]+ )?differences?\s*(?:\(|[.;]?$)|"
     r"\bthe (?:association|difference|relationship|correlation|effect|trend|increase|decrease|reduction|"
     r"same pattern|latter|former|rest|remaining \w+)\b(?!\s+(?:of|between|in|from|with|on|to|for)\b)|"
     r"^(?:its|their|both|the same|the other|the whole group|in the other|of these|of them|such)\b|"
@@ -440,7 +444,7 @@ def named_groups(claim: str, before: str) -> str | None:
     return None
 
 
-_THESE_NOUN = re.compile(r"\b(?:these|those|such) (patients|subjects|participants|children|women|men|individuals|"
+_THESE_NOUN = re.compile(r"\b(?:these|those|such) (?:[\d,]+ )?(patients|subjects|participants|children|women|men|individuals|"
                          r"cases|animals|mice)\b", re.I)
 _THE_ASSOCIATION = re.compile(r"\b(?:the|this|that) association\b(?!\s+(?:of|between)\b)", re.I)
 _ASSOCIATED = re.compile(r"(?:association between (?P<a>[^,(;]+?) and (?P<b>[^,(;]+?)(?=\s*(?:\(|,|;|\.|$|"
