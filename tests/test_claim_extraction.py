@@ -446,3 +446,9 @@ def test_two_percentages_with_their_own_verbs_are_two_claims():
 ])
 def test_a_piece_cut_off_by_a_bad_sentence_boundary_and_a_finding_worded_as_a_method(text, category):
     assert judge(text)[0] == category
+
+
+def test_a_borrowed_subject_leaves_the_adverbs_before_its_verb():
+    out = extract_claims("Patients with chronic pain more often reported depression than controls. "
+                         "Overall they were not more alexithymic.")
+    assert out.claims[1].text == "Patients with chronic pain were not more alexithymic."

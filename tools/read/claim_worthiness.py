@@ -302,17 +302,27 @@ _OF_VERBS = {"consist", "consists", "consisted", "die", "dies", "died", "think",
 _FINITE = re.compile(r"\b(?:had|has|have|was|were|is|are|did|does|do|could|can|may|might|would|will|should)\b", re.I)
 
 
+# Adverbs the grammar leaves before the verb ("Patients with chronic pain more often reported ..."):
+# not part of the subject another claim may borrow.
+_TRAILING_ADVERBS = re.compile(r"(?:\s+(?:more|less|most|least|often|also|still|then|again|even|only|already|"
+                               r"frequently|usually|generally|[a-z]+ly))+$", re.I)
+
+
 def subject_of(text: str) -> str:
-    """The subject of a statement: the words before its main verb ("" when none is found)."""
+    """The subject of a statement: the words before its main verb, without the adverbs before
+    that verb ("" when none is found)."""
     parts = claim_components(text)
     if parts.relation:
         relation = parts.relation.split()
         if len(relation) > 1 and relation[1].lower() == "of" and relation[0].lower() not in _OF_VERBS:
             later = _FINITE.search(text, len(parts.subject))
-            return text[:later.start()].strip(" ,") if later else ""
-        return parts.subject.strip(" ,")
-    at = guessed_verb(text)
-    return text[:at].strip(" ,") if at is not None else ""
+            subject = text[:later.start()] if later else ""
+        else:
+            subject = parts.subject
+    else:
+        at = guessed_verb(text)
+        subject = text[:at] if at is not None else ""
+    return _TRAILING_ADVERBS.sub("", subject.strip(" ,")).strip(" ,")
 
 
 def is_aim(text: str) -> bool:
