@@ -7,11 +7,8 @@ import pytest
 
 from claimscope.agent.llm.fake import scripted_llm, timeout
 from claimscope.tools.errors import InputError
-from claimscope.tools.read.claim_extraction import (
-    accepted_rewrite,
-    extract_claims,
-    judge,
-)
+from claimscope.tools.read.claim_extraction import extract_claims, judge
+from claimscope.tools.read.claim_wording import accepted_rewrite
 from claimscope.tools.text.segmenter import sentence_spans, split_sentences
 from tests.conftest import FIXTURES
 
