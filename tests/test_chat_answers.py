@@ -116,6 +116,20 @@ def test_opposing_sentences_are_shown_when_no_label_opposes(misrouting, monkeypa
     assert "102#0" in reply.citations and _resolve(engine, reply.citations)
 
 
+def test_documents_the_report_never_labelled_are_not_counted_as_giving_no_evidence(misrouting, monkeypatch) -> None:
+    """An abstaining run labels only the documents its screen read; readers found "20 give no
+    evidence on it" where the report labelled 15 and left 5 unlabelled."""
+    engine, _ = misrouting
+    report = engine._report()
+    docs = report["documents"]
+    flat = {**report, "documents": [{**d, "local_label": "No Evidence" if i < 3 else None, "direction": None}
+                                    for i, d in enumerate(docs)]}
+    monkeypatch.setattr(engine, "_report", lambda: flat)
+    head = engine.show_sources("support").text.splitlines()[0]
+    assert head == (f"None of the {len(docs)} sources in the report supports the claim "
+                    f"(3 give no evidence on it, {len(docs) - 3} are not labelled).")
+
+
 def test_templated_questions_need_no_model_and_the_question_names_the_direction(misrouting) -> None:
     engine, router = misrouting
     before = router.asked

@@ -66,8 +66,19 @@ def tally(counts: dict[str, int]) -> str:
 
 
 def others(by_dir: dict[Direction, list[dict[str, Any]]], skip: Direction) -> str:
-    return ", ".join(f"{len(v)} {verb(d, len(v)).replace(' the claim', ' it')}"
-                     for d, v in by_dir.items() if d != skip and v) or "none is labelled"
+    """The other directions' counts, '1 supports it, 4 give no evidence on it'. A document the report
+    never labelled is counted as such, not as one that gives no evidence (a run that abstains
+    labels only the documents its screen read)."""
+    parts: list[str] = []
+    for d, docs in by_dir.items():
+        if d == skip or not docs:
+            continue
+        labelled = [x for x in docs if x.get("local_label")] if d == "neutral" else docs
+        if labelled:
+            parts.append(f"{len(labelled)} {verb(d, len(labelled)).replace(' the claim', ' it')}")
+        if unlabelled := len(docs) - len(labelled):
+            parts.append(f"{unlabelled} {'is' if unlabelled == 1 else 'are'} not labelled")
+    return ", ".join(parts) or "none is labelled"
 
 
 def cite(keys: list[str]) -> str:
