@@ -300,6 +300,17 @@ def test_stance_assessment_grades_by_confidence_and_cites_rationales():
     assert none.label is LocalLabel.NO_EVIDENCE and none.cited_sentences == []
 
 
+def test_stance_assessment_cuts_a_long_quote_inside_its_quotation_marks():
+    """Readers found "The strongest: \"... frequency of DNA…" with the quote never closed: the
+    explanation was cut at its length limit after the quote had opened."""
+    long = "Using our model, we show " + "a stepwise increase in the frequency of DNA damage " * 12 + "in cells."
+    doc = Document(id="long", title="A long finding", sentences=[long])
+    strong = StanceResult(label=Stance.SUPPORT, support=0.9, neutral=0.05, refute=0.05)
+    la = stance_assessment(doc, decide_document([strong], RULE))
+    assert la.explanation.endswith('…"') and la.explanation.count('"') == 2
+    assert len(la.explanation) <= local_label_prompt.EXPLANATION_CHARS
+
+
 def test_decide_document_thresholds_and_empty():
     mid = StanceResult(label=Stance.SUPPORT, support=0.6, neutral=0.3, refute=0.1)
     assert decide_document([mid], {"support_threshold": 0.5}).label == "SUPPORT"

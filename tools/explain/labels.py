@@ -291,13 +291,16 @@ def stance_assessment(doc: Document, decision: DocumentLabel, *, takeaway: str =
     label = LocalLabel.from_score(sign * decision.confidence)
     cited = [i for i in decision.rationale_indices if 0 <= i < len(doc.sentences)][:max_cited]
     verb = "supports" if sign > 0 else "contradicts"
-    lead = f' The strongest: "{without_section_label(doc.sentences[cited[0]])}"' if cited else ""
     framing = (f"{ARGUMENT_FRAMING} {'for' if sign > 0 else 'against'}" if arguments
                else f"{STANCE_FRAMING} {verb}")
+    head = clip(f"{framing} the claim (p={decision.confidence:.2f}).", local_label_prompt.EXPLANATION_CHARS)
+    # The quote is cut inside its quotation marks, so a long sentence still reads as a closed quote.
+    room = local_label_prompt.EXPLANATION_CHARS - len(head) - len(' The strongest: ""')
+    lead = (f' The strongest: "{clip(without_section_label(doc.sentences[cited[0]]), room)}"'
+            if cited and room > 20 else "")
     return LocalAssessment(
         doc_id=doc.id, label=label, score=label.score,
-        explanation=clip(f"{framing} the claim "
-                         f"(p={decision.confidence:.2f}).{lead}", local_label_prompt.EXPLANATION_CHARS),
+        explanation=head + lead,
         cited_sentences=cited, evidence_score=round(decision.support - decision.refute, 6),
         mode="stance", takeaway=takeaway,
     )
