@@ -11,6 +11,7 @@ from claimscope.agent.chat.questions import Direction, document_direction
 from claimscope.agent.chat.wording import cite, count, document_keys, source_text, verb
 from claimscope.agent.graph.readers import analysis_record
 from claimscope.agent.graph.state import InvestigationState
+from claimscope.agent.report.common import gathered_share
 
 
 def anti_claim_answer(state: InvestigationState, report: dict[str, Any]) -> tuple[str, list[str]]:
@@ -33,8 +34,7 @@ def anti_claim_answer(state: InvestigationState, report: dict[str, Any]) -> tupl
                 "so it added nothing to the verdict."), []
     # one document found, or all of them, is said as such ("1 of the 51 documents ...; none of
     # them is among" read as a slip)
-    which = (f"{only} of the {count(gathered, 'document')} gathered that" if only < gathered else
-             "the one document gathered, which" if only == 1 else f"all {only} documents gathered, which")
+    which = gathered_share(gathered, only) + (" that" if only < gathered else ", which")
     if not shown:
         tail = ("it is not" if only == 1 else "none of them is") + (" among the report's documents, so it "
                                                                      "added nothing to the verdict.")

@@ -63,6 +63,13 @@ def source_name(doc: DocumentView | None, fallback: str = "untitled document") -
     return doc.title or (f'"{doc.opening}"' if doc.opening else fallback)
 
 
+def gathered_share(gathered: int, only: int) -> str:
+    """'3 of the 51 documents gathered', 'the one document gathered' or 'all 3 documents gathered':
+    what the opposite claim's search alone found, for the report's line and the chat's answer."""
+    return (f"{only} of the {gathered} documents gathered" if only < gathered else
+            "the one document gathered" if only == 1 else f"all {only} documents gathered")
+
+
 def anti_claim_found(r: Report, refs: dict[str, int]) -> str:
     """'6 of the 56 documents gathered; #3 and #12 of the documents below' (unescaped)."""
     found = r.anti_claim_found
@@ -73,8 +80,7 @@ def anti_claim_found(r: Report, refs: dict[str, int]) -> str:
     if not only:
         return ("none (no document was gathered)" if not gathered else
                 "not the one document gathered" if gathered == 1 else f"none of the {gathered} documents gathered")
-    head = (f"{only} of the {gathered} documents gathered" if only < gathered else
-            "the one document gathered" if only == 1 else f"all {only} documents gathered")
+    head = gathered_share(gathered, only)
     shown = [f"#{refs[d]}" for d in found.in_report if d in refs]
     if not shown:
         return head + ("; it is not among the documents below" if only == 1 else
