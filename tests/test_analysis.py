@@ -256,7 +256,7 @@ def test_perspectives_quote_their_findings_by_default(tmp_path):
     the model is not asked, so it cannot add a cause, drop a hedge or generalise."""
     from claimscope.agent.graph.state import InvestigationOptions
     from claimscope.agent.investigation import Investigator
-    from claimscope.tools.read.hierarchy.facets import is_finding
+    from claimscope.tools.read.claim_worthiness import is_finding
     from claimscope.tools.text.segmenter import without_section_label
 
     script = investigation_script()

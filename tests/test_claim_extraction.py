@@ -449,3 +449,53 @@ def test_a_borrowed_subject_leaves_the_adverbs_before_its_verb():
     out = extract_claims("Patients with chronic pain more often reported depression than controls. "
                          "Overall they were not more alexithymic.")
     assert out.claims[1].text == "Patients with chronic pain were not more alexithymic."
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    # A sample or a method whatever else its sentence holds: who they were between subject and verb, a
+    # relative clause before the passive verb, a compound ("HNPCC-associated") or bracketed words that are
+    # no result, a response rate, what each arm received, where the data came from, an unnamed design.
+    ("Forty-four patients (20 women, 24 men; mean age 53.5 years) with chronic bleeding underwent enteroscopy.",
+     "sample"),
+    ("Patients who underwent an appendectomy between 2010 and 2012 were retrospectively reviewed.", "method"),
+    ("Patients were divided into risk groups: high, medium (a relative with an HNPCC-associated cancer) and low.",
+     "method"),
+    ("Gap measurements were performed in three patella positions (reduced, subluxated and everted).", "method"),
+    ("In all, 85% (17/20) of surgical programs responded to the survey.", "sample"),
+    ("Participants completed a questionnaire on their eating habits.", "sample"),
+    ("Group 2 received a 1 mg/kg dose of 0.9% sodium chloride before pneumoperitoneum.", "method"),
+    ("Each adult's claims data were linked with practice variables collected from the dentist.", "method"),
+    ("Exclusion criteria included bilateral injuries and previous deformity.", "method"),
+    ("Cross-sectional study of 55 head and neck cancer patients was made.", "method"),
+    ("Year 10 students were asked to participate in focus groups.", "method"),
+    ("The primiparous group included 114 women in their first pregnancy.", "sample"),
+    ("59 patients had tumour blocks available for analysis.", "sample"),
+    ("Metabolic syndrome is a cluster of risk factors including obesity and hypertension.", "definition"),
+    ("The question of the additional cost has to be discussed.", "opinion"),
+    # Findings stay findings.
+    ("Patients received a median of 6.5 out of 16 possible strategies.", "factual"),
+    ("Qualitative analysis of feedback showed high acceptance of the examination.", "factual"),
+    ("Of these, 1,957 (5.4%) had a feeding tube inserted within 1 year.", "factual"),
+])
+def test_methods_and_samples_worded_as_findings(text, category):
+    assert judge(text)[0] == category
+
+
+@pytest.mark.parametrize("text", [
+    "Ibuprofen lowered fever in children. In girls, this effect was stronger.",
+    "Ibuprofen was given to 200 children. Fever fell faster in children given the drug.",
+    "Ibuprofen or paracetamol was given to 200 children. Neither group had serious adverse events.",
+    "Ibuprofen lowered fever in children. Similar results were found in adults.",
+    "Ibuprofen and paracetamol were compared in 200 children. Final results were comparable at latest followup.",
+])
+def test_a_reference_anywhere_in_a_claim_holds_it_back_for_a_person(text):
+    last = extract_claims(text).claims[-1]
+    assert (last.category, last.check_worthy) == ("context", False)
+
+
+def test_a_list_of_counts_sharing_one_verb_is_not_cut_into_fragments():
+    out = extract_claims("Twenty-two subjects were classified as type 1, 9 as type 2, and 11 as type 3.")
+    assert [c.quote for c in out.claims] == ["Twenty-two subjects were classified as type 1, 9 as type 2, and 11 as type 3."]
+    out = extract_claims("Knowledge was associated with global health status, but not with self-reported "
+                         "health-related quality of life.")
+    assert not any(c.text.startswith("Not with") for c in out.claims)

@@ -4,13 +4,13 @@ varies on, and named by the rules."""
 from __future__ import annotations
 
 from claimscope.tools.models import Segment
+from claimscope.tools.read.claim_worthiness import is_finding
 from claimscope.tools.read.hierarchy import AspectDraft, AspectTree
 from claimscope.tools.read.hierarchy.facets import (
     belongs,
     claim_parts,
     facet_drafts,
     find_facets,
-    is_finding,
     mentions,
     sub_facets,
 )

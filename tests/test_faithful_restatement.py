@@ -19,9 +19,9 @@ from claimscope.tools.explain.wording import (
     added_terms,
     contradiction,
     overstated,
-    states_a_finding,
 )
 from claimscope.tools.models import Document, Stance, StanceResult
+from claimscope.tools.read.claim_worthiness import is_finding
 from claimscope.tools.weigh.verdict import LocalLabel
 
 SUPPORT = StanceResult(label=Stance.SUPPORT, support=0.95, neutral=0.03, refute=0.02)
@@ -105,11 +105,11 @@ TRIAL = Document(id="eeg", title="Audiovisual speech and cortical entrainment", 
 
 
 def test_aims_and_methods_are_not_findings():
-    assert not states_a_finding(TRIAL.sentences[0]) and not states_a_finding(TRIAL.sentences[1])
-    assert not states_a_finding("OBJECTIVE To explore the association between partnership and survival.")
-    assert not states_a_finding("Whether glycemic control can be improved by treating sleep apnea remains unknown.")
-    assert states_a_finding(TRIAL.sentences[2])
-    assert states_a_finding("RESULTS We found that heavier birth weights went with more breast cancer.")
+    assert not is_finding(TRIAL.sentences[0], strict=True) and not is_finding(TRIAL.sentences[1], strict=True)
+    assert not is_finding("OBJECTIVE To explore the association between partnership and survival.", strict=True)
+    assert not is_finding("Whether glycemic control can be improved by treating sleep apnea remains unknown.", strict=True)
+    assert is_finding(TRIAL.sentences[2], strict=True)
+    assert is_finding("RESULTS We found that heavier birth weights went with more breast cancer.", strict=True)
 
 
 def test_the_explanation_quotes_findings_before_aims_or_methods():

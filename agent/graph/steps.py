@@ -70,6 +70,7 @@ from claimscope.tools.models import (
     StanceResult,
 )
 from claimscope.tools.read.claim_analysis import ClaimKind, analyse_claim, filter_passages
+from claimscope.tools.read.claim_worthiness import is_finding
 from claimscope.tools.read.hierarchy import (
     AspectNode,
     cached,
@@ -82,7 +83,6 @@ from claimscope.tools.read.hierarchy.facets import (
     belongs,
     facet_drafts,
     find_facets,
-    is_finding,
     sub_facets,
 )
 from claimscope.tools.read.relevance import classify_segments, node_relevance, relevance_filter

@@ -24,12 +24,13 @@ from claimscope.tools.explain.common import (
     _sign,
 )
 from claimscope.tools.explain.labels import ARGUMENT_FRAMING, STANCE_FRAMING, LocalAssessment
-from claimscope.tools.explain.wording import SIDE_LABELS, quoted_finding, states_a_finding
+from claimscope.tools.explain.wording import SIDE_LABELS, quoted_finding
 from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import (
     SentenceKey,
     StanceScorer,
 )
+from claimscope.tools.read.claim_worthiness import is_finding
 from claimscope.tools.weigh.verdict import LocalLabel
 
 
@@ -269,9 +270,9 @@ def extractive_explanation(
                 cands.append((k, text, a))
     if not cands:
         return Explanation(mode="extractive", warnings=["No cited evidence sentence is available to quote."])
-    # Aims, methods and background are no findings (wording.states_a_finding): offered only when no
+    # Aims, methods and background are no findings (claim_worthiness.is_finding): offered only when no
     # cited sentence states one.
-    cands = [c for c in cands if states_a_finding(c[1])] or cands
+    cands = [c for c in cands if is_finding(c[1], strict=True)] or cands
     if scorer is not None:
         results = scorer.predict([(claim, text) for _, text, _ in cands])
         agree = [r.signed * _sign(a.score) for r, (_, _, a) in zip(results, cands, strict=True)]

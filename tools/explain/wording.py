@@ -11,8 +11,6 @@ from collections.abc import Sequence
 
 from claimscope.tools.find.sparse import tokenize
 from claimscope.tools.read.direction import Direction, sentence_direction
-from claimscope.tools.read.hierarchy.facets import is_finding
-from claimscope.tools.text.segmenter import without_section_label
 
 # A trailing judgement about the claim ("..., which directly supports the claim") is not a fact any
 # source sentence states; it is removed before a sentence is traced to its citations.
@@ -271,36 +269,6 @@ def added_terms(text: str, cited: Sequence[str]) -> list[str]:
         out += [w for w in tokenize(word) if w not in source and w not in _FRAMING_WORDS
                 and w not in _PLAIN_VERBS and not w.isdigit() and w not in out]
     return out
-
-
-# What a study set out to do or how, in the openings tools.read.hierarchy.facets.is_finding does not
-# read as aims: "Here, using MEG we directly investigated how ...", "This study examined ...".
-_NOT_FINDING = re.compile(
-    r"^(?:(?:here|in\s+(?:this|the\s+present)\s+(?:study|work|paper|report))\s*,?\s+)?"
-    r"(?:(?:using|by|with|in|through)\s+[^,]{1,80}?,?\s+)?we\s+(?:\w+ly\s+)?(?:investigated|investigate|examined|examine|"
-    r"studied|study|assessed|assess|evaluated|evaluate|explored|explore|analy[sz]ed|analy[sz]e|tested|test|sought|seek|"
-    r"aimed|aim|asked|ask|measured|measure|compared|compare|conducted|conduct|performed|perform|used|use|developed|"
-    r"develop|hypothesi[sz]ed|hypothesi[sz]e|set\s+out|addressed|address|characteri[sz]ed|"
-    r"characteri[sz]e|recruited|enrolled|reviewed|review|searched|search|designed|design|followed|surveyed|"
-    r"interviewed|randomi[sz]ed|quantified|quantify|modelled|modeled)\b(?!\s+that\b)"
-    r"|^(?:to|in\s+order\s+to)\s+(?:\w+ly\s+)?(?:determine|assess|investigate|examine|evaluate|explore|test|compare|"
-    r"identify|characteri[sz]e|clarify|address|study|estimate|describe|quantify|understand|elucidate)\b"
-    r"|^(?:the|our|this|a)\s+(?:\w+\s+)?(?:aims?|objectives?|purposes?|goals?)\s+(?:of|was|were|is|are)\b"
-    r"|^(?:this|the\s+present|the\s+current|our|the)\s+(?:\w+\s+)?(?:study|trial|review|analysis|work|paper|report)\s+"
-    r"(?:\w+ly\s+)?(?:aimed|aims|was\s+designed|is\s+designed|sought|seeks|investigated|investigates|examined|examines|"
-    r"evaluated|evaluates|assessed|assesses|explores|explored|describes|described|was\s+conducted|included)\b"
-    r"|\b(?:remains?|is|are)\s+(?:largely\s+|still\s+|currently\s+|as\s+yet\s+)?(?:unknown|unclear|uncertain|"
-    r"poorly\s+understood|not\s+(?:well\s+|fully\s+)?(?:known|understood|established|clear))\b"
-    r"|^little\s+is\s+known\b|^whether\b",
-    re.IGNORECASE)
-
-
-def states_a_finding(sentence: str) -> bool:
-    """False for a sentence that states what a study set out to do or how (aims, methods) or what was
-    not known before it (background), by its heading or its opening (the aspect step's is_finding,
-    and the openings above); True otherwise."""
-    s = sentence.strip()
-    return is_finding(s) and not _NOT_FINDING.search(without_section_label(s))
 
 
 _RECOMMENDS = re.compile(r"\b(?:should|must|recommend\w*|advis\w*)\b", re.IGNORECASE)

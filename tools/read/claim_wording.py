@@ -70,6 +70,18 @@ _CONTEXT = re.compile(
     r"procedure|strategy|one)\b|"
     r"\b(?:this|these) (?:presumption|assumption|hypothesis|notion|view|idea|mechanism|phenomenon|phenomena|approach|"
     r"strategy|technique|procedure|practice|pattern|trend)\b|"
+    # What a sentence before named, wherever it stands ("In women, this effect was stronger", "patients given
+    # the drug", "Neither group", "Similar results were found in women").
+    r"\b(?:this|these|those) (?:effects?|drugs?|treatments?|therapy|therapies|interventions?|agents?|compounds?|"
+    r"medications?|vaccines?|differences?|associations?|relationships?|increases?|decreases?|reductions?|"
+    r"improvements?|benefits?|number|rates?|ratios?|proportions?|levels|risks?|conditions?|diseases?|"
+    r"disorders?|syndromes?|populations?|groups)\b|"
+    r"\bthe (?:drug|compound|vaccine|medication|agent|supplement)\b(?!\s+(?:of|with|for|in|to|group|arm|class)\b)|"
+    r"\b(?:neither|either|each) (?:group|arm|cohort)\b|"
+    r"\b(?:similar|the same) (?:results|findings|effects?|patterns?|trends?|associations?)\b|"
+    # A comparison that does not name what it compares ("Final results were comparable at latest followup").
+    r"^(?![^,]*\b(?:and|or|versus|vs)\b)[^,]*?\b(?:were|was)\s+(?:\w+ly\s+)?(?:comparable|similar|equivalent)\b"
+    r"(?!\s+(?:to|with|between|among|across)\b)|"
     r"^the (?:results|findings|data|observations)\b(?!\s+(?:of|from|in|on)\b)|"
     r"\bthe interventions?\b(?!\s+(?:of|with|for|in|to|group|arm)\b)|"
     r"\b(?:no|any) other (?:complications?|adverse events?|side effects?|differences?|changes?)\b|"

@@ -3,6 +3,11 @@ a factual claim about the world that evidence could settle, or a question, an op
 definition, the study's own aim, method or sample, or a fragment (tools/read/claim_extraction.py
 splits the text and calls `judge` on each claim's wording).
 
+The same rules tell whether a document's sentence states a finding rather than the study's aim,
+method or background (`is_finding`): the aspect step shows only findings under an aspect, and the
+explanation quotes only findings (`is_finding(..., strict=True)`, which also refuses every opening
+that says what a study did).
+
 Counts that are findings ("169 of 321 patients had ...", "X occurred in 14%") stay factual: a
 method or sample sentence that also states a result is a finding.
 """
@@ -13,6 +18,7 @@ import re
 from typing import Literal
 
 from claimscope.tools.read.claim_analysis import claim_components
+from claimscope.tools.text.segmenter import without_section_label
 
 # Words a statement needs to be a claim (fewer is a heading or a fragment).
 MIN_CLAIM_WORDS = 4
@@ -41,6 +47,7 @@ _OPINION = re.compile(
     r"\b(?:exciting|remarkable|amazing|wonderful|terrible|groundbreaking|ground-breaking|game[- ]changer|"
     r"incredible|fantastic|unacceptable|outrageous|disgraceful|shameful|brilliant|breakthrough|revolutionary|"
     r"best|worst|encouraging|promising|disappointing|reassuring)\b|\bit is (?:clear|obvious|time)\b|"
+    r"\b(?:has|have) to be\b|"
     # A recommendation ("suggest the need to provide ...", "does not warrant exploration", "highlights the
     # importance of ...") and a speculative implication ("may inform the design of future trials", "may be a
     # feasible strategy", "might be indicated").
@@ -75,7 +82,10 @@ _DEFINITION = re.compile(
     # characterized by ..."), and what an institution is for ("Trauma centers are designated to ...").
     r"^[\w\s-]{1,60}?(?: \([^)]{1,20}\))? (?:is|are) an? (?:[\w-]+ ){0,3}(?:syndrome|disorder|condition|disease|"
     r"enteropathy|entity)s? (?:of|in which|characteri[sz]ed by)\b|"
-    r"\b(?:is|are) designated to\b",
+    r"\b(?:is|are) designated to\b|"
+    # What a thing is made of ("X is a cluster of risk factors", "X is defined by HOMA-IR above 2.5").
+    r"\b(?:is|are) defined by\b|^[\w\s-]{1,60}?(?: \([^)]{1,20}\))? (?:is|are) an? (?:[\w-]+ ){0,2}(?:cluster|"
+    r"constellation|spectrum|family|class|group) of\b",
     re.I,
 )
 _AIM_VERBS = (r"(?:assess|determine|evaluate|investigate|examine|compare|explore|test|estimate|describe|quantify|"
@@ -106,7 +116,9 @@ _METHOD_VERBS = (r"(?:conducted|performed|recruited|enrolled|randomi[sz]ed|analy
                  r"classified|categori[sz]ed|grouped|divided|selected|allocated|assigned|treated|given|"
                  r"formulated|planned|kept|expressed|computed|documented|scored|graded|monitored|observed|"
                  r"received|obtained|sampled|involved|stimulated|quantified|genotyped|sequenced|imaged|scanned|adjusted|modelled|modeled|"
-                 r"gathered|excluded|queried|mailed|provided|instilled|done)")
+                 r"gathered|excluded|queried|mailed|provided|instilled|done|asked|taken|drawn|excised|harvested|"
+                 r"processed|stained|frozen|stored|homogeni[sz]ed|injected|fed|housed|merged|pooled|derived|adapted|"
+                 r"translated|transcribed|coded|weighed|invited|contacted|instructed)")
 _METHOD = re.compile(
     r"^(?:(?:in|from|between|during|over|for|after|using|of|thus|therefore|here|then|finally|first|next|also)\b"
     r"[^,]{0,80},\s*){0,2}(?:here,? )?(?:we|this (?:study|trial|review)|"
@@ -124,7 +136,7 @@ _METHOD = re.compile(
 # The main verb of a method sentence in the passive ("Models were compared using ...").
 _PASSIVE_METHOD = re.compile(
     r"\b(?:was|were|had been)\s+(?:not\s+)?(?:\w+ly\s+)?(?:then\s+|also\s+|first\s+|further\s+)?"
-    r"(?:randomly assigned|followed up|" + _METHOD_VERBS[3:] + r"\b",
+    r"(?:randomly assigned|followed up|(?:re-|co-|cross-|pre-)?" + _METHOD_VERBS + r")\b",
     re.I,
 )
 
@@ -135,11 +147,24 @@ _SUBORDINATE = re.compile(r"\b(?:after|when|if|before|once|until|because|since|a
                           re.I)
 
 
+_LATER_FINITE = re.compile(r"\b(?:was|were|is|are|had|has|have|did|does|do)\b", re.I)
+
+
 def _is_method(claim: str) -> bool:
     if _METHOD.search(claim):
         return True
-    # A passive method verb of the main clause ("Nystagmus was analysed using ...").
-    return any(not _SUBORDINATE.search(claim, 0, m.start()) for m in _PASSIVE_METHOD.finditer(claim))
+    # A passive method verb of the main clause ("Nystagmus was analysed using ..."), also after a
+    # relative clause of its subject ("Patients who underwent surgery ... were enrolled"): then no verb
+    # stands before that clause and none after the passive one.
+    for m in _PASSIVE_METHOD.finditer(claim):
+        before = [w.lower() for w in _SUBORDINATE.findall(claim, 0, m.start())]
+        if not before:
+            return True
+        first = _SUBORDINATE.search(claim, 0, m.start())
+        if set(before) <= {"who", "which", "that"} and first is not None and not _LATER_FINITE.search(claim, m.end()) \
+                and not has_verb(claim[:first.start()]):
+            return True
+    return False
 
 
 # A study's sample or setting: "A total of 3910 members received ...", "Sixty-eight patients
@@ -148,17 +173,20 @@ _NUMBER = (r"(?:\d[\d,.]*|(?:one|two|three|four|five|six|seven|eight|nine|ten|el
            r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
            r"hundred|thousand)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine|hundred|thousand))*)")
 _SAMPLE = re.compile(
-    r"^(?:(?:in|from|between|during|over)\b[^,]{0,60},\s*)?(?:a total of |overall,? |in total,? )?" + _NUMBER +
+    r"^(?:(?:in|from|between|during|over|with|among|after)\b[^,]{0,100},\s*)?(?:a total of |overall,? |in total,? )?"
+    + _NUMBER +
     r"\s+(?:[\w-]+\s+){0,4}?(?:patients|participants|subjects|people|persons|adults|children|men|women|boys|girls|"
     r"members|residents|individuals|cases|controls|volunteers|respondents|infants|students|pregnancies|eyes|"
     r"studies|trials|articles|records|samples|specimens|mice|rats|animals|families|couples|households|"
     r"hospitals|centres|centers|clinics|practices|physicians|doctors|nurses|women and men|men and women)\b"
-    r"(?:\s+\([^)]*\))?\s+(?:were|was|had been|have been)?\s*(?:\w+ly\s+)?"
+    # who they were ("(20 women, 24 men; mean age 53.5 years)", "with early RA", "who had ...") before the verb
+    r"(?:\s+\([^)]*\))?(?:,?\s+(?:with|who|from|aged|in|at|on|undergoing|receiving|having|treated)\b[^.;]{0,150}?)?"
+    r",?\s+(?:were|was|had been|have been)?\s*(?:\w+ly\s+)?"
     r"(?:underwent|fulfilled|met|received|participated|completed|took part|were enrolled|were included|"
     r"were recruited|were studied|were identified|were randomi[sz]ed|were analy[sz]ed|were evaluated|"
     r"were examined|were assessed|were followed|were screened|were eligible|responded|returned|agreed|"
     r"enrolled|included|recruited|studied|identified|randomi[sz]ed|analy[sz]ed|evaluated|examined|assessed|"
-    r"screened|eligible)\b|"
+    r"screened|eligible|elected to undergo|were referred|were admitted|were operated on)\b|"
     r"^(?:a total of )?" + _NUMBER + r"\b[^.]*\b(?:were|was) (?:enrolled|included|recruited|randomi[sz]ed|"
     r"studied|analy[sz]ed|screened|identified|eligible)\b|"
     r"\b(?:consisted of|comprised|was composed of|were composed of)\b|^(?:a|the) (?:subset|sample|subgroup) of\b|"
@@ -168,7 +196,11 @@ _SAMPLE = re.compile(
     r"surgery|inclusion|enrol?ment|admission) (?:averaged|was|ranged)\b|"
     r"^(?:the )?(?:subjects|participants|study population|study sample) (?:were|was|consisted of|comprised|included) "
     + _NUMBER + r"\b|"
-    r"^there (?:were|was) " + _NUMBER + r"\s+(?:[\w-]+\s+){0,3}?(?:presentations|admissions|patients|participants|"
+    # The size of a group ("The primiparous group included 114 women"), and cases available for analysis.
+    r"^(?:the )?(?:[\w-]+ ){0,3}(?:group|arm|cohort|sample|population|series) (?:included|comprised|contained|enrolled) "
+    r"(?:a total of )?" + _NUMBER + r"\b|\bavailable for (?:the )?(?:analysis|follow-?up|evaluation|review)\b|"
+    r"^(?:(?:in|from|between|during|over|among|of)\b[^,]{0,60},\s*)?there (?:were|was) " + _NUMBER +
+    r"\s+(?:[\w-]+\s+){0,3}?(?:presentations|admissions|patients|participants|"
     r"subjects|cases|visits|procedures|operations|births|deliveries|episodes|encounters|records|respondents)\b",
     re.I,
 )
@@ -191,8 +223,13 @@ _COMPOSITION = re.compile(
     r"in terms of|regarding|for|in)\s+(?:their\s+)?(?:age|sex|gender|baseline|demographic)",
     re.I)
 # A survey's response rate describes its sample, whatever its figures.
-_RESPONSE = re.compile(r"^we (?:received|obtained|collected)\b[^.]*\b(?:surveys|questionnaires|responses|replies)\b",
-                       re.I)
+_RESPONSE = re.compile(
+    r"^we (?:received|obtained|collected)\b[^.]*\b(?:surveys|questionnaires|responses|replies)\b|"
+    # who answered or stayed ("85% of programs responded to the survey", "579 women completed a follow-up")
+    r"\b(?:responded|replied) to (?:the|our|this|a|an) (?:[\w-]+ )?(?:survey|questionnaire|invitation|letter|mailing|"
+    r"e-?mail)\b|\bcompleted (?:the |a |an |all |both )?(?:[\w-]+ ){0,2}(?:survey|questionnaire|follow-?up|interview|"
+    r"assessment|diary|diaries)s?\b|\bresponse rate\b",
+    re.I)
 # The study's own significance threshold ("A p value of 0.05 was considered significant").
 _THRESHOLD = re.compile(r"\b(?:was|were) (?:considered|regarded as|taken as|set as|defined as) (?:to be )?"
                         r"(?:statistically )?significan|"
@@ -206,6 +243,27 @@ _ANALYSED = re.compile(
     r"^(?:the )?(?:differences?|associations?|correlations?|relationships?|agreement)\b[^.;]*?\b(?:was|were) "
     r"(?:then |also )?(?:analy[sz]ed|assessed|examined|evaluated|compared|tested|calculated|estimated|investigated|"
     r"determined|measured|explored|studied)(?:\s+(?:using|by|with|via|through|in|for|across)\b[^.;]*)?\.?$", re.I)
+# What each arm got ("Group 2 received 1 mg/kg of saline", "Experimental patients received a coaching session").
+_ARMS = re.compile(
+    r"^(?:the |all )?(?:(?:experimental|intervention|control|treatment|study|placebo|sham)\s+)?(?:patients|participants|"
+    r"subjects|animals|mice|rats|groups?|arms?)(?:\s+(?:\d+|[A-Z])(?:\s+and\s+(?:\d+|[A-Z]))?)?(?:\s+\([^)]*\))?\s+"
+    r"(?:received(?! an? (?:median|mean|average|total)\b)|(?:was|were) (?:given|treated with|fed|injected with|"
+    r"administered))\b", re.I)
+# Where the data came from and what they held ("ED discharge data ... were merged with ...", "Exclusion
+# criteria included ...").
+_DATA_METHOD = re.compile(
+    r"^(?:[^,;]{0,60},\s*)?(?:the |all |other )?(?:[\w'’/-]+\s+){0,5}?(?:data|records|charts|questions|items|"
+    r"variables|information|samples?|specimens?|questionnaires?|surveys?|database|registry|registries)\b[^.;]{0,120}?\b(?:was|were) (?:\w+ly )?"
+    r"(?:merged|linked|collected|obtained|extracted|retrieved|taken|drawn|derived|gathered|abstracted|pooled|combined|"
+    r"reviewed|screened|mailed|sent|distributed|coded|queried|searched)\b|"
+    r"^(?:the )?(?:other )?(?:data|variables|covariates|measures|outcome measures|(?:in|ex)clusion criteria|areas|"
+    r"topics|items|questions|information)\b(?:\s+[\w-]+){0,4}?\s+(?:included|comprised|covered)\b", re.I)
+# A design named without an article ("Cross-sectional study of 55 patients", "Randomised controlled trial.").
+_DESIGN = re.compile(
+    r"^(?:retrospective|prospective|cross-sectional|longitudinal|observational|descriptive|comparative|multicent(?:er|re)|"
+    r"randomi[sz]ed|double-blind(?:ed)?|controlled|population-based|case-control|cohort|pilot|qualitative|"
+    r"single-cent(?:er|re))\b(?:[\s,]+[\w-]+){0,4}?\s+(?:study|trial|analysis|review|survey|audit|series)\b"
+    r"(?=\s+(?:of|in|among|was|were|including|involving)\b|\s*[.,]?$)", re.I)
 _FIGURES = re.compile(r"\d\s*%|\bp\s*[<=>≤]|significan", re.I)
 # A question the text leaves open ("Whether X could be a biomarker is unclear", "It has yet to be shown
 # whether ...", "its status in children has not been adequately studied", "their fate is poorly defined").
@@ -222,7 +280,7 @@ _OPEN_QUESTION = re.compile(
 # A method or sample sentence that also states a result is a finding ("We enrolled 300 adults and
 # found ...", "Follow-up was performed by 89.4% of residents", "169 of 321 patients had ...").
 _RESULT = re.compile(
-    r"\b(?:found|find|showed|shows|show|demonstrated|revealed|suggests?|indicated?|concluded?|reduced|"
+    r"\b(?<!-)(?:found|find|showed|shows|show|demonstrated|revealed|suggests?|indicated?|concluded?|reduced|"
     r"increased|decreased|lowered|improved|prevented|caused|associated|linked (?:to|with)|correlated|predicted|"
     r"significant(?:ly)?|(?:higher|lower|greater|fewer|less|more|better|worse)\s+(?:[\w-]+\s+){0,5}?than|"
     r"(?:was|were|is|are|being)\s+(?:\w+ly\s+)?(?:higher|lower|greater|fewer|less|more|better|worse)|"
@@ -243,7 +301,10 @@ _NO_VERB_NEXT = {"of", "with", "for", "and", "or", "in", "on", "at", "by", "near
                  "were", "was", "is", "have", "had", "has", "did", "do", "may", "can", "could", "would", "will"}
 _NOT_BEFORE_VERB = {"the", "a", "an", "of", "with", "in", "on", "at", "for", "from", "to", "by", "and", "or",
                     "that", "which", "who", "whose", "whom", "its", "their", "his", "her", "our", "these", "those",
-                    "this", "some", "all", "no", "each", "every", "two", "three", "several", "many", "more", "most"}
+                    "this", "some", "all", "no", "each", "every", "two", "three", "several", "many", "more", "most",
+                    "as", "not"}
+# Words ending in "s" that are no plural noun before a verb ("9 as type 2").
+_NOT_PLURAL = {"as", "is", "was", "has", "its", "this", "thus", "his", "us", "whereas", "perhaps", "always", "across"}
 
 
 # Irregular past tenses the grammar may not know ("No patient underwent an exploration").
@@ -272,13 +333,17 @@ def guessed_verb(text: str) -> int | None:
         prev = words[i - 1][0]
         if not w.replace("-", "").isalpha() or not w.islower() or before in _NOT_BEFORE_VERB or before == ",":
             continue
-        if (w.endswith("ed") and len(w) > 4 and after not in ("and", "or", ",", "by", "to")) or w in _IRREGULAR:
+        # A compound adjective ("self-reported", "health-related") is no verb; a prefixed verb ("re-evaluated") is.
+        compound = "-" in w and w.split("-")[0] not in ("re", "co", "pre", "un", "over", "under", "cross")
+        if (w.endswith("ed") and len(w) > 4 and after not in ("and", "or", ",", "by", "to") and not compound) \
+                or w in _IRREGULAR:
             return at
         if (w.endswith("es") or (w.endswith("s") and not w.endswith(("ss", "us", "is", "ous")))) and \
                 len(w) > 3 and after not in _NO_VERB_NEXT:
             return at
         # A base form after a plural or a named subject ("miRNAs enforce homeostasis").
-        plural = (prev.endswith("s") and not prev.endswith(("ss", "us", "is"))) or prev.endswith(")") or \
+        plural = (prev.endswith("s") and not prev.endswith(("ss", "us", "is")) and prev.lower() not in _NOT_PLURAL) \
+            or prev.endswith(")") or \
             any(ch.isdigit() or ch.isupper() for ch in prev[1:])
         if plural and len(w) > 3 and not w.endswith(_NOT_VERB_ENDINGS) and after not in ("and", "or", ","):
             return at
@@ -362,12 +427,92 @@ def judge(text: str) -> tuple[Category, str]:
         return "method", REASONS["method"]
     if _COMPOSITION.search(stripped):
         return "sample", REASONS["sample"]
-    if _RESPONSE.search(stripped):
+    if _RESPONSE.search(stripped) and not re.search(r"[:;]", stripped):
         return "sample", REASONS["sample"]
-    result = bool(_RESULT.search(stripped))
+    if _DATA_METHOD.search(stripped) and not _FIGURES.search(stripped):
+        return "method", REASONS["method"]
+    # Words in brackets without figures ("in three positions (reduced, subluxated and everted)") state no result.
+    result = bool(_RESULT.search(re.sub(r"\([^()\d]*\)", "", stripped)))
     sizes = bool(_SIZES.search(stripped)) and not _COMPARED.search(stripped)
     if (_SAMPLE.search(stripped) or sizes or _group_sizes(stripped)) and not result:
         return "sample", REASONS["sample"]
-    if _is_method(stripped) and not result:
+    if (_is_method(stripped) or _ARMS.search(stripped) or _DESIGN.search(stripped)) and not result:
         return "method", REASONS["method"]
     return "factual", REASONS["factual"]
+
+
+# ------------------------------------------------------------------------ a document's findings
+
+# Structured-abstract headings under which a sentence is background, aim or method, not a finding.
+_NOT_FINDING_LABELS = frozenset(
+    """background introduction context importance objective objectives aim aims purpose hypothesis
+    method methods methodology materials design setting settings participants patients subjects
+    population intervention interventions exposure exposures measurement measurements main primary
+    outcome outcomes measure measures data sources source study selection extraction""".split()
+)
+# Sentences that say what a study set out to do ("Here we investigated", "We sought to"); "Here we show
+# that ..." and "In this study, we found that ..." state a finding.
+_FOUND_THAT = (r"(?!\s+(?:\w+ly\s+)?(?:show|showed|demonstrate|demonstrated|find|found|report|reported|observe|"
+               r"observed|reveal|revealed|establish|established|confirm|confirmed|provide evidence)\s+that\b)")
+_STUDY_AIM = re.compile(
+    r"^(?:(?:here|in this (?:study|paper|work|review)),? we\b" + _FOUND_THAT + r"|"
+    r"we (?:aimed|sought|set out|wanted|investigated|"
+    r"examined|explored|evaluated|assessed|hypothesi[sz]ed|tested whether|asked whether)|"
+    r"(?:this|the present|the current|our) (?:study|paper|work|review|analysis) (?:aimed|aims|sought|seeks|"
+    r"investigated|investigates|examined|examines|explored|explores|evaluates|evaluated|assessed|assesses)|"
+    r"(?:little|less) is known|it is (?:unclear|unknown|not known)|whether .{0,80} (?:is|are|remains?) unclear)",
+    re.I,
+)
+# Background, open questions, recommendations and method statements that read like results: "remains
+# unknown", "should include", "has been proposed", "have been investigated".
+_NOT_RESULT = re.compile(
+    r"\b(?:remains?|is|are) (?:unknown|unclear|poorly understood|not known|controversial|debated)\b|"
+    r"\b(?:should|must) (?:be|include|consider|receive)\b|\bhas been (?:proposed|suggested|hypothesi[sz]ed)\b|"
+    r"\b(?:have|has) been (?:investigated|studied|examined|assessed|measured)\.?$|^(?:and relevance|relevance)\b|"
+    r"^eligib|\beligible (?:studies|trials|participants)\b|"
+    r"\b(?:was|were) (?:used|utili[sz]ed|employed|performed|conducted|recruited|enrolled) (?:to|in|from)\b",
+    re.I,
+)
+# With `strict`: every opening that says what a study did or set out to do ("Here, using MEG we directly
+# investigated how ...", "This study examined ..."), and what was not known before it.
+_STUDY_DID = re.compile(
+    r"^(?:(?:here|in\s+(?:this|the\s+present)\s+(?:study|work|paper|report))\s*,?\s+)?"
+    r"(?:(?:using|by|with|in|through)\s+[^,]{1,80}?,?\s+)?we\s+(?:\w+ly\s+)?(?:investigated|investigate|examined|examine|"
+    r"studied|study|assessed|assess|evaluated|evaluate|explored|explore|analy[sz]ed|analy[sz]e|tested|test|sought|seek|"
+    r"aimed|aim|asked|ask|measured|measure|compared|compare|conducted|conduct|performed|perform|used|use|developed|"
+    r"develop|hypothesi[sz]ed|hypothesi[sz]e|set\s+out|addressed|address|characteri[sz]ed|"
+    r"characteri[sz]e|recruited|enrolled|reviewed|review|searched|search|designed|design|followed|surveyed|"
+    r"interviewed|randomi[sz]ed|quantified|quantify|modelled|modeled)\b(?!\s+that\b)"
+    r"|^(?:to|in\s+order\s+to)\s+(?:\w+ly\s+)?(?:determine|assess|investigate|examine|evaluate|explore|test|compare|"
+    r"identify|characteri[sz]e|clarify|address|study|estimate|describe|quantify|understand|elucidate)\b"
+    r"|^(?:the|our|this|a)\s+(?:\w+\s+)?(?:aims?|objectives?|purposes?|goals?)\s+(?:of|was|were|is|are)\b"
+    r"|^(?:this|the\s+present|the\s+current|our|the)\s+(?:\w+\s+)?(?:study|trial|review|analysis|work|paper|report)\s+"
+    r"(?:\w+ly\s+)?(?:aimed|aims|was\s+designed|is\s+designed|sought|seeks|investigated|investigates|examined|examines|"
+    r"evaluated|evaluates|assessed|assesses|explores|explored|describes|described|was\s+conducted|included)\b"
+    r"|\b(?:remains?|is|are)\s+(?:largely\s+|still\s+|currently\s+|as\s+yet\s+)?(?:unknown|unclear|uncertain|"
+    r"poorly\s+understood|not\s+(?:well\s+|fully\s+)?(?:known|understood|established|clear))\b"
+    r"|^little\s+is\s+known\b|^whether\b",
+    re.IGNORECASE)
+# What `judge` calls these is no finding; an opinion or a definition in a document may still be one.
+_NOT_FINDINGS = frozenset({"method", "question", "plan", "fragment"})
+
+
+def is_finding(text: str, *, strict: bool = False) -> bool:
+    """Whether a document's sentence (its structured-abstract heading, if any, before it) states a
+    finding, not the study's aim, method or background: no background / objective / methods heading,
+    no "Here we ..." opening or background wording, and no aim, method, question, plan or fragment
+    by `judge`. `strict` also refuses every opening that says what a study did or set out to do
+    and what was not known before it (the explanation quotes only what such a sentence is not)."""
+    if strict:
+        text = text.strip()
+    body = without_section_label(text)
+    label = text[: len(text) - len(body)] if body != text else ""
+    if label and set(re.findall(r"[a-z]+", label.lower())) & _NOT_FINDING_LABELS \
+            and not re.search(r"\b(?:results?|findings|conclusions?|interpretation)\b", label.lower()):
+        return False
+    if strict and _STUDY_DID.search(body):
+        return False
+    body = body.strip()
+    if _STUDY_AIM.search(body) or _NOT_RESULT.search(body):
+        return False
+    return judge(body)[0] not in _NOT_FINDINGS

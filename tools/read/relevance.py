@@ -47,9 +47,10 @@ from pydantic import BaseModel, Field
 from claimscope.tools.errors import InputError
 from claimscope.tools.models import Embedder, Segment, StanceScorer
 from claimscope.tools.read.claim_analysis import ClaimKind
+from claimscope.tools.read.claim_worthiness import is_finding
 from claimscope.tools.read.coverage import ComponentTerms, addresses, component_terms, coverage
 from claimscope.tools.read.hierarchy import ROOT_ID, AspectNode, AspectTree, cached, node_queries
-from claimscope.tools.read.hierarchy.facets import is_finding, mentions
+from claimscope.tools.read.hierarchy.facets import mentions
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ or at odds with the facet.
 
 A segment belongs to a facet when it names the claim's exposure and uses one of the facet's terms
 about it (`belongs`), and it is shown under the facet only when it states a finding: a study's aim,
-method or background sentence (`is_finding`) is never shown under an aspect.
+method or background sentence (`tools.read.claim_worthiness.is_finding`) is never shown under an aspect.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from claimscope.tools.read.claim_analysis import claim_components
-from claimscope.tools.read.claim_extraction import judge
 from claimscope.tools.read.hierarchy.terms import (
     _STOPWORDS,
     _clip,
@@ -36,56 +35,8 @@ from claimscope.tools.read.hierarchy.terms import (
     _ordered_terms,
 )
 from claimscope.tools.read.hierarchy.tree import DESCRIPTION_CHARS, NAME_CHARS, AspectDraft
-from claimscope.tools.text.segmenter import without_section_label
 
 log = logging.getLogger(__name__)
-
-# Structured-abstract headings under which a sentence is background, aim or method, not a finding.
-_NOT_FINDING_LABELS = frozenset(
-    """background introduction context importance objective objectives aim aims purpose hypothesis
-    method methods methodology materials design setting settings participants patients subjects
-    population intervention interventions exposure exposures measurement measurements main primary
-    outcome outcomes measure measures data sources source study selection extraction""".split()
-)
-# Sentences that say what a study set out to do ("Here we investigated", "We sought to"); "Here we show
-# that ..." and "In this study, we found that ..." state a finding.
-_FOUND_THAT = (r"(?!\s+(?:\w+ly\s+)?(?:show|showed|demonstrate|demonstrated|find|found|report|reported|observe|"
-               r"observed|reveal|revealed|establish|established|confirm|confirmed|provide evidence)\s+that\b)")
-_AIM = re.compile(
-    r"^(?:(?:here|in this (?:study|paper|work|review)),? we\b" + _FOUND_THAT + r"|"
-    r"we (?:aimed|sought|set out|wanted|investigated|"
-    r"examined|explored|evaluated|assessed|hypothesi[sz]ed|tested whether|asked whether)|"
-    r"(?:this|the present|the current|our) (?:study|paper|work|review|analysis) (?:aimed|aims|sought|seeks|"
-    r"investigated|investigates|examined|examines|explored|explores|evaluates|evaluated|assessed|assesses)|"
-    r"(?:little|less) is known|it is (?:unclear|unknown|not known)|whether .{0,80} (?:is|are|remains?) unclear)",
-    re.I,
-)
-# Background, open questions, recommendations and method statements that read like results: "remains
-# unknown", "should include", "has been proposed", "have been investigated".
-_NOT_RESULT = re.compile(
-    r"\b(?:remains?|is|are) (?:unknown|unclear|poorly understood|not known|controversial|debated)\b|"
-    r"\b(?:should|must) (?:be|include|consider|receive)\b|\bhas been (?:proposed|suggested|hypothesi[sz]ed)\b|"
-    r"\b(?:have|has) been (?:investigated|studied|examined|assessed|measured)\.?$|^(?:and relevance|relevance)\b|"
-    r"^eligib|\beligible (?:studies|trials|participants)\b|"
-    r"\b(?:was|were) (?:used|utili[sz]ed|employed|performed|conducted|recruited|enrolled) (?:to|in|from)\b",
-    re.I,
-)
-
-
-def is_finding(text: str) -> bool:
-    """Whether a segment states a finding, not a study's aim, method or background: no aim,
-    method, question or plan wording (`tools.read.claim_extraction.judge`), no "Here we ..." opening, and
-    no background / objective / methods heading before it."""
-    body = without_section_label(text)
-    label = text[: len(text) - len(body)] if body != text else ""
-    if label and set(re.findall(r"[a-z]+", label.lower())) & _NOT_FINDING_LABELS \
-            and not re.search(r"\b(?:results?|findings|conclusions?|interpretation)\b", label.lower()):
-        return False
-    body = body.strip()
-    if _AIM.search(body) or _NOT_RESULT.search(body):
-        return False
-    return judge(body)[0] not in {"method", "question", "plan", "fragment"}
-
 
 def _pattern(term: str) -> re.Pattern[str]:
     # Whole words, with plural / hyphen variants ("records", "self reported").
