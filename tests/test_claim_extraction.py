@@ -472,8 +472,24 @@ def test_a_borrowed_subject_leaves_the_adverbs_before_its_verb():
     ("59 patients had tumour blocks available for analysis.", "sample"),
     ("Metabolic syndrome is a cluster of risk factors including obesity and hypertension.", "definition"),
     ("The question of the additional cost has to be discussed.", "opinion"),
+    ("Between 1984 and 1989, our institution entered 35 patients with bladder cancer into the SAKK study.", "sample"),
+    ("A total of 13,384 adults aged 40-65 answered questions about their interest in insurance.", "sample"),
+    ("The minimum follow-up was 12 months (median, 56 months).", "sample"),
+    ("There were 13 men and 14 women, ranging in age from 34 to 94 years.", "sample"),
+    ("All patients underwent surgical resection of their primary lesion.", "sample"),
+    ("Of the patients enrolled, 26.5% were females and 73.5% males.", "sample"),
+    ("The eligible studies included a total of 1740 patients.", "sample"),
+    ("Participants were then asked to indicate whether a probe word belonged to the list.", "method"),
+    ("Records of 50 people discharged home were audited.", "method"),
+    ("Falls risk factors assessed.", "method"),
+    ("Evaluation of continence was based on the Cleveland Clinic Continence Score.", "method"),
+    ("A thromboelastogram analysis (n = 7) was made.", "method"),
+    ("Radiation doses, when available, were analyzed to assess the effect of the delayed phase.", "method"),
+    ("Subsequently, we combined the results with those of the published literature in a meta-analysis.", "method"),
+    ("Thirteen focus groups were held involving 287 students.", "method"),
     # Findings stay findings.
     ("Patients received a median of 6.5 out of 16 possible strategies.", "factual"),
+    ("Vaccines were exposed to temperatures that may reduce their potency.", "factual"),
     ("Qualitative analysis of feedback showed high acceptance of the examination.", "factual"),
     ("Of these, 1,957 (5.4%) had a feeding tube inserted within 1 year.", "factual"),
 ])
@@ -487,6 +503,7 @@ def test_methods_and_samples_worded_as_findings(text, category):
     "Ibuprofen or paracetamol was given to 200 children. Neither group had serious adverse events.",
     "Ibuprofen lowered fever in children. Similar results were found in adults.",
     "Ibuprofen and paracetamol were compared in 200 children. Final results were comparable at latest followup.",
+    "Double-balloon enteroscopy was safe. 2. this method permits biopsies of the lesions.",
 ])
 def test_a_reference_anywhere_in_a_claim_holds_it_back_for_a_person(text):
     last = extract_claims(text).claims[-1]
@@ -499,3 +516,15 @@ def test_a_list_of_counts_sharing_one_verb_is_not_cut_into_fragments():
     out = extract_claims("Knowledge was associated with global health status, but not with self-reported "
                          "health-related quality of life.")
     assert not any(c.text.startswith("Not with") for c in out.claims)
+
+
+def test_a_borrowed_subject_is_the_clauses_own_and_a_method_clause_lends_its_category():
+    out = extract_claims("At lower concentrations, chloroquine can decrease the T-cell response and can inhibit MHC "
+                         "class II expression.")
+    assert out.claims[-1].text == "Chloroquine can inhibit MHC class II expression."
+    out = extract_claims("Patients who failed the physical tests were older, and had longer disease duration.")
+    assert [c.text for c in out.claims] == ["Patients who failed the physical tests were older.",
+                                            "Patients who failed the physical tests had longer disease duration."]
+    out = extract_claims("Children were included in the study if they had a diagnosis of CD by intestinal biopsy, and "
+                         "were not on a gluten-free diet (GFD).")
+    assert not out.check_worthy

@@ -62,6 +62,7 @@ from claimscope.tools.read.claim_worthiness import (
     has_verb,
     is_aim,
     judge,
+    states_result,
 )
 from claimscope.tools.text.segmenter import sentence_spans, without_section_label
 
@@ -207,7 +208,10 @@ def _is_clause(piece: str, *, opening: bool = False) -> bool:
 def _own_subject(clause: str) -> str:
     """The subject of `clause` without a leading phrase ("From 191 articles, 43 studies met ..."
     -> "43 studies"), or "" when the grammar does not find a short one."""
-    parts = claim_components(clause)
+    # The grammar may read a leading phrase's adjective as the verb ("At lower concentrations, X can ...").
+    lead = re.match(r"(?:at|in|on|for|from|with|by|after|before|during|among|under|over|within)\b[^,]{0,80},\s*(?=\S)",
+                    clause, re.I)
+    parts = claim_components(clause[lead.end():] if lead else clause)
     subject = parts.subject.strip(" ,")
     if "," in subject:
         subject = subject.rsplit(",", 1)[1].strip()
@@ -278,8 +282,11 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int, str, str]]
     head = sentence[:sentence_end]
     commas = [m.start() for m in re.finditer(r",", head) if depth[m.start()] == 0]
     for m in _CLAUSE_JOIN.finditer(head):
-        # ", but did not improve ..." continues the subject before it: a shared-subject cut below.
-        if m.group(0).strip(" ,").lower().startswith("but") and _SHARED_SUBJECT.match(head, m.start()):
+        # ", but did not improve ..." continues the subject before it: a shared-subject cut below; so does ", and
+        # had ..." after a single clause ("X were older, and had longer ..."), not after a series of predicates.
+        joined = m.group(0).strip(" ,").lower()
+        if _SHARED_SUBJECT.match(head, m.start()) and (joined.startswith("but") or (
+                joined.startswith("and") and not any(c < m.start() for c in commas))):
             continue
         if depth[m.start()] == 0 and not any(a <= m.start() < b for a, b, _ in cuts):
             before = [c for c in commas if c < m.start()]
@@ -386,6 +393,11 @@ def extract_claims(text: str, llm: StructuredLLM | None = None, *, max_chars: in
                         LIST_MARK.match(quote) or (claims[-1].start >= s_start and is_aim(claims[-1].text)
                                                     and not FINDING_VERB.search(claim))):
                     category, reason = "method", REASONS["method"]
+                # The rest of a method or sample clause that lends it its subject ("Children were included if
+                # ..., and were not on a gluten-free diet") is method or sample too, unless it words a result.
+                if subject and claims and claims[-1].start >= s_start and claims[-1].category in ("method", "sample") \
+                        and category == "factual" and not states_result(claim):
+                    category, reason = claims[-1].category, claims[-1].reason
                 lettered = named_letters(claim, text[:s_start]) if category == "factual" else None
                 if lettered is not None:
                     claim, resolved = lettered, "rules"

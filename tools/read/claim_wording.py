@@ -75,7 +75,7 @@ _CONTEXT = re.compile(
     r"\b(?:this|these|those) (?:effects?|drugs?|treatments?|therapy|therapies|interventions?|agents?|compounds?|"
     r"medications?|vaccines?|differences?|associations?|relationships?|increases?|decreases?|reductions?|"
     r"improvements?|benefits?|number|rates?|ratios?|proportions?|levels|risks?|conditions?|diseases?|"
-    r"disorders?|syndromes?|populations?|groups)\b|"
+    r"disorders?|syndromes?|populations?|groups|methods?|tools?|tests?|devices?|models?)\b|"
     r"\bthe (?:drug|compound|vaccine|medication|agent|supplement)\b(?!\s+(?:of|with|for|in|to|group|arm|class)\b)|"
     r"\b(?:neither|either|each) (?:group|arm|cohort)\b|"
     r"\b(?:similar|the same) (?:results|findings|effects?|patterns?|trends?|associations?)\b|"

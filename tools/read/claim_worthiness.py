@@ -101,7 +101,8 @@ _AIM = re.compile(
     r"^(?:here,? )?we (?:\(\w{1,3}\) )?(?:investigated?|investigatewd|examined?|explored?|assessed?|evaluated?|tested?|"
     r"asked) (?:if|whether|how)\b|"
     r"^(?:to|we (?:aimed|sought|wanted|wished|set out|intended|attempted|tried) to|"
-    r"(?:this|the|our|present) (?:study|trial|review|work|paper|report|analysis) (?:aimed|sought|aims|seeks) to|"
+    r"(?:this|the|our|present) (?:study|trial|review|work|paper|report|analysis|process|project|programme|program|"
+    r"survey|initiative) (?:aimed|sought|aims|seeks) to|"
     r"the (?:present|current) (?:study|trial|review|work) (?:aimed|sought|aims|seeks) to) " + _AIM_VERBS + r"\b|"
     r"\b(?:(?:is|are) (?:hereby |here |also )?(?:presented|discussed|described|reported|reviewed|outlined)|"
     r"(?:this|the present|the current) (?:study|report|paper|article) (?:presents|describes|reports|discusses|"
@@ -118,9 +119,11 @@ _METHOD_VERBS = (r"(?:conducted|performed|recruited|enrolled|randomi[sz]ed|analy
                  r"received|obtained|sampled|involved|stimulated|quantified|genotyped|sequenced|imaged|scanned|adjusted|modelled|modeled|"
                  r"gathered|excluded|queried|mailed|provided|instilled|done|asked|taken|drawn|excised|harvested|"
                  r"processed|stained|frozen|stored|homogeni[sz]ed|injected|fed|housed|merged|pooled|derived|adapted|"
-                 r"translated|transcribed|coded|weighed|invited|contacted|instructed)")
+                 r"translated|transcribed|coded|weighed|invited|contacted|instructed|combined|held|trained|audited|"
+                 r"ascertained)")
 _METHOD = re.compile(
-    r"^(?:(?:in|from|between|during|over|for|after|using|of|thus|therefore|here|then|finally|first|next|also)\b"
+    r"^(?:(?:in|from|between|during|over|for|after|using|of|thus|therefore|here|then|finally|first|next|also|"
+    r"subsequently|additionally|secondly|second|third|lastly|initially)\b"
     r"[^,]{0,80},\s*){0,2}(?:here,? )?(?:we|this (?:study|trial|review)|"
     r"the (?:study|studies|trial|trials|review|authors|researchers|investigators)|"
     r"an? (?:[\w-]+ ){0,3}(?:study|trial|registry|survey|audit|review))\b[^.]*?\b" + _METHOD_VERBS + r"\b|"
@@ -130,7 +133,11 @@ _METHOD = re.compile(
     r"^an? (?:[\w-]+,? ){1,5}(?:study|trial|analysis|review|survey|audit|series) (?:of|in|among|comparing|involving)\b|"
     r"\bhad (?:their|his|her) [^.]{0,80}?\b(?:measured|assessed|recorded|evaluated|tested|determined|checked)\b|"
     r"^we (?:report|describe|present)\b|\b(?:was|were) (?:then |also )?used to \w+|"
-    r"\b(?:outcome|outcomes|end ?points?)\b[^.]*\b(?:examined|was|were)\s+whether\b",
+    r"\b(?:outcome|outcomes|end ?points?)\b[^.]*\b(?:examined|was|were)\s+whether\b|"
+    # "A thromboelastogram analysis (n = 7) was made", "Evaluation of continence was based on the Cleveland score".
+    r"\b(?:analysis|analyses|assessment|evaluation|measurements?|comparisons?)\b[^.;]{0,60}\b(?:was|were) made\b|"
+    r"\b(?:was|were) based on (?:the |a |an )?(?:[\w-]+ ){0,5}(?:score|scale|criteria|questionnaire|classification|"
+    r"definition|guidelines?|index|records?)\b",
     re.I,
 )
 # The main verb of a method sentence in the passive ("Models were compared using ...").
@@ -156,6 +163,9 @@ def _is_method(claim: str) -> bool:
     # A passive method verb of the main clause ("Nystagmus was analysed using ..."), also after a
     # relative clause of its subject ("Patients who underwent surgery ... were enrolled"): then no verb
     # stands before that clause and none after the passive one.
+    # An aside ("Radiation doses, when available, were analyzed") opens no clause of its own.
+    claim = re.sub(r",\s*(?:when|where|if)\s+(?:available|possible|appropriate|necessary|indicated|applicable|needed|"
+                   r"present|required)\s*,", ",", claim, flags=re.I)
     for m in _PASSIVE_METHOD.finditer(claim):
         before = [w.lower() for w in _SUBORDINATE.findall(claim, 0, m.start())]
         if not before:
@@ -173,16 +183,18 @@ _NUMBER = (r"(?:\d[\d,.]*|(?:one|two|three|four|five|six|seven|eight|nine|ten|el
            r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
            r"hundred|thousand)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine|hundred|thousand))*)")
 _SAMPLE = re.compile(
-    r"^(?:(?:in|from|between|during|over|with|among|after)\b[^,]{0,100},\s*)?(?:a total of |overall,? |in total,? )?"
+    r"^(?:(?:in|from|between|during|over|with|among)\b[^,]{0,100},\s*)?(?:a total of |overall,? |in total,? )?"
     + _NUMBER +
     r"\s+(?:[\w-]+\s+){0,4}?(?:patients|participants|subjects|people|persons|adults|children|men|women|boys|girls|"
     r"members|residents|individuals|cases|controls|volunteers|respondents|infants|students|pregnancies|eyes|"
+    r"experts|professionals|clinicians|surgeons|pharmacists|employees|workers|veterans|smokers|donors|recipients|"
+    r"newborns|neonates|adolescents|teachers|schools|countries|units|wards|"
     r"studies|trials|articles|records|samples|specimens|mice|rats|animals|families|couples|households|"
     r"hospitals|centres|centers|clinics|practices|physicians|doctors|nurses|women and men|men and women)\b"
     # who they were ("(20 women, 24 men; mean age 53.5 years)", "with early RA", "who had ...") before the verb
     r"(?:\s+\([^)]*\))?(?:,?\s+(?:with|who|from|aged|in|at|on|undergoing|receiving|having|treated)\b[^.;]{0,150}?)?"
     r",?\s+(?:were|was|had been|have been)?\s*(?:\w+ly\s+)?"
-    r"(?:underwent|fulfilled|met|received|participated|completed|took part|were enrolled|were included|"
+    r"(?:underwent|fulfilled|met|received|participated|completed|took part|answered|were enrolled|were included|"
     r"were recruited|were studied|were identified|were randomi[sz]ed|were analy[sz]ed|were evaluated|"
     r"were examined|were assessed|were followed|were screened|were eligible|responded|returned|agreed|"
     r"enrolled|included|recruited|studied|identified|randomi[sz]ed|analy[sz]ed|evaluated|examined|assessed|"
@@ -190,18 +202,27 @@ _SAMPLE = re.compile(
     r"^(?:a total of )?" + _NUMBER + r"\b[^.]*\b(?:were|was) (?:enrolled|included|recruited|randomi[sz]ed|"
     r"studied|analy[sz]ed|screened|identified|eligible)\b|"
     r"\b(?:consisted of|comprised|was composed of|were composed of)\b|^(?:a|the) (?:subset|sample|subgroup) of\b|"
-    r"^(?:the )?(?:mean|median|average) (?:\w+ )?(?:age|follow-?up|duration of follow-?up|injury severity score|"
+    r"^(?:the )?(?:mean|median|average|minimum|maximum) (?:\w+ )?(?:age|follow-?up|duration of follow-?up|injury severity score|"
     r"bmi|body mass index)\b|"
     r"^(?:the )?(?:mean |median |average )?(?:patient |participant )?age (?:at|of) (?:presentation|diagnosis|onset|"
     r"surgery|inclusion|enrol?ment|admission) (?:averaged|was|ranged)\b|"
     r"^(?:the )?(?:subjects|participants|study population|study sample) (?:were|was|consisted of|comprised|included) "
     + _NUMBER + r"\b|"
     # The size of a group ("The primiparous group included 114 women"), and cases available for analysis.
-    r"^(?:the )?(?:[\w-]+ ){0,3}(?:group|arm|cohort|sample|population|series) (?:included|comprised|contained|enrolled) "
+    r"^(?:the )?(?:[\w-]+ ){0,3}(?:group|arm|cohort|sample|population|series|studies|trials) (?:included|comprised|"
+    r"contained|enrolled) "
     r"(?:a total of )?" + _NUMBER + r"\b|\bavailable for (?:the )?(?:analysis|follow-?up|evaluation|review)\b|"
     r"^(?:(?:in|from|between|during|over|among|of)\b[^,]{0,60},\s*)?there (?:were|was) " + _NUMBER +
     r"\s+(?:[\w-]+\s+){0,3}?(?:presentations|admissions|patients|participants|"
-    r"subjects|cases|visits|procedures|operations|births|deliveries|episodes|encounters|records|respondents)\b",
+    r"subjects|cases|visits|procedures|operations|births|deliveries|episodes|encounters|records|respondents|men|"
+    r"women|boys|girls|children|adults|males|females)\b|"
+    # Who the study took in ("our institution entered 35 patients into ...", "A consecutive cohort of RA patients
+    # ... underwent tests", "All patients underwent surgical resection").
+    r"^(?!we\b)[^.;]*?\b(?:entered|enrolled|recruited|included|randomi[sz]ed|identified|screened) (?:a total of )?"
+    + _NUMBER +
+    r"\s+(?:[\w-]+\s+){0,4}?(?:patients|participants|subjects|adults|children|men|women|individuals|volunteers)\b|"
+    r"^an? (?:[\w-]+ ){0,3}(?:cohort|series|sample|group) of\b|"
+    r"^all (?:the )?(?:[\w-]+ ){0,2}(?:patients|participants|subjects|children|women|men)\b[^.;]{0,80}?\bunderwent\b",
     re.I,
 )
 # Group sizes ("Twelve patients ... with normothermic (n = 6) or hypothermic (n = 6) CPB"), unless the
@@ -220,7 +241,11 @@ _COMPOSITION = re.compile(
     r"\b(?:were|was) (?:predominantly|mostly|mainly|largely|primarily) (?:male|female|men|women|white|black|"
     r"hispanic|latino|caucasian|asian|african[- ]american|boys|girls)\b|"
     r"\b(?:were|was) (?:comparable|similar|well[- ]matched|balanced|matched) (?:with regard to|with respect to|"
-    r"in terms of|regarding|for|in)\s+(?:their\s+)?(?:age|sex|gender|baseline|demographic)",
+    r"in terms of|regarding|for|in)\s+(?:their\s+)?(?:age|sex|gender|baseline|demographic)|"
+    # The sample's sex or ethnicity in shares ("26.5% were females and 73.5% males", "the majority were women (82%)").
+    r"\b\d[\d.]*\s*%\s+(?:were\s+)?(?:females?|males?|women|men|boys|girls)\b(?:[^.;]*\b\d[\d.]*\s*%\s+(?:were\s+)?"
+    r"(?:females?|males?|women|men|boys|girls)\b)|\bthe majority (?:were|was) (?:women|men|females?|males?|white|black|"
+    r"caucasian|hispanic)\b",
     re.I)
 # A survey's response rate describes its sample, whatever its figures.
 _RESPONSE = re.compile(
@@ -257,7 +282,12 @@ _DATA_METHOD = re.compile(
     r"(?:merged|linked|collected|obtained|extracted|retrieved|taken|drawn|derived|gathered|abstracted|pooled|combined|"
     r"reviewed|screened|mailed|sent|distributed|coded|queried|searched)\b|"
     r"^(?:the )?(?:other )?(?:data|variables|covariates|measures|outcome measures|(?:in|ex)clusion criteria|areas|"
-    r"topics|items|questions|information)\b(?:\s+[\w-]+){0,4}?\s+(?:included|comprised|covered)\b", re.I)
+    r"topics|items|questions|information)\b(?:\s+[\w-]+){0,4}?\s+(?:included|comprised|covered)\b|"
+    # What people were asked ("Participants were then asked to indicate whether ...").
+    r"\b(?:was|were) (?:then |also |first |later )?asked (?:to|about|whether|if|for)\b|"
+    # A heading-like line with its participle last ("Falls risk factors assessed.").
+    r"^(?![^.;]*\b(?:was|were|is|are|had|has|have)\b)[\w\s,/-]{3,80}? (?:assessed|implemented|measured|recorded|"
+    r"evaluated|collected|analy[sz]ed|examined|reviewed|documented)\.?$", re.I)
 # A design named without an article ("Cross-sectional study of 55 patients", "Randomised controlled trial.").
 _DESIGN = re.compile(
     r"^(?:retrospective|prospective|cross-sectional|longitudinal|observational|descriptive|comparative|multicent(?:er|re)|"
@@ -390,6 +420,13 @@ def subject_of(text: str) -> str:
     return _TRAILING_ADVERBS.sub("", subject.strip(" ,")).strip(" ,")
 
 
+def states_result(text: str) -> bool:
+    """Whether `text` words a result (a comparison, an association, a share, a p value), which makes a
+    method or sample sentence a finding; words in brackets without figures ("in three positions
+    (reduced, subluxated and everted)") state none."""
+    return bool(_RESULT.search(re.sub(r"\([^()\d]*\)", "", text)))
+
+
 def is_aim(text: str) -> bool:
     """Whether `text` states the study's aim, question or hypothesis ("To compare ...", "It was
     hypothesized that ...")."""
@@ -431,8 +468,7 @@ def judge(text: str) -> tuple[Category, str]:
         return "sample", REASONS["sample"]
     if _DATA_METHOD.search(stripped) and not _FIGURES.search(stripped):
         return "method", REASONS["method"]
-    # Words in brackets without figures ("in three positions (reduced, subluxated and everted)") state no result.
-    result = bool(_RESULT.search(re.sub(r"\([^()\d]*\)", "", stripped)))
+    result = states_result(stripped)
     sizes = bool(_SIZES.search(stripped)) and not _COMPARED.search(stripped)
     if (_SAMPLE.search(stripped) or sizes or _group_sizes(stripped)) and not result:
         return "sample", REASONS["sample"]
