@@ -226,6 +226,9 @@ def test_accepted_rewrite_checks_terms_against_claim_and_context():
     assert accepted_rewrite("Metformin may also lower the risk of some cancers", claim, ctx) == \
         "Metformin may also lower the risk of some cancers."
     assert accepted_rewrite("Aspirin may also lower the risk of some cancers.", claim, ctx) is None
+    # Dropping the reference names nothing.
+    assert accepted_rewrite("Patients had a higher risk of bleeding.", "These patients had a higher risk of bleeding.",
+                            "Aspirin was given to 300 patients with diabetes.") is None
 
 
 @pytest.mark.parametrize(("text", "category"), [
@@ -487,7 +490,12 @@ def test_a_borrowed_subject_leaves_the_adverbs_before_its_verb():
     ("Radiation doses, when available, were analyzed to assess the effect of the delayed phase.", "method"),
     ("Subsequently, we combined the results with those of the published literature in a meta-analysis.", "method"),
     ("Thirteen focus groups were held involving 287 students.", "method"),
+    ("The primary outcome was all-cause mortality at 30 days.", "method"),
+    ("Outcomes included mortality and length of stay.", "method"),
+    ("Follow-up lasted 5 years.", "method"),
+    ("Each participant underwent an MRI scan.", "method"),
     # Findings stay findings.
+    ("The primary outcome was lower in the treated group.", "factual"),
     ("Patients received a median of 6.5 out of 16 possible strategies.", "factual"),
     ("Vaccines were exposed to temperatures that may reduce their potency.", "factual"),
     ("Qualitative analysis of feedback showed high acceptance of the examination.", "factual"),

@@ -289,8 +289,8 @@ def model_resolution(llm: StructuredLLM, claim: str, context: str) -> str | None
 
 def accepted_rewrite(rewrite: str, claim: str, context: str) -> str | None:
     """`rewrite` (finished as a sentence) when it holds to the text: each of its terms is in the
-    claim or the context, it keeps most of the claim's own terms, and it no longer starts with a
-    reference; else None."""
+    claim or the context, it keeps most of the claim's own terms, it names something from the
+    context the claim did not, and it no longer starts with a reference; else None."""
     rewrite = finished(rewrite)
     allowed = set(tokenize(claim)) | set(tokenize(context))
     terms = tokenize(rewrite)
@@ -299,6 +299,9 @@ def accepted_rewrite(rewrite: str, claim: str, context: str) -> str | None:
     m = _REFERENCE.match(claim)
     own = set(tokenize(claim[m.end():] if m else claim))
     if own and len(own & set(terms)) / len(own) < MIN_KEPT_TERMS:
+        return None
+    # A rewrite that only drops the reference ("These patients had ..." -> "Patients had ...") names nothing.
+    if not set(terms) - set(tokenize(claim)):
         return None
     return rewrite
 

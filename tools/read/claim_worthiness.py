@@ -283,6 +283,14 @@ _DATA_METHOD = re.compile(
     r"reviewed|screened|mailed|sent|distributed|coded|queried|searched)\b|"
     r"^(?:the )?(?:other )?(?:data|variables|covariates|measures|outcome measures|(?:in|ex)clusion criteria|areas|"
     r"topics|items|questions|information)\b(?:\s+[\w-]+){0,4}?\s+(?:included|comprised|covered)\b|"
+    # The study's outcomes and the length of its follow-up ("The primary outcome was all-cause mortality at 30 days",
+    # "Outcomes included mortality and length of stay", "Follow-up lasted 5 years"), and what each one underwent.
+    r"^(?:the )?(?:(?:primary|secondary|main|principal|co-primary)\s+)?(?:outcomes?|end ?points?|outcome measures?)"
+    r"\s+(?:was|were|included|comprised|is|are)\b(?![^.;]*\b(?:lower|higher|reduced|increased|decreased|improved|"
+    r"similar|different|better|worse|significant\w*|occurred|observed)\b)|"
+    r"^(?:the )?(?:total |overall )?(?:duration of )?follow-?up (?:lasted|was|ranged|averaged|continued)\b(?![^.;]*%)|"
+    r"^(?:each|every) (?:participant|patient|subject|child|woman|man|volunteer)\b[^.;]{0,60}?\b(?:underwent|received|"
+    r"completed|was given|was asked)\b|"
     # What people were asked ("Participants were then asked to indicate whether ...").
     r"\b(?:was|were) (?:then |also |first |later )?asked (?:to|about|whether|if|for)\b|"
     # A heading-like line with its participle last ("Falls risk factors assessed.").
