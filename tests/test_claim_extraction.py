@@ -496,6 +496,7 @@ def test_a_borrowed_subject_leaves_the_adverbs_before_its_verb():
     ("Each participant underwent an MRI scan.", "method"),
     # Findings stay findings.
     ("The primary outcome was lower in the treated group.", "factual"),
+    ("A series of factors are involved in the process of arterial calcification.", "factual"),
     ("Patients received a median of 6.5 out of 16 possible strategies.", "factual"),
     ("Vaccines were exposed to temperatures that may reduce their potency.", "factual"),
     ("Qualitative analysis of feedback showed high acceptance of the examination.", "factual"),

@@ -160,12 +160,12 @@ _LATER_FINITE = re.compile(r"\b(?:was|were|is|are|had|has|have|did|does|do)\b", 
 def _is_method(claim: str) -> bool:
     if _METHOD.search(claim):
         return True
-    # A passive method verb of the main clause ("Nystagmus was analysed using ..."), also after a
-    # relative clause of its subject ("Patients who underwent surgery ... were enrolled"): then no verb
-    # stands before that clause and none after the passive one.
     # An aside ("Radiation doses, when available, were analyzed") opens no clause of its own.
     claim = re.sub(r",\s*(?:when|where|if)\s+(?:available|possible|appropriate|necessary|indicated|applicable|needed|"
                    r"present|required)\s*,", ",", claim, flags=re.I)
+    # A passive method verb of the main clause ("Nystagmus was analysed using ..."), also after a
+    # relative clause of its subject ("Patients who underwent surgery ... were enrolled"): then no verb
+    # stands before that clause and none after the passive one.
     for m in _PASSIVE_METHOD.finditer(claim):
         before = [w.lower() for w in _SUBORDINATE.findall(claim, 0, m.start())]
         if not before:
@@ -221,7 +221,8 @@ _SAMPLE = re.compile(
     r"^(?!we\b)[^.;]*?\b(?:entered|enrolled|recruited|included|randomi[sz]ed|identified|screened) (?:a total of )?"
     + _NUMBER +
     r"\s+(?:[\w-]+\s+){0,4}?(?:patients|participants|subjects|adults|children|men|women|individuals|volunteers)\b|"
-    r"^an? (?:[\w-]+ ){0,3}(?:cohort|series|sample|group) of\b|"
+    r"^an? (?:[\w-]+ ){0,3}(?:cohort|series|sample|group) of (?:(?:\d[\d,]*|[\w-]+) ){0,4}?(?:patients|participants|"
+    r"subjects|people|adults|children|men|women|cases|individuals|volunteers)\b|"
     r"^all (?:the )?(?:[\w-]+ ){0,2}(?:patients|participants|subjects|children|women|men)\b[^.;]{0,80}?\bunderwent\b",
     re.I,
 )
