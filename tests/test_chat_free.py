@@ -266,3 +266,35 @@ def test_the_limitations_bullets_end_alike() -> None:
     assert '- p3405 "A school breakfast gives all students an equal…" (Mostly True) is of a design the report ' \
            "does not state." in bullets
     assert "- p23792 (untitled) (Mostly True) is a narrative review." in bullets
+
+
+def test_a_population_is_cited_to_a_sentence_about_the_study_never_to_background() -> None:
+    from claimscope.agent.chat.free import answer_free
+
+    ev = _evidence([{"id": "d1", "title": "Rehabilitation", "local_label": "True", "direction": "supports",
+                     "population": "COPD patients"}],
+                   {"d1": ["BACKGROUND: Recent studies show that COPD patients lose muscle strength.",
+                           "METHODS: We enrolled 120 COPD patients in a rehabilitation programme."]})
+    answer = answer_free("What populations were studied?", ev)
+    assert answer.citations == ["d1#1"], answer.text
+
+
+def test_a_randomised_trial_is_cited_to_its_own_design_sentence_not_to_other_work() -> None:
+    from claimscope.agent.chat.free import answer_free
+
+    ev = _evidence([{"id": "d1", "title": "Drug X", "local_label": "True", "direction": "supports", "design": "rct"}],
+                   {"d1": ["Previous research found that randomised trials comparing these treatments are lacking.",
+                           "We randomly assigned 200 adults to drug X or placebo."]})
+    assert answer_free("How many randomised trials are there?", ev).citations == ["d1#1"]
+
+
+def test_an_outcome_answer_names_an_outcome_only_where_the_cell_is_one() -> None:
+    from claimscope.agent.chat.free import answer_free
+
+    ev = _evidence([{"id": "d1", "title": "Beta-blockers", "local_label": "True", "direction": "supports",
+                     "population": "patients with acute myocardial infarction", "outcome": "acute myocardial infarction"},
+                    {"id": "d2", "title": "Hygiene", "local_label": "True", "direction": "supports",
+                     "outcome": "care providers"}],
+                   {"d1": ["We studied 1,200 patients with acute myocardial infarction."]})
+    text = answer_free("What outcome was measured?", ev).text
+    assert text.startswith("The report gives no outcome for the 2 sources"), text

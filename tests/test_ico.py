@@ -12,9 +12,14 @@ from claimscope.tools.appraise.ico import (
     extract_ico,
     extract_population,
     ico_from_abstract,
+    is_fragment,
+    is_outcome,
+    not_about_this_study,
     token_f1,
     tokens,
 )
+from claimscope.tools.appraise.study_design import Design, design_sentence, tag_design
+from claimscope.tools.models import Document
 
 
 @pytest.mark.parametrize(("sentence", "expected"), [
@@ -214,3 +219,56 @@ def test_population_comes_from_who_was_included_not_an_incidental_mention():
     assert extract_population("Birth Size and Breast Cancer Risk", BIRTH_ABSTRACT) is None
     assert extract_population(None, ["Participants were children aged 5 to 12 years."]) == "children aged 5 to 12 years"
     assert extract_population(None, ["We enrolled 100 women with breast cancer."]) == "women with breast cancer"
+
+
+# Faults readers found in the evidence table: a cell left empty though the abstract states it, a
+# cell taken from what other work found, and the exposure or the people studied read as the outcome.
+def test_an_outcome_that_improved_more_with_one_arm_than_the_other_is_the_subject():
+    got = document_ico("RESULTS: Muscle strength improved more with exercise training than with usual care (p < 0.01).", [])
+    assert (got.intervention, got.comparator, got.outcome) == ("exercise training", "usual care", "Muscle strength")
+
+
+def test_an_outcome_after_a_hyphenated_in_is_read():
+    got = document_ico("In-hospital mortality was lower among patients treated with beta-blockers than among non-users "
+                       "(4% vs 7%).", [])
+    assert (got.intervention, got.comparator, got.outcome) == ("beta-blockers", "non-users", "In-hospital mortality")
+
+
+def test_an_outcome_ends_before_a_clause_and_never_opens_on_a_conjunction():
+    got = document_ico("Placental weight was associated with maternal breast cancer risk as placental weight increased "
+                       "(HR 1.8).", ["We followed 300,000 women who gave birth in Sweden."])
+    assert (got.intervention, got.outcome) == ("Placental weight", "maternal breast cancer risk")
+    assert is_fragment("as placental weight") and not is_fragment("in vitro fertilisation rate")
+
+
+def test_the_outcome_is_not_the_population_the_respondents_or_the_exposure():
+    assert not is_outcome("acute myocardial infarction", population="patients with acute myocardial infarction")
+    assert not is_outcome("care providers")
+    assert not is_outcome("placental weight", exposure="Placental weight")
+    assert is_outcome("average cost per patient") and is_outcome("visceral fat area")
+    got = document_ico("Care providers reported higher compliance after the training.",
+                       ["We surveyed 500 care providers about hand hygiene."])
+    assert got.intervention is None
+
+
+def test_the_outcome_read_twice_is_no_arm():
+    got = document_ico("MS-EGF group showed a significantly increase in dermal depth after 8 weeks compared to the EGF "
+                       "alone group.", [])
+    assert (got.intervention, got.outcome) == (None, "dermal depth")
+
+
+def test_an_empty_comparator_takes_the_non_users_the_abstract_states_and_drops_a_result():
+    got = document_ico("Statin users had a lower fracture risk (HR 0.7).", ["We compared 5,000 statin users with 10,000 "
+                                                                             "non-users."])
+    assert (got.intervention, got.comparator, got.outcome) == ("Statin users", "non-users", "fracture risk")
+    assert document_ico("Mortality at 1 year was 10% with the intervention versus usual care 14%.", []).comparator \
+        == "usual care"
+
+
+def test_background_on_other_work_is_not_about_this_study():
+    sentences = ["BACKGROUND: Recent studies show that COPD patients have impaired muscle function.",
+                 "Previous research suggests benefit, but randomised trials comparing these treatments are lacking.",
+                 "METHODS: We enrolled 2,513 women in a cohort study."]
+    assert not_about_this_study(sentences) == {0, 1}
+    assert design_sentence(Design.RCT, sentences) is None
+    assert tag_design(Document(id="d", sentences=sentences), use_title=False, classifier=False).design is Design.COHORT

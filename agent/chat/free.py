@@ -21,6 +21,7 @@ from claimscope.agent.chat.questions import _stem, document_direction, question_
 from claimscope.agent.chat.wording import cite, count, listed, source_text, top_aspects
 from claimscope.agent.report.common import population_cell
 from claimscope.agent.report.model import DocumentView
+from claimscope.tools.appraise.ico import is_outcome, not_about_this_study
 from claimscope.tools.appraise.study_design import Design, design_name, design_sentence
 from claimscope.tools.models import Document, SentenceKey
 from claimscope.tools.read.hierarchy.terms import _terms
@@ -78,7 +79,7 @@ _LIST_MAX = 6
 
 # Words that go with a facet's question without naming a topic of their own.
 _FACET_WORDS = frozenset(_stem(w) for w in """studied included enrolled measured used given compared assessed
-    examined tested recruited main overall evidence among were any kind kinds type types level""".split())
+    examined tested recruited main overall evidence among were any kind kinds type types level many""".split())
 
 
 def free_facet(question: str) -> Facet | None:
@@ -160,14 +161,18 @@ class ReportEvidence:
     def labelled(self, v: dict[str, Any]) -> str:
         return f"{source_text(v)} ({v.get('local_label') or 'not labelled'})"
 
-    def sentence_with(self, doc_id: str, phrase: str) -> str | None:
-        """The key of the first sentence of `doc_id` that states `phrase` (all its words), if any."""
+    def sentence_with(self, doc_id: str, phrase: str, *, this_study: bool = False) -> str | None:
+        """The key of the first sentence of `doc_id` that states `phrase` (all its words), if any; with
+        `this_study`, only a sentence about the study itself (never background on other work)."""
         doc = self.docs.get(doc_id)
         if doc is None or not phrase.strip():
             return None
         want = {_stem(w) for w in _terms(phrase)}
         low = phrase.lower()
+        skip = not_about_this_study(doc.sentences) if this_study else set()
         for i, sentence in enumerate(doc.sentences):
+            if i in skip:
+                continue
             if low in sentence.lower() or (want and want <= {_stem(w) for w in _terms(sentence)}):
                 return str(SentenceKey.sentence(doc_id, i))
         return None
@@ -314,6 +319,8 @@ def _field_value(facet: str, v: dict[str, Any]) -> str | None:
         parts = [p for p in (v.get("intervention"), v.get("comparator")) if p]
         return " compared with ".join(parts) if parts else None
     value = v.get(facet)
+    if facet == "outcome" and not is_outcome(value, population=v.get("population"), exposure=v.get("intervention")):
+        return None  # the cell names who was studied, or the exposure, or a piece of a clause
     if facet == "population" and value:
         # the evidence table's own cell, so that the answer and the table say the same
         return population_cell(DocumentView.model_construct(id=v["id"], population=value,
@@ -328,7 +335,8 @@ def _field_keys(ev: ReportEvidence, facet: str, v: dict[str, Any]) -> list[str]:
         phrases = [p for p in (v.get("intervention"), v.get("comparator")) if p]
     else:
         phrases = [str(v.get(facet) or "")]
-    keys = [k for p in phrases if (k := ev.sentence_with(v["id"], p))]
+    # what the study did is cited to a sentence about it, not to background on other work
+    keys = [k for p in phrases if (k := ev.sentence_with(v["id"], p, this_study=True))]
     return list(dict.fromkeys(keys))
 
 

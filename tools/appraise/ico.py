@@ -103,6 +103,13 @@ _TEMPLATES: list[re.Pattern[str]] = [
                r"(?:more\s+effective|less\s+effective|better|worse|superior|inferior|similar|comparable|equivalent|"
                r"non-?inferior)\s+(?:than|to|with)\s+" + _THE + r"(?P<c>" + _P + r")" + _ARM + r"\s+" + _ASPECT
                + r"\s+(?:the\s+)?(?P<o>" + _P + r")(?=\s*[,;.(]|$)", _I),
+    # "Muscle strength improved more with exercise training than with usual care": the outcome is the
+    # subject, the arms follow the comparative
+    re.compile(r"^(?:\w+,\s+)?(?:the\s+)?(?P<o>" + _P + r")\s+(?:\w+ly\s+)?(?:(?:was|were)\s+(?:\w+ly\s+)?)?"
+               r"(?:improved|increased|decreased|declined|fell|rose|changed|reduced|dropped)\s+(?:\w+ly\s+)?"
+               r"(?:more|less|further)\s+(?:with|in|among|after|for|on|by)\s+" + _THE + r"(?P<i>" + _P + r")" + _ARM
+               + r"\s+than\s+(?:with\s+|in\s+|among\s+|after\s+|for\s+|on\s+|by\s+)?" + _THE + r"(?P<c>" + _P + r")"
+               + _ARM + r"(?=\s*[,;.(]|\s+(?:at|after|in|during|on|for|with|and)\b|$)", _I),
     # "Telmisartan significantly reduced FPG compared with losartan"
     re.compile(r"^(?:\w+,\s+)?" + _THE + r"(?P<i>" + _P + r")" + _ARM + r"\s+" + _EFFECT + r"\s+(?:the\s+)?(?P<o>" + _P
                + r")\s+(?:\([^)]*\)\s+)?(?:significantly\s+)?(?:more\s+|less\s+)?" + _THAN + r"\s+" + _THE
@@ -254,12 +261,12 @@ _NONE_WERE = re.compile(r"^no\s+(?P<o>[^,;:.()]{2,100}?)\s+(?:was|were|occurred)
 _ARM_TAIL = re.compile(r"\s+(?:in|of|for|with|among|on)\s+(?:the\s+|both\s+|all\s+|each\s+)?[^,;:]{0,60}?(?:groups?|arms?|"
                        r"patients|participants|subjects|trials?)\b.*$", _I)
 _NOT_ARM = re.compile(r"\b(?:was|were|is|are|showed|had|has|have|did|does|than|there|which|that|who|whom)\b|^(?:in|at|from|by|"
-                      r"during|between|among|for|with|to|on|significantly|both|all|each|any|two|three)\b", _I)
+                      r"during|between|among|for|with|to|on|significantly|both|all|each|any|two|three)\b(?!-)", _I)
 _NOT_OUTCOME = re.compile(r"\bthan\b|^(?:when|if|because|since|after|before|once|until|unless|treated|receiving|given|taking|treatment\s+with|exposure\s+to|supplementation\s+with|administration\s+of|of|"
                           r"were|was|using|about|in|at|from|by|during|between|among|for|with|to|on|significantly|there|"
                           r"here|it|this|these|"
                           r"they|we|those|both|all|patients|participants|subjects|group|groups|no|a\s+total|(?:one|two|three)\b(?!-)|"
-                          r"compared|results?|differences?|analysis|table|figure|fig)\b", _I)
+                          r"compared|results?|differences?|analysis|table|figure|fig)\b(?!-)", _I)
 _CONTROL_ARM = re.compile(r"^(?:placebo|sham|control|usual care|standard care|no treatment|vehicle)\b", _I)
 _LEADING = re.compile(r"^(?:the|a|an|both|all|those|patients|participants|subjects|group|mean|median|overall)\s+", _I)
 _TRAILING = re.compile(r"\s+(?:groups?|arms?|patients|participants|subjects|was|were|is|are|alone|only|respectively)$", _I)
@@ -284,8 +291,10 @@ def _clean(phrase: str | None) -> str | None:
     p = " ".join(phrase.split()).strip(" ,;:-")
     p = re.sub(r"^(?:participants|patients|subjects|children|women|men)[\u2019']s?\s+", "", p, flags=_I)
     for _ in range(2):
+        p = re.sub(r"^(?:and|but|or|while|whereas)\s+", "", p, flags=_I)  # "but the mean cholesterol level ..."
         p = _LEADING.sub("", p)
         p = _TRAILING.sub("", p).strip(" ,;:-")
+    p = re.sub(r"\s+[-\u2212]?\d+(?:\.\d+)?\s*%$", "", p)  # a result after the arm: "usual care 14%"
     # An unclosed parenthesis is a cut-off abbreviation: "(HbA1c" -> "".
     if p.count("(") > p.count(")"):
         p = p[: p.rfind("(")].strip()
@@ -385,12 +394,19 @@ _DANGLING = re.compile(r"(?:\s+(?:a|an|the|of|to|and|or|but|not|nor|before|after
                        r"as|than|that|which|whereas|while|both|only))+$", _I)
 
 
+# A clause a conjunction opens ends the outcome: "maternal breast cancer risk as placental weight
+# increased" -> "maternal breast cancer risk" ("adverse events such as nausea", "as well as" stay).
+_CLAUSE_AFTER = re.compile(r"(?<!\bsuch)(?<!\bwell)\s+(?:as(?!\s+well\s+as\b|\s+(?:assessed|measured|determined|"
+                           r"defined|evaluated|indicated|estimated|reported|rated|scored)\b)|because|since|when|whereas|"
+                           r"while|although|though|if|unless)\s+.*$", _I)
+
+
 def _outcome(phrase: str | None) -> str | None:
     # "Although the need for operation was lower ...": the outcome follows a concessive opener.
     p = _clean(_CONCESSIVE.sub("", phrase) if phrase else phrase)
     if p is None or _NOT_OUTCOME.search(p):
         return None
-    p = _DANGLING.sub("", _VERB.sub("", p))
+    p = _DANGLING.sub("", _CLAUSE_AFTER.sub("", _VERB.sub("", p)))
     return p if len(p) >= 2 else None
 
 
@@ -486,6 +502,7 @@ def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | 
     read = extract_ico(finding) if finding else ICO()
     read = ICO(intervention=_cell(read.intervention, arm=True), comparator=_cell(read.comparator, arm=True),
                outcome=_cell(read.outcome))
+    plain = read
     if not (read.intervention and read.comparator):
         read = read.merged(ico_from_abstract(sentences))
     named = title_ico(title)
@@ -502,6 +519,21 @@ def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | 
     # phrases included); an empty comparator takes the control arm the abstract states.
     out = ICO(intervention=_cell(read.intervention, arm=True), comparator=_cell(read.comparator, arm=True),
               outcome=_cell(read.outcome))
+    # People named alone with nothing they are compared with are who answered, not what was given
+    # ("Care providers reported higher compliance").
+    if out.intervention and out.comparator is None and names_people(out.intervention) \
+            and not _EXPOSED_PEOPLE.search(out.intervention):
+        out = ICO(comparator=out.comparator, outcome=out.outcome)
+    # An outcome is what was measured: not whom the study included, nor its exposure read twice; the
+    # finding's own outcome stands in when orientation picked one of those.
+    if out.intervention and out.outcome and set(tokens(out.outcome)) < set(tokens(out.intervention)):
+        # "dermal depth after 8 weeks" read as the arm is the outcome read twice: no arm named
+        out = ICO(comparator=out.comparator, outcome=out.outcome)
+    population = extract_population(title, sentences) if (sentences or title) and out.outcome else None
+    if out.outcome and not is_outcome(out.outcome, population=population, exposure=out.intervention):
+        fallback = plain.outcome
+        fits = fallback and is_outcome(fallback, population=population, exposure=out.intervention)
+        out = ICO(intervention=out.intervention, comparator=out.comparator, outcome=fallback if fits else None)
     if out.comparator is None:
         control = stated_control([finding or "", *sentences, title or ""])
         if control and control not in ((out.intervention or "").lower(), (out.outcome or "").lower()):
@@ -514,6 +546,10 @@ _FRAGMENT = re.compile(r"\b(?:would|could|should|can|may|might|will|shall|is|are
                        r"had|does|did|provides?|suffers?|appears?|seems?|remains?|expected)\b|^(?:whether|this|these|"
                        r"that|however|it|there|thus|which|we|our|here)\b", _I)
 CELL_MAX_WORDS = 15
+# A phrase that opens on a preposition or conjunction is the tail of a clause ("as placental weight");
+# the Latin "in vitro" / "in vivo" terms are nouns' modifiers.
+_CUT_START = re.compile(r"(?:as|and|or|but|nor|of|to|than|with|without|by|from|at|on|in|into|because|since|when|"
+                        r"while|whereas|although|though|if|unless|until)\s+(?!(?:vitro|vivo|utero|situ|silico)\b)", _I)
 
 
 # A phrase cut before its noun: it ends on a function word ("standards ... to streamline vaccine
@@ -563,11 +599,38 @@ def is_fragment(phrase: str, *, arm: bool = False) -> bool:
     modal or opening word, or it is cut before its noun (_CUT_END; for an outcome or exposure, not an
     `arm`, any modifier at its end too: _MODIFIER_END)."""
     p = phrase.strip(" .,;:")
-    if _FRAGMENT.search(p):
+    if _FRAGMENT.search(p) or (not arm and _CUT_START.match(p)):
         return True
     last = p.split()[-1].lower() if p.split() else ""
     cut = _CUT_END.search(p) or (not arm and _MODIFIER_END.search(p))
     return bool(cut) and last not in _NOUN_ENDINGS
+
+
+# People named by what they took or did are an exposure's arm: "statin users", "smokers".
+_EXPOSED_PEOPLE = re.compile(r"(?:users|smokers|drinkers|recipients|donors|survivors)$", _I)
+
+
+def names_people(phrase: str) -> bool:
+    """Whether `phrase` names a group of people (or animals) by its head word: "care providers",
+    "HIV-infected women"."""
+    words = phrase.split()
+    # "cost per patient", "movement of children": a measure taken on people
+    return (bool(words) and _PEOPLE.fullmatch(words[-1].strip(" ,.;:()'\"")) is not None
+            and not re.search(r"\b(?:of|per|in|for|among|with|by|between|to|on)\b", phrase, _I))
+
+
+def is_outcome(phrase: str | None, *, population: str | None = None, exposure: str | None = None) -> bool:
+    """Whether `phrase` can fill the outcome column: a whole noun phrase (is_fragment) that names
+    neither people (the study's respondents, "care providers"), nor only words of its `population`
+    ("acute myocardial infarction" where patients with it were studied), nor its `exposure`
+    again."""
+    if not phrase or is_fragment(phrase) or names_people(phrase):
+        return False
+    own = set(tokens(phrase))
+    # The population names it with no more than its head and a qualifier or two; a longer one holding
+    # its words (a clause read as who took part) says nothing of it.
+    pop = set(tokens(population))
+    return bool(own) and not (own <= pop and len(pop - own) <= 2) and not (exposure and own == set(tokens(exposure)))
 
 
 def _cell(phrase: str | None, *, arm: bool = False) -> str | None:
@@ -582,7 +645,7 @@ def _cell(phrase: str | None, *, arm: bool = False) -> str | None:
 _CONTROL_STATED = re.compile(r"\b(?:(?:healthy|matched|age-matched|normal|untreated|vehicle-treated|sham-operated|"
                              r"wild-type|non-diabetic|nondiabetic|unexposed|non-smoking)\s+)?(?:controls\b|control\s+(?:group|arm|"
                              r"subjects|participants|individuals|mice|rats|animals|cells)\b|placebo|sham\b|usual\s+care|"
-                             r"standard\s+care|wild-type\s+(?:mice|littermates|controls))", _I)
+                             r"standard\s+care|wild-type\s+(?:mice|littermates|controls)|(?<![\w-])(?:non-?|never[\s-])users\b)", _I)
 
 
 def stated_control(sentences: Sequence[str]) -> str | None:
@@ -747,6 +810,7 @@ def token_f1(pred: str | None, gold: str | None) -> float:
 _HEAD = (r"(?:patients|participants|subjects|individuals|persons|people|adults|children|infants|newborns|neonates|"
          r"adolescents|teenagers|youths?|girls|boys|women|men|mothers|fathers|parents|pregnancies|students|residents|"
          r"trainees|nurses|physicians|doctors|surgeons|clinicians|dentists|pharmacists|workers|employees|volunteers|"
+         r"(?:health\s*care\s+|care\s+)?providers|caregivers|carers|practitioners|professionals|"
          r"veterans|(?:non-?|never-?|ex-)?smokers|athletes|soldiers|recipients|survivors|users|donors|outpatients|inpatients|octogenarians|"
          r"nonagenarians|elderly|laypersons|laypeople|respondents|twins|families|households|fetuses|hypertensives|"
          r"diabetics|cadavers|population|(?:cadaver(?:ic)?\s+)?knees|mice|rats|rabbits|dogs|pigs|piglets|sheep|monkeys|macaques|"
@@ -757,6 +821,11 @@ _WHO_OR_WHERE = re.compile(r"(?:" + _HEAD + r"|woman|man|child|patient|participa
                            r"mother|infant|adolescent|resident|older|elderly|young|younger|aged|countr(?:y|ies)|"
                            r"nations?|national|regions?|regional|states?|cit(?:y|ies)|communit(?:y|ies)|areas?|"
                            r"world|worldwide|global|globally|societ(?:y|ies)|public)", _I)
+
+
+# Who a phrase names by its head word (names_people): people and animals, not places.
+_PEOPLE = re.compile(r"(?:" + _HEAD + r"|woman|man|child|patient|participant|adult|person|individual|girl|boy|"
+                     r"mother|infant|adolescent|resident|provider|caregiver|respondent|controls)", _I)
 
 
 def names_who_or_where(word: str) -> bool:
@@ -1006,6 +1075,15 @@ def study_sentences(sentences: Sequence[str]) -> tuple[list[str], list[str]]:
             else:
                 own.append(aside_free)
     return own, background
+
+
+def not_about_this_study(sentences: Sequence[str]) -> set[int]:
+    """Indices of the sentences that are not about this study (as study_sentences reads them): a
+    report of earlier work, or a background section's sentence that does not state the study's
+    aim. A population, a design or a count is never cited to one of these."""
+    return {i for i, (s, heading) in enumerate(zip(sentences, section_headings(sentences), strict=True))
+            if _PRIOR_WORK.search(body := without_section_label(s).strip())
+            or (_BACKGROUND_HEADING.match(heading) and not _OWN_STUDY.search(body))}
 
 
 # Groups a sentence lists together ("12 COPD smokers, 15 normal smokers and 14 never-smoking

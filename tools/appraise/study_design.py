@@ -29,6 +29,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, PrivateAttr
 
 from claimscope.prompts.study_design import ABSTRACT_CHARS, PROMPT, StudyDesignInput
+from claimscope.tools.appraise.ico import not_about_this_study
 from claimscope.tools.appraise.sample_size import sample_size
 from claimscope.tools.llm import LLMError, StructuredLLM
 from claimscope.tools.models import Document
@@ -206,7 +207,9 @@ def design_sentence(design: Design, sentences: list[str]) -> int | None:
     """The index of the first sentence that names `design` by one of its patterns (the sentence an
     answer cites for "this is an RCT"), None when only the title or metadata says it."""
     patterns = [p for d, p in _PATTERNS if d is design]
-    return next((i for i, s in enumerate(sentences) if any(p.search(s) for p in patterns)), None)
+    other_work = not_about_this_study(sentences)
+    return next((i for i, s in enumerate(sentences)
+                 if i not in other_work and any(p.search(s) for p in patterns)), None)
 
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -359,7 +362,10 @@ def tag_design(doc: Document, *, use_title: bool = True,
     named = design_from_text(title) if title else None
     if named in PEOPLE_DESIGNS:
         return DesignTag(design=named, basis="title", sample_size=size)
-    d = design_from_text(doc.text)
+    # What the abstract says of other work ("Randomised trials comparing these treatments are
+    # lacking") names no design of this study.
+    other_work = not_about_this_study(doc.sentences)
+    d = design_from_text(" ".join(s for i, s in enumerate(doc.sentences) if i not in other_work))
     if any(t in _REVIEW_TYPES for t in types) and d not in (Design.META_ANALYSIS,):
         return DesignTag(design=Design.NARRATIVE_REVIEW, basis="metadata", sample_size=size)
     model = packaged_classifier() if classifier is True else classifier or None
