@@ -305,6 +305,36 @@ def test_packaged_model_is_small_and_shipped():
     assert sum(p.stat().st_size for p in PACKAGED_DIR.iterdir()) <= 150 * 1000 * 1000
 
 
+def test_packaged_graph_multiplies_in_fp32():
+    # onnxruntime's int8 kernels for quantised activations differ by CPU (AVX2 without VNNI saturates
+    # u8 x s8 products), so a graph that quantises activations labels the same pair differently on
+    # different machines. The shipped graph keeps int8 weights only, dequantised before each MatMul.
+    import onnx
+
+    graph = onnx.load(str(PACKAGED_DIR / "model.onnx"), load_external_data=False).graph
+    ops = {n.op_type for n in graph.node}
+    assert not ops & {"QuantizeLinear", "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul",
+                      "MatMulIntegerToFloat", "QGemm"}, ops
+    assert "DequantizeLinear" in ops  # the weights stay int8 on disk
+
+
+# Raw logits (support, neutral, refute) of the trained checkpoint in fp32 (evals/checkpoints/stance
+# exported without quantisation); the shipped graph must reproduce them on any CPU.
+TRAINED_LOGITS = [
+    (("Women with a lower birth weight are more likely to develop breast cancer later in life.",
+      "Relative to women who weighed 3.0-3.5 kg at birth, the risk of breast cancer was 0.96 for those under "
+      "2.5 kg and 1.12 for those over 4 kg."), (-0.50, -0.40, 0.88)),
+    (("Women with a lower birth weight are more likely to develop breast cancer later in life.",
+      "Women who weighed less than 2.5 kg at birth had a higher risk of breast cancer than women of normal "
+      "birth weight."), (1.49, -0.84, -0.70)),
+    (("Coffee consumption lowers the risk of type 2 diabetes.",
+      "Higher coffee intake was associated with a lower risk of type 2 diabetes."), (0.92, -1.56, 0.57)),
+    (("Vitamin D supplementation prevents fractures in older adults.",
+      "Vitamin D supplementation did not reduce the incidence of fractures compared with placebo."),
+     (-1.25, -0.10, 1.35)),
+]
+
+
 @pytest.fixture(scope="module")
 def packaged() -> OnnxStanceModel:
     m = load_stance("packaged", threads=1)
@@ -329,6 +359,15 @@ def test_packaged_model_gets_obvious_pairs_right(packaged):
     ]
     labels = [r.label for r in packaged.predict(pairs)]
     assert labels == [Stance.NEUTRAL] * 3 + [Stance.REFUTE] * 2 + [Stance.SUPPORT]
+
+
+@pytest.mark.slow
+def test_packaged_model_reproduces_the_trained_checkpoint(packaged):
+    got = packaged.logits([pair for pair, _ in TRAINED_LOGITS])
+    want = np.array([w for _, w in TRAINED_LOGITS])
+    assert (got.argmax(1) == want.argmax(1)).all(), got
+    # int8 weights move a logit by up to about 0.2 from the checkpoint's
+    assert np.abs(got - want).max() < 0.3, got
 
 
 @pytest.mark.slow
