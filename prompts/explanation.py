@@ -34,7 +34,14 @@ SENTENCE_CHARS = 300
 def clip(text: str, limit: int = TEXT_CHARS) -> str:
     """`text` on one line, cut at `limit` characters (with an ellipsis when cut)."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    # Half a word reads as another word ("mild…" for "milder"): end on the last whole one, unless
+    # that would drop more than half the room.
+    if flat[limit - 1] != " " and " " in cut[limit // 2:]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:") + "…"
 
 
 def numbered(items: Sequence[str], tag: str = "S", *, limit: int = TEXT_CHARS, marks: Sequence[int] = ()) -> str:

@@ -934,3 +934,14 @@ def test_a_finding_quoted_among_restated_ones_reads_as_the_authors_words():
 
     report["explanation"] = {**report["explanation"], "mode": "extractive"}
     assert summary_text(report).splitlines()[-1] == QUOTED_NOTE
+
+
+def test_a_clipped_quote_ends_on_a_whole_word():
+    from claimscope.prompts.explanation import clip
+
+    text = "Risk rose even in those with milder COPD and in those without previous exacerbations."
+    assert clip(text, 40) == "Risk rose even in those with milder…"
+    assert clip(text, 35) == "Risk rose even in those with…"  # never "mild…" for "milder"
+    assert clip(text, 200) == text
+    # one long word: cut inside it rather than dropping everything
+    assert clip("Pneumonoultramicroscopicsilicovolcanoconiosis is long.", 20) == "Pneumonoultramicros…"

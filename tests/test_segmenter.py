@@ -64,6 +64,11 @@ def test_agrees_with_scifact_segmentation_on_most_abstracts():
     ("DESIGN, SETTING, AND PATIENTS A large case-control study.", "A large case-control study."),
     ("OBJECTIVE: to determine the effect.", "to determine the effect."),
     ("METHODS AND RESULTS In 120 patients, ...", "In 120 patients, ..."),
+    # JAMA's and PLoS's headings, whole: no "AND RELEVANCE" or "SIGNIFICANCE" left in front
+    ("CONCLUSIONS AND RELEVANCE Simultaneously elevated levels of CRP were associated with risk.",
+     "Simultaneously elevated levels of CRP were associated with risk."),
+    ("CONCLUSIONS/SIGNIFICANCE These data suggest a role.", "These data suggest a role."),
+    ("METHODOLOGY/PRINCIPAL FINDINGS We enrolled 40 adults.", "We enrolled 40 adults."),
     # not a heading: an acronym, an all-caps word the sentence goes on from, a heading alone
     ("HIV infection is common.", "HIV infection is common."),
     ("DATA were collected in 2001.", "DATA were collected in 2001."),
