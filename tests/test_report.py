@@ -401,3 +401,18 @@ def test_status_words_unnamed_sources_and_the_opposite_claims_finds_read_as_word
     assert "103 (103)" not in text and "103</strong>" not in text
     assert "a document not among those weighed" in text
     assert "6 of the 56 documents gathered; #1 of the documents below" in text
+
+
+@pytest.mark.parametrize("fn", [render_markdown, render_html])
+def test_a_sentence_a_perspective_quotes_is_not_listed_again(fn):
+    rep = fixture_report()
+    node = rep.hierarchy.by_id()["n1"]
+    s1 = node.top_segments[0].text
+    node.perspectives[0].summary = f'"{s1}"'  # the perspective quotes its finding whole
+    out = fn(rep)
+    aspect = out[out.index(">Population<" if fn is render_html else "**Population**"):out.index("Dose")]
+    if fn is render_html:  # a citation previews its sentence, so look for the quote list's markup
+        assert f"&ldquo;{s1[:40]}" not in aspect and f"&ldquo;{node.top_segments[1].text[:40]}" in aspect
+    else:
+        assert aspect.count(s1[:40]) == 1  # quoted once, by the perspective
+        assert node.top_segments[1].text[:40] in aspect  # the other finding is still listed

@@ -12,6 +12,7 @@ from claimscope.agent.report.model import (
     HierarchyNode,
     NodeConsensus,
     Report,
+    SegmentView,
     TrustSummary,
 )
 from claimscope.tools.weigh.verdict import GlobalLabel
@@ -142,6 +143,22 @@ def _walk(h: Hierarchy) -> Iterable[tuple[HierarchyNode, int]]:
     for n in h.nodes:
         if n.id not in seen:
             yield from visit(n.id, 0)
+
+
+SHOWN_SEGMENTS = 3
+
+
+def shown_segments(node: HierarchyNode, limit: int = SHOWN_SEGMENTS) -> list[SegmentView]:
+    """The aspect's quotes to print under its perspectives: a sentence a perspective already quotes
+    whole, citing it, is not printed a second time (it read as two findings)."""
+    def flat(text: str) -> str:
+        return " ".join(text.split())
+
+    quoted = {(c.doc_id, c.sentence, flat(p.summary)) for p in node.perspectives for c in p.citations}
+    out = [seg for seg in node.top_segments
+           if not any(d == seg.doc_id and i == seg.sentence and flat(seg.text) and flat(seg.text) in summary
+                      for d, i, summary in quoted)]
+    return out[:limit]
 
 
 def unevidenced_line(h: Hierarchy) -> str:

@@ -18,6 +18,7 @@ from claimscope.agent.report.common import (
     anti_claim_found,
     cited_sentences,
     population_cell,
+    shown_segments,
     source_name,
     unevidenced,
     unevidenced_line,
@@ -286,7 +287,7 @@ def _html_tree(h: Hierarchy, bar: Any, cite: Any) -> list[str]:
                 f'<div class="seg"><span class="st-{p.stance.value}">{_e(p.stance.value)}:</span> '
                 f"{_e(p.summary)}{cites}</div>"
             )
-        for seg in node.top_segments[:3]:
+        for seg in shown_segments(node):
             ref = cite(Citation(doc_id=seg.doc_id, sentence=seg.sentence, text=seg.text))
             out.append(
                 f'<div class="seg"><span class="st-{seg.stance.value}">({_e(seg.stance.value)})</span> '

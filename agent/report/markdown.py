@@ -17,6 +17,7 @@ from claimscope.agent.report.common import (
     anti_claim_found,
     cited_sentences,
     population_cell,
+    shown_segments,
     source_name,
     unevidenced_line,
 )
@@ -118,7 +119,7 @@ def render_markdown(report: Report) -> str:
         for p in node.perspectives:
             cites = " ".join(cite(c) for c in p.citations)
             lines.append(f"{indent}  - *{p.stance.value}:* {md_escape(p.summary)} {cites}".rstrip())
-        for seg in node.top_segments[:3]:
+        for seg in shown_segments(node):
             ref = cite(Citation(doc_id=seg.doc_id, sentence=seg.sentence))
             lines.append(f'{indent}  - ({seg.stance.value}) "{md_escape(seg.text)}" {ref}')
     if empty := unevidenced_line(r.hierarchy):
