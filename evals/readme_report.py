@@ -19,9 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evals._harness import SHARED, WORK
+from evals._harness import REPO, SHARED, WORK
 
-REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
 VIEW = {"width": 1100, "height": 1000}
 
