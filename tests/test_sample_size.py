@@ -14,6 +14,7 @@ from claimscope.tools.appraise.sample_size import (
     readings,
     sample_size,
     sample_size_rules,
+    states_size,
 )
 
 
@@ -70,3 +71,16 @@ def test_a_chooser_fitted_on_other_features_is_refused():
         SizeChooser(features=["reading:somewhere_else"], coef=[1.0], intercept=0.0, floor=0.1)
     # the package ships its chooser: sample_size falls back to the fixed order only without one
     assert MODEL_PATH.is_file() and packaged_chooser() is not None
+
+
+def test_an_age_bound_before_the_people_is_not_their_number():
+    """'Five hundred six adult (\u226518 years) cigarette smokers' read as 18 smokers."""
+    sentence = "Five hundred six adult (\u226518 years) cigarette smokers were randomly assigned and 315 completed."
+    assert 18 not in readings(sentence) and not states_size(sentence, 18)
+
+
+def test_a_sentence_states_a_size_only_as_a_number_of_people():
+    assert states_size("Serum markers were measured in 96 COPD patients.", 96)
+    assert states_size("We enrolled 100 patients and 30 healthy controls.", 130)
+    assert not states_size("We related serum markers to lung function in COPD patients.", 96)
+    assert not states_size("Doses of 96 mg were given to 40 patients.", 96)

@@ -45,8 +45,11 @@ _PEOPLE = (r"(?:patients|participants|subjects|individuals|adults|children|infan
 # thirty, not 1998.
 _FILLER = (r"(?:(?!(?:in|of|from|with|at|for|to|were|was|and|or|per|by|had|who|than|vs|" + _WORD[3:-1] + r")\b)"
            r"[\w'()-]+\s+){0,3}?")
-# Not a number after a sign or a hyphen: "(+/-5 y) subjects" is a tolerance, "COVID-19 patients" a name.
-_COUNTED = r"(?<![-+/\u00b1])\b" + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b"
+# Not a number after a sign, a bound or a hyphen: "(+/-5 y) subjects" is a tolerance, "(\u226518 years) smokers"
+# an age, "COVID-19 patients" a name; nor a decimal's tail ("4.4 million stroke survivors"), nor a
+# reference glued to a full stop before the next sentence ("palliative care.12 Patients desire ...";
+# "sleep.21 individuals with OSA" is a count).
+_COUNTED = r"(?<![-+/\u00b1\u2264\u2265])(?<!\d\.)(?!(?<=\.)\d+\s+(?-i:[A-Z]))\b" + _NUMBER + r"\s+" + _FILLER + _PEOPLE + r"\b"
 _VERBS = (r"(?:randomi[sz]ed|enrolled|included|recruited|studied|assigned|allocated|followed|analy[sz]ed|evaluated|"
           r"examined|reviewed|identified|investigated|surveyed|interviewed|selected|treated|underwent|participated|"
           r"completed|took part)")
@@ -520,3 +523,10 @@ def sample_size(text: str, chooser: SizeChooser | bool = True) -> int | None:
     fixed order when its file is missing), False for the fixed order, or a SizeChooser."""
     model = packaged_chooser() if chooser is True else chooser or None
     return model.choose(text) if model is not None else sample_size_rules(text)
+
+
+def states_size(text: str, n: int) -> bool:
+    """Whether `text` (one sentence, or a title) states `n` as the number of people studied: a count
+    of people, an arm "(n = N)", or a total its groups add up to, as readings() proposes it; a number
+    that counts something else ("(≥18 years)") does not."""
+    return n in readings(text) or n in _people_counts(text)
