@@ -15,6 +15,7 @@ from claimscope.tools.appraise.ico import (
     is_fragment,
     is_outcome,
     not_about_this_study,
+    stated_outcome,
     token_f1,
     tokens,
 )
@@ -272,3 +273,58 @@ def test_background_on_other_work_is_not_about_this_study():
     assert not_about_this_study(sentences) == {0, 1}
     assert design_sentence(Design.RCT, sentences) is None
     assert tag_design(Document(id="d", sentences=sentences), use_title=False, classifier=False).design is Design.COHORT
+
+
+# What an abstract states was measured, the one reader behind the evidence table's outcome column and
+# the chat's outcome answers (synthetic abstracts in the shapes follow-up readers rejected).
+@pytest.mark.parametrize(("sentences", "expected"), [
+    # an outcome section wins over the aim, which names the exposure first ("such as ...")
+    (["OBJECTIVE To study markers of hormone exposure, such as placental weight and parity, and maternal risk of "
+      "breast cancer.", "MAIN OUTCOME MEASURE Incidence of invasive breast cancer."],
+     ("Incidence of invasive breast cancer", 1)),
+    # an association in the section: its last end is the outcome, the asides and how it was rated go
+    (["MAIN OUTCOME MEASURES Associations between age (in years) and provider type (public or private) and users' "
+      "experience of night-time clinic care (waiting, trust), rated on a scale of 0-100."],
+     ("users' experience of night-time clinic care", 0)),
+    (["MAIN OUTCOMES AND MEASURES Primary outcome was abstinence rates at week 12, defined as no smoking."],
+     ("abstinence rates at week 12", 0)),
+    (["Mood was the primary end point.", "Sleep was a secondary end point."], ("Mood", 0)),
+    (["METHODS Cox regression was used to compare one-year risks of major bleeding between switching and continuing "
+      "the first agent."], ("one-year risks of major bleeding", 0)),
+    (["Plasma levels of interleukins (IL-6 (a cytokine), IL-8) and troponin I were measured before surgery."],
+     ("Plasma levels of interleukins and troponin I", 0)),
+    (["We compared drug A with drug B in 200 adults.", "We measured blood pressure at 12 weeks."],
+     ("blood pressure at 12 weeks", 1)),
+    (["OBJECTIVE To evaluate the effects of exercise in pregnancy on gestational weight gain and to quantify harms."],
+     ("gestational weight gain", 0)),
+    (["RESULTS Compared with women with small placentas, the risk of breast cancer was increased among women with "
+      "heavy ones."], ("risk of breast cancer", 0)),
+    # a narrative review, a recommendation, background on other work: no outcome
+    (["Most people with cancer wish to die at home.",
+      "Community nurses can lead the way in providing a palliative care approach for frail patients."], None),
+    (["BACKGROUND Previous studies have measured blood pressure in smokers.", "We review the evidence."], None),
+    (["METHODS Patients were assessed at baseline.", "Data were analysed with SPSS."], None),
+])
+def test_the_outcome_an_abstract_states(sentences, expected):
+    found = stated_outcome(sentences)
+    assert (None if found is None else (found.outcome, found.sentence)) == expected
+
+
+def test_a_phrase_opening_on_such_as_or_a_hanging_gerund_is_a_fragment():
+    assert is_fragment("such as placental weight") and is_fragment("providing a palliative care")
+    assert not is_fragment("smoking cessation") and not is_fragment("bleeding events")
+
+
+def test_the_tables_outcome_is_the_stated_one_where_the_title_named_the_population():
+    """The table's outcome column read "acute myocardial infarction" (the population, from the title)
+    for a study that compared bleeding risks; the abstract's statement of what it measured wins."""
+    abstract = ["METHODS We studied 9,000 patients with acute myocardial infarction.",
+                "Cox regression was used to compare one-year risks of major bleeding between switching and "
+                "continuing the first agent."]
+    title = "Effects of switching antiplatelet agents on acute myocardial infarction"
+    assert document_ico(None, [], title=title).outcome == "acute myocardial infarction"
+    got = document_ico(None, abstract, title=title)
+    assert got.outcome == "one-year risks of major bleeding"
+    # an outcome the finding sentence itself names stays: it is what the finding compares
+    finding = "Mortality was lower with switching than with continuing."
+    assert document_ico(finding, abstract, title=title).outcome == "Mortality"

@@ -1,7 +1,7 @@
 """Intervention, comparator and outcome of a finding, read from its sentence by patterns.
 
 Over 600 lines: one concept (a study's PICO read by patterns: finding sentence, title, abstract
-arms, population), whose patterns share their phrase pieces.
+arms, population, the outcome the abstract states), whose patterns share their phrase pieces.
 
 A trial's result sentence names what was compared and on what: "Compared with losartan,
 telmisartan reduced FPG by 8%", "HDLC in the exercise group was significantly higher than in the
@@ -23,13 +23,19 @@ title and abstract for who the study included, from the sentences about the stud
 (`study_sentences`: not a report of earlier work, an aside, or a background section while anything
 else names them), every group a sentence lists; measured against hand labels (`population` in
 evals/results/study_design.json).
+
+What the abstract states was measured (`stated_outcome`: an outcome section, a named primary
+outcome, "... were measured", the aim, a result naming its quantity) is the one outcome reader the
+evidence table (where its finding names none, or its title's reading disagrees) and the chat's
+outcome answers share.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -534,6 +540,18 @@ def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | 
         fallback = plain.outcome
         fits = fallback and is_outcome(fallback, population=population, exposure=out.intervention)
         out = ICO(intervention=out.intervention, comparator=out.comparator, outcome=fallback if fits else None)
+    # What the abstract says outright it measured wins over an outcome its title or the claim suggested
+    # (the people studied, the exposure), and any outcome it states fills an empty cell; one the finding
+    # sentence itself names stays, being what it compares.
+    stated = stated_outcome(sentences, population=population or extract_population(title, sentences)) \
+        if sentences else None
+    named_by_finding = bool(out.outcome and finding and set(tokens(out.outcome)) <= set(tokens(finding)))
+    if stated and (out.outcome is None or (stated.outright and not named_by_finding
+                                           and not set(tokens(out.outcome)) & set(tokens(stated.outcome)))):
+        outcome = _cell(stated.outcome)
+        # an exposure that is the outcome's own words is the outcome read twice
+        drop = out.intervention and outcome and set(tokens(out.intervention)) <= set(tokens(outcome))
+        out = ICO(intervention=None if drop else out.intervention, comparator=out.comparator, outcome=outcome)
     if out.comparator is None:
         control = stated_control([finding or "", *sentences, title or ""])
         if control and control not in ((out.intervention or "").lower(), (out.outcome or "").lower()):
@@ -546,10 +564,13 @@ _FRAGMENT = re.compile(r"\b(?:would|could|should|can|may|might|will|shall|is|are
                        r"had|does|did|provides?|suffers?|appears?|seems?|remains?|expected)\b|^(?:whether|this|these|"
                        r"that|however|it|there|thus|which|we|our|here)\b", _I)
 CELL_MAX_WORDS = 15
-# A phrase that opens on a preposition or conjunction is the tail of a clause ("as placental weight");
-# the Latin "in vitro" / "in vivo" terms are nouns' modifiers.
-_CUT_START = re.compile(r"(?:as|and|or|but|nor|of|to|than|with|without|by|from|at|on|in|into|because|since|when|"
+# A phrase that opens on a preposition or conjunction is the tail of a clause ("as placental weight",
+# "such as placental weight"); the Latin "in vitro" / "in vivo" terms are nouns' modifiers.
+_CUT_START = re.compile(r"(?:such\s+as|as|and|or|but|nor|of|to|than|with|without|by|from|at|on|in|into|because|since|when|"
                         r"while|whereas|although|though|if|unless|until)\s+(?!(?:vitro|vivo|utero|situ|silico)\b)", _I)
+# A verb's -ing form with its object after it is a clause's predicate, not a measure ("providing a
+# palliative care" cut out of "... can lead the way in providing a palliative care approach").
+_GERUND_START = re.compile(r"\w{3,}ing\s+(?:a|an|the|this|these|that|those|their|its|his|her|our|such)\s", _I)
 
 
 # A phrase cut before its noun: it ends on a function word ("standards ... to streamline vaccine
@@ -599,7 +620,7 @@ def is_fragment(phrase: str, *, arm: bool = False) -> bool:
     modal or opening word, or it is cut before its noun (_CUT_END; for an outcome or exposure, not an
     `arm`, any modifier at its end too: _MODIFIER_END)."""
     p = phrase.strip(" .,;:")
-    if _FRAGMENT.search(p) or (not arm and _CUT_START.match(p)):
+    if _FRAGMENT.search(p) or (not arm and (_CUT_START.match(p) or _GERUND_START.match(p))):
         return True
     last = p.split()[-1].lower() if p.split() else ""
     cut = _CUT_END.search(p) or (not arm and _MODIFIER_END.search(p))
@@ -1236,3 +1257,198 @@ def title_ico(title: str | None) -> ICO:
         if read.intervention and (read.outcome or read.comparator):
             return read
     return ICO()
+
+
+# What an abstract states was measured (`stated_outcome`): an outcome section ("MAIN OUTCOME
+# MEASURES Incidence of invasive breast cancer."), "the primary outcome was ...", "we measured ...",
+# "... were measured", "... was used to compare ...", the aim ("to examine the effect of X on Y", "the
+# association between X and Y"), or a result whose measured quantity is named ("the incidence of X
+# was lower"). A narrative review or an editorial states none, and is given none.
+class StatedOutcome(BaseModel):
+    """The outcome an abstract states, and the index of the sentence that states it."""
+
+    outcome: str = Field(description="The outcome phrase, whole, as the sentence words it.")
+    sentence: int = Field(description="Index of the sentence that states it.")
+    said_as: Literal["section", "named", "measured", "aim", "result"] = Field(
+        description="How the sentence states it: an outcome section, a named primary or secondary outcome, what "
+                    "the study says it measured (the three say it outright), the study's aim, or a result.")
+
+    @property
+    def outright(self) -> bool:
+        """Whether the sentence says outright that this was measured (not an aim's or a result's wording)."""
+        return self.said_as in ("section", "named", "measured")
+
+
+_OUTCOME_HEADING = re.compile(r"\b(?:OUTCOMES?|END\s*-?\s*POINTS?)\b")
+# The same heading in title case, which the segmenter does not take for one: "Main Outcomes and Measures ...".
+_OUTCOME_LABEL = re.compile(r"^(?:(?:Main|Primary)\s+)?Outcomes?(?:\s+(?:and\s+)?Measures?)?\s+(?=[A-Z])")
+_RESULT_HEADING = re.compile(r"\bRESULTS?\b")
+# An aside in brackets goes, not one a word is built on ("(GUSTO)-defined bleeding").
+_ASIDE = re.compile(r"\s*(?:\([^()]*\)|\[[^\[\]]*\])(?=[\s,;.:]|$)")
+# Where a stated outcome ends: a clause, how it was measured, or the people and setting it was measured in.
+_STATED_END = re.compile(
+    r"\s*[;:]|\.(?:\s|$)|,\s+(?:defined|measured|assessed|rated|evaluated|expressed|determined|calculated|estimated|"
+    r"adjusted|adjusting|controlling|ascertained|as|which|that|using|with|based|according|at|by|in|among|during|"
+    r"from|while|whereas|and\s+(?:to|we|the\s+(?:secondary|other))\b)\b|"
+    r"\s+(?:(?:as|and)\s+)?(?:assessed|measured|defined|determined|evaluated|rated|estimated|quantified|ascertained|"
+    r"expressed|confirmed|stratified|adjusted)\s+(?:by|with|using|as|on|in|at|from|through|via|during|over|for|after)\b|"
+    r"\s+(?:using|through|via|according\s+to|based\s+on|between|among|across|versus|vs\.?|and\s+to|"
+    r"and\s+(?:we|it|they)\b)\b|"
+    r"\s+(?:in|among|for)\s+(?:(?:a|an|the|all|both|each|\d[\d,.]*|[\w-]+)\s+){0,4}?" + _HEAD + r"\b", _I)
+_VERB_ONLY = re.compile(r"^\w+(?:ed|en)$", _I)
+_STATED_LEAD = re.compile(r"^(?:(?:the|a|an|our|its|their|potential|possible)\s+)+", _I)
+_STATED_MAX_WORDS = 30
+# The subject of "... were measured" that is no measured quantity.
+_NOT_MEASURED = re.compile(r"^(?:data|samples?|specimens?|records?|charts?|questionnaires?|results?|analys[ie]s|"
+                           r"outcomes?|variables?|parameters?|measurements?|it|this|these|they|all|each|both|study|"
+                           r"studies|trials?|models?|methods?|groups?|differences?|associations?|quality|characteristics|"
+                           r"baseline\s+characteristics|eligibility|consent|information|compliance\s+with|interviews?|"
+                           r"sessions?|transcripts?|recordings?|images?|videos?|scans?|surveys?)\b", _I)
+_ASSOCIATION_OF = re.compile(r"\b(?:associations?|relationships?|relations?|links?|correlations?)\s+(?:between|of)\s+"
+                             r"(?P<rest>.+)$", _I)
+# The outcome a section or a "primary outcome" sentence names.
+_NAMED_OUTCOME = re.compile(
+    r"(?<!\bof\s)(?<!\bof\sthe\s)\b(?:primary|main|principal|secondary|co-?primary|key)\s+(?:(?:efficacy|safety|clinical|study|composite)\s+)?"
+    r"(?:outcomes?|end-?\s?points?|outcome\s+measures?|measures?\s+of\s+outcome)\s+(?:measures?\s+)?(?:was|were|is|are|"
+    r"included|includes|comprised|consisted\s+of)\s+(?P<o>.+)$", _I)
+_NAMED_SUBJECT = re.compile(
+    r"^(?P<o>[^;:]{2,150}?)\s+(?:was|were|is|are)\s+(?:the\s+|our\s+)?(?:primary|main|principal|secondary)\s+"
+    r"(?:(?:efficacy|safety|study)\s+)?(?:outcomes?|end-?\s?points?|outcome\s+measures?)\b", _I)
+_MEASURED = (r"(?P<verb>measured|assessed|evaluated|quantified|recorded|determined|estimated|monitored|ascertained|"
+             r"compared)")
+_WE_MEASURED = re.compile(r"\bwe\s+(?:also\s+|then\s+|\w+ly\s+)?" + _MEASURED + r"\s+(?P<o>.+)$", _I)
+_WERE_MEASURED = re.compile(r"^(?P<o>[^;:]{2,200}?)\s+(?:was|were)\s+(?:also\s+|then\s+|\w+ly\s+)?" + _MEASURED
+                            + r"\b", _I)
+_USED_TO = re.compile(r"\b(?:was|were)\s+used\s+to\s+(?P<verb>compare|estimate|assess|evaluate|measure|quantify|"
+                      r"determine|calculate)\s+(?P<o>.+)$", _I)
+# A sentence that states the study's aim.
+_AIM_HEADING = re.compile(r"\b(?:OBJECTIVES?|AIMS?|PURPOSE|GOALS?)\b")
+_AIM = re.compile(r"^to\s+\w+|\bthe\s+(?:aim|objective|purpose|goal)s?\s+(?:of\s+[^,]+?\s+)?(?:was|were|is)\s+to\b|"
+                  r"\bwe\s+(?:aimed|sought|set\s+out|wanted|wished)\s+to\b|\b(?:this|the\s+present|the\s+current|our)\s+"
+                  r"(?:[\w-]+\s+)?(?:study|trial|analysis|review)\s+(?:was\s+designed\s+to|aimed\s+to|aims\s+to|sought\s+to|"
+                  r"was\s+undertaken\s+to|was\s+conducted\s+to)\b|\bwe\s+(?:\w+ly\s+)?(?:examined|investigated|explored|"
+                  r"studied)\b", _I)
+_EFFECT_OF_ON = re.compile(r"\b(?:effects?|impacts?|influence|efficacy|effectiveness)\s+of\s+.+?\s+(?:on|upon)\s+"
+                           r"(?P<o>.+)$", _I)
+_WHETHER = re.compile(r"\b(?:whether|if)\s+.+?\s+(?:(?:is|are|was|were)\s+(?:\w+ly\s+)?(?:associated\s+with|related\s+to|"
+                      r"linked\s+to)|(?:reduces?|increases?|improves?|prevents?|affects?|lowers?|raises?|decreases?|"
+                      r"predicts?|alters?|changes?))\s+(?:(?:a|an|the)\s+)?(?:(?:lower|higher|reduced|increased|"
+                      r"reduction|increase|decrease|change|improvement)s?\s+(?:in|of)\s+)?(?P<o>.+)$", _I)
+# A result that names its measured quantity: "the incidence of X was lower", "Mean HbA1c levels were similar".
+_MEASURE_NOUN = (r"(?:incidence|rates?|risks?|odds|hazards?|prevalence|proportions?|percentages?|numbers?|frequency|"
+                 r"frequencies|levels?|concentrations?|scores?|duration|length|mortality|survival|values?|counts?)")
+_RESULT = re.compile(r"^(?:compared\s+(?:with|to)\s+[^,]{2,200},\s+)?(?P<o>(?:[\w-]+\s+){0,3}?" + _MEASURE_NOUN
+                     + r"\b[^,;:]{0,80}?)\s+(?:was|were|did)\s+(?:\w+ly\s+)?(?:not\s+)?(?:\w+ly\s+)?(?:lower|higher|"
+                     r"increased|decreased|reduced|greater|smaller|shorter|longer|similar|different|differ|unchanged|"
+                     r"elevated|improved|doubled|halved|comparable|raised|worse|better)\b", _I)
+
+
+def _unnested(text: str) -> str:
+    """`text` without what brackets hold inside other brackets, so that the outer aside can go whole
+    ("interleukins (tumour necrosis factor-alpha (TNF-alpha), interleukin (IL)-6)")."""
+    out: list[str] = []
+    depth = 0
+    for ch in text:
+        if ch in "([":
+            depth += 1
+            if depth == 1:
+                out.append(ch)
+        elif ch in ")]" and depth:
+            if depth == 1:
+                out.append(ch)
+            depth -= 1
+        elif depth <= 1:
+            out.append(ch)
+    return "".join(out)
+
+
+def _stated_phrase(text: str) -> str | None:
+    """The outcome phrase at the start of `text`, ended where _STATED_END says; an association's
+    outcome is its last end ("associations between X and Y and Z" -> "Z"). None when what is left
+    is no noun phrase or is too long to be one."""
+    p = " ".join(_ASIDE.sub("", _unnested(text)).split())
+    association = _ASSOCIATION_OF.match(_STATED_LEAD.sub("", p))
+    if association:
+        rest = association.group("rest")
+        rest = rest[: m.start()] if (m := _STATED_END.search(rest)) else rest
+        ends = re.split(r"\s+with\s+|,?\s+and\s+", rest, flags=_I)
+        p = ends[-1] if len(ends) > 1 else ""
+    p = p[: m.start()] if (m := _STATED_END.search(p)) else p
+    p = _STATED_LEAD.sub("", p.strip(" ,.;:")).strip(" ,.;:")
+    # "Analysis of the primary outcome was conducted using ...": a verb, not what was measured
+    if not p or len(p.split()) > _STATED_MAX_WORDS or is_fragment(p) or _VERB_ONLY.match(p):
+        return None
+    return p
+
+
+def _named(body: str) -> str | None:
+    if m := _NAMED_OUTCOME.search(body):
+        return _stated_phrase(m.group("o"))
+    if m := _NAMED_SUBJECT.match(body):
+        return _stated_phrase(m.group("o"))
+    return None
+
+
+def _measured(body: str) -> str | None:
+    for pattern in (_WE_MEASURED, _USED_TO, _WERE_MEASURED):
+        m = pattern.search(body)
+        if not m:
+            continue
+        o = m.group("o")
+        if pattern is _WERE_MEASURED and _NOT_MEASURED.match(_STATED_LEAD.sub("", o)):
+            continue
+        # "We compared drug A with drug B" names the arms, not what was measured.
+        if m.group("verb").lower().startswith("compar") and re.search(
+                r"\b(?:with|to|against)\b", _STATED_END.split(o, maxsplit=1)[0], _I):
+            continue
+        if (found := _stated_phrase(o)) is not None:
+            return found
+    return None
+
+
+def _aimed(body: str) -> str | None:
+    for pattern in (_EFFECT_OF_ON, _WHETHER):
+        if (m := pattern.search(body)) and (found := _stated_phrase(m.group("o"))):
+            return found
+    if m := _ASSOCIATION_OF.search(body):
+        return _stated_phrase(m.group(0))
+    return None
+
+
+def _result(body: str) -> str | None:
+    m = _RESULT.match(_OPENING.sub("", body))
+    return _stated_phrase(m.group("o")) if m else None
+
+
+def stated_outcome(sentences: Sequence[str], *, population: str | None = None) -> StatedOutcome | None:
+    """The outcome the abstract states was measured, and the sentence that states it, else None:
+    first an outcome section's, then a "primary outcome" sentence's, then what the study says it
+    measured, then its stated aim, then a result that names its measured quantity; each the first
+    sentence about the study itself (not background or earlier work) that states one that can fill
+    the outcome column (is_outcome: a whole noun phrase, not the people studied)."""
+    skip = not_about_this_study(sentences)
+    headings = section_headings(sentences)
+    bodies = [_first_sentence(without_section_label(s)).strip() for s in sentences]
+
+    def section(i: int) -> str | None:
+        body = _OUTCOME_LABEL.sub("", bodies[i])
+        if body == bodies[i] and (not _OUTCOME_HEADING.search(headings[i]) or _RESULT_HEADING.search(headings[i])):
+            return None
+        said = _named(body) or _measured(body)
+        # the section's heading says what follows it is the outcome: a phrase without a verb of its own
+        return said or _stated_phrase(body)
+
+    def aimed(i: int) -> str | None:
+        return _aimed(bodies[i]) if _AIM_HEADING.search(headings[i]) or _AIM.search(bodies[i]) else None
+
+    readers: list[tuple[Literal["section", "named", "measured", "aim", "result"], Callable[[int], str | None]]] = [
+        ("section", section), ("named", lambda i: _named(bodies[i])), ("measured", lambda i: _measured(bodies[i])),
+        ("aim", aimed), ("result", lambda i: _result(bodies[i]))]
+    for said_as, read in readers:
+        for i in range(len(sentences)):
+            if i in skip:
+                continue
+            phrase = read(i)
+            if phrase and is_outcome(phrase, population=population):
+                return StatedOutcome(outcome=phrase, sentence=i, said_as=said_as)
+    return None
