@@ -235,7 +235,8 @@ def test_one_source_of_evidence_is_said_in_the_singular() -> None:
               "sample_size": 1},
              {"id": "d2", "title": "Other", "local_label": "No Evidence", "direction": "no evidence",
               "design": "narrative_review"}]
-    one = _evidence(views, {"d1": ["Cells migrated less."], "d2": ["Neutrophils are reviewed."]})
+    one = _evidence(views, {"d1": ["Cells migrated less.", "We describe the case of a 45-year-old woman."],
+                            "d2": ["Neutrophils are reviewed."]})
     strength = answer_free("How strong is the evidence overall?", one).text.splitlines()
     assert strength[1] == "It is an in vitro study."
     kinds = answer_free("What kinds of studies were there?", one).text.splitlines()
@@ -245,7 +246,7 @@ def test_one_source_of_evidence_is_said_in_the_singular() -> None:
         "The one document read (no evidence on the claim) is a narrative review.")
     assert "no sentence of its one document mentions 'zebrafish'" in answer_free("What about zebrafish?", only).text
     limits = answer_free("What are the main limitations of the evidence?", one).text
-    assert "- d1 Cells (True) had 1 participant." in limits.splitlines()
+    assert "- d1 Cells (True) had 1 participant. [d1#1]" in limits.splitlines()
     several = _evidence([views[0], {**views[0], "id": "d3", "design": "rct"}], {})
     assert answer_free("How strong is the evidence overall?", several).text.splitlines()[1] == (
         "They are 1 RCT and 1 in vitro study.")
@@ -297,4 +298,90 @@ def test_an_outcome_answer_names_an_outcome_only_where_the_cell_is_one() -> None
                      "outcome": "care providers"}],
                    {"d1": ["We studied 1,200 patients with acute myocardial infarction."]})
     text = answer_free("What outcome was measured?", ev).text
-    assert text.startswith("The report gives no outcome for the 2 sources"), text
+    assert text == ("None of the 2 sources that give evidence on the claim states an outcome: no sentence of their "
+                    "abstracts says what was measured."), text
+
+
+# Follow-up readers rejected outcomes copied from the evidence table's cell: the exposure ("such as
+# placental weight", a fragment besides), the population ("acute myocardial infarction" for a study
+# of switching drugs), a narrative review's recommendation ("providing a palliative care"), and
+# the respondents' providers where the MAIN OUTCOME MEASURES sentence named their experience.
+def _outcome_views() -> list[dict]:
+    return [
+        {"id": "c1", "title": "Placental size and later maternal breast cancer", "local_label": "No Evidence",
+         "direction": "no evidence", "design": "cohort", "population": "women who gave birth",
+         "intervention": "breast cancer", "outcome": "such as placental weight"},
+        {"id": "c2", "title": "Switching antiplatelet agents in acute myocardial infarction", "local_label": "No Evidence",
+         "direction": "no evidence", "design": "cohort", "population": "myocardial infarction patients",
+         "outcome": "acute myocardial infarction"},
+        {"id": "c3", "title": "Building up community palliative care", "local_label": "No Evidence",
+         "direction": "no evidence", "design": "narrative_review", "outcome": "providing a palliative care"},
+        {"id": "c4", "title": "Night-time clinic users and their providers", "local_label": "No Evidence",
+         "direction": "no evidence", "design": "cross_sectional", "outcome": "providers of night-time clinic care"},
+    ]
+
+
+OUTCOME_ABSTRACTS = {
+    "c1": ["BACKGROUND Placental hormones may affect the breast.",
+           "OBJECTIVE To study markers of hormone exposure, such as placental weight and parity, and maternal risk "
+           "of breast cancer.",
+           "DESIGN Cohort study of 40,000 women who gave birth in two regions.",
+           "MAIN OUTCOME MEASURE Incidence of invasive breast cancer.",
+           "RESULTS Heavier placentas went with more breast cancer."],
+    "c2": ["AIMS Little is known about how often antiplatelet agents are switched in acute myocardial infarction.",
+           "METHODS AND RESULTS We studied 9,000 myocardial infarction patients in 200 hospitals.",
+           "Cox regression was used to compare one-year risks of major bleeding between switching and continuing "
+           "the first agent.",
+           "Switching was not associated with more bleeding."],
+    "c3": ["Most people with cancer wish to die at home.",
+           "Community nurses can lead the way in providing a palliative care approach for frail patients.",
+           "Such care deserves better funding."],
+    "c4": ["OBJECTIVE To describe the experience of users of night-time clinics.",
+           "MAIN OUTCOME MEASURES Associations between age (in years) and provider type (public or private) and "
+           "users' experience of night-time clinic care (waiting, trust), rated on a scale of 0-100.",
+           "RESULTS Private providers of night-time clinic care were rated lower."],
+}
+
+
+def test_an_outcome_is_quoted_from_the_sentence_that_states_what_was_measured() -> None:
+    from claimscope.agent.chat.free import answer_free
+
+    answer = answer_free("What outcome was measured?", _evidence(_outcome_views(), OUTCOME_ABSTRACTS))
+    lines = answer.text.splitlines()
+    assert lines[2:5] == [
+        "- c1 Placental size and later maternal breast cancer (No Evidence): Incidence of invasive breast cancer [c1#3]",
+        "- c2 Switching antiplatelet agents in acute myocardial infarction (No Evidence): one-year risks of major "
+        "bleeding [c2#2]",
+        "- c4 Night-time clinic users and their providers (No Evidence): users' experience of night-time clinic care "
+        "[c4#1]"], lines
+    # the narrative review is said to state none, in one line, and given no outcome
+    assert lines[5] == ("c3 Building up community palliative care (No Evidence) states no outcome: no sentence of its "
+                        "abstract says what was measured."), lines
+    assert lines[1] == "Of the 4 documents it read, 3 state what was measured:"
+    assert "such as" not in answer.text and "providing" not in answer.text and answer.citations == [
+        "c1#3", "c2#2", "c4#1"]
+
+
+def test_a_sample_size_is_cited_to_the_sentence_that_counts_it_or_not_said() -> None:
+    """'COPD patients (n = 96)' cited a sentence without the 96; '18 participants' cited 'Five hundred
+    six adult (>=18 years) smokers were randomized'."""
+    from claimscope.agent.chat.free import answer_free
+
+    views = [{"id": "s1", "title": "Serum markers and lung function", "local_label": "True", "direction": "supports",
+              "design": "cohort", "population": "COPD patients", "sample_size": 96},
+             {"id": "s2", "title": "Two drugs to quit smoking", "local_label": "False", "direction": "opposes",
+              "design": "rct", "population": "cigarette smokers", "sample_size": 18}]
+    ev = _evidence(views, {
+        "s1": ["We related serum markers to the decline of lung function in COPD patients.",
+               "METHODS Serum markers were measured in 96 COPD patients."],
+        "s2": ["Five hundred six adult (\u226518 years) cigarette smokers were randomly assigned.",
+               "Abstinence was higher with the two drugs."]})
+    people = answer_free("What populations were studied?", ev)
+    line = next(x for x in people.text.splitlines() if x.startswith("- s1 "))
+    assert line.endswith("COPD patients (n = 96) [s1#0, s1#1]"), line
+    assert "(n = 18)" not in people.text
+    size = answer_free("How many participants were there?", ev).text.splitlines()
+    assert size[0] == "Of the 2 sources that give evidence on the claim, 1 states how many took part:"
+    assert size[1].endswith(": n = 96 [s1#1]") and not any("18" in x for x in size), size
+    limits = answer_free("What are the main limitations of the evidence?", ev).text
+    assert "had 96 participants. [s1#1]" in limits and "18 participants" not in limits, limits

@@ -1,8 +1,9 @@
 """Free follow-up questions answered from the report's evidence, by rules (no model): the
 question's facet (study design, population, sample size, outcome, intervention, consistency,
-limitations, strength of the evidence) is answered from the report's evidence table and labels,
-the sources that give evidence on the claim first; any other question from the sentences of the
-report's documents that share its topic words, quoted and cited. When the report holds nothing on a
+limitations, strength of the evidence) is answered from the report's evidence table and labels (an
+outcome from the sentence of each abstract that states what was measured, a sample size only where
+a sentence states that number), the sources that give evidence on the claim first; any other
+question from the sentences of the report's documents that share its topic words, quoted and cited. When the report holds nothing on a
 question the answer says so, and never lists sentences that do not bear on it.
 
 Every line that states what a source says or is cites the sentence that says it; a line without a
@@ -21,10 +22,12 @@ from claimscope.agent.chat.questions import _stem, document_direction, question_
 from claimscope.agent.chat.wording import cite, count, listed, source_text, top_aspects
 from claimscope.agent.report.common import population_cell
 from claimscope.agent.report.model import DocumentView
-from claimscope.tools.appraise.ico import is_outcome, not_about_this_study
+from claimscope.tools.appraise.ico import not_about_this_study, stated_outcome
+from claimscope.tools.appraise.sample_size import states_size
 from claimscope.tools.appraise.study_design import Design, design_name, design_sentence
 from claimscope.tools.models import Document, SentenceKey
 from claimscope.tools.read.hierarchy.terms import _terms
+from claimscope.tools.text.segmenter import without_section_label
 
 Facet = Literal["limitations", "consistency", "strength", "design", "sample_size", "outcome", "population",
                 "intervention"]
@@ -177,6 +180,32 @@ class ReportEvidence:
                 return str(SentenceKey.sentence(doc_id, i))
         return None
 
+    def size_key(self, v: dict[str, Any]) -> str | None:
+        """The key of the first sentence about the study itself that states its sample size as a
+        number of people (states_size: not the same digits counting years or doses), if any."""
+        n, doc = v.get("sample_size"), self.docs.get(v["id"])
+        if n is None or doc is None:
+            return None
+        skip = not_about_this_study(doc.sentences)
+        return next((str(SentenceKey.sentence(v["id"], i)) for i, s in enumerate(doc.sentences)
+                     if i not in skip and states_size(without_section_label(s), n)), None)
+
+    def stated_size(self, v: dict[str, Any]) -> int | None:
+        """The document's sample size where a sentence of it or its title states that number, else
+        None: a number the answer could not cite is not said."""
+        n = v.get("sample_size")
+        if n is None:
+            return None
+        return n if self.size_key(v) or states_size(str(v.get("title") or ""), n) else None
+
+    def outcome(self, v: dict[str, Any]) -> tuple[str, str] | None:
+        """What the document's abstract states was measured and the key of the sentence that states it
+        (stated_outcome, the reader the evidence table's outcome column uses too); None when no
+        sentence does (a narrative review, an editorial, a background-only abstract)."""
+        doc = self.docs.get(v["id"])
+        found = stated_outcome(doc.sentences, population=v.get("population")) if doc is not None else None
+        return (found.outcome, str(SentenceKey.sentence(v["id"], found.sentence))) if found else None
+
 
 def answer_free(question: str, ev: ReportEvidence) -> FreeAnswer:
     """The answer to a free question: by its facet, else from the sentences that share its topic."""
@@ -187,7 +216,9 @@ def answer_free(question: str, ev: ReportEvidence) -> FreeAnswer:
         return out
     if facet == "design":
         return _design(question, ev)
-    if facet in ("population", "sample_size", "outcome", "intervention"):
+    if facet == "outcome":
+        return _outcome(ev)
+    if facet in ("population", "sample_size", "intervention"):
         return _field(facet, ev)
     if facet == "consistency":
         return _consistency(ev)
@@ -308,45 +339,47 @@ def _article(noun: str) -> str:
 
 _FIELD_WORDS: dict[str, tuple[str, str]] = {
     "population": ("population", "who was studied"), "sample_size": ("sample size", "how many took part"),
-    "outcome": ("outcome", "what was measured"), "intervention": ("intervention", "what was given or compared"),
+    "intervention": ("intervention", "what was given or compared"),
 }
 
 
-def _field_value(facet: str, v: dict[str, Any]) -> str | None:
+def _field_value(ev: ReportEvidence, facet: str, v: dict[str, Any]) -> str | None:
     if facet == "sample_size":
-        return f"n = {v['sample_size']}" if v.get("sample_size") is not None else None
+        n = ev.stated_size(v)
+        return f"n = {n}" if n is not None else None
     if facet == "intervention":
         parts = [p for p in (v.get("intervention"), v.get("comparator")) if p]
         return " compared with ".join(parts) if parts else None
     value = v.get(facet)
-    if facet == "outcome" and not is_outcome(value, population=v.get("population"), exposure=v.get("intervention")):
-        return None  # the cell names who was studied, or the exposure, or a piece of a clause
     if facet == "population" and value:
-        # the evidence table's own cell, so that the answer and the table say the same
+        # the evidence table's own cell, so that the answer and the table say the same; its "(n = N)"
+        # only where a sentence or the title states that number
         return population_cell(DocumentView.model_construct(id=v["id"], population=value,
-                                                          sample_size=v.get("sample_size")))
+                                                          sample_size=ev.stated_size(v)))
     return str(value) if value else None
 
 
 def _field_keys(ev: ReportEvidence, facet: str, v: dict[str, Any]) -> list[str]:
     if facet == "sample_size":
-        phrases = [str(v["sample_size"])] if v.get("sample_size") is not None else []
-    elif facet == "intervention":
+        return [k] if (k := ev.size_key(v)) else []
+    if facet == "intervention":
         phrases = [p for p in (v.get("intervention"), v.get("comparator")) if p]
     else:
         phrases = [str(v.get(facet) or "")]
     # what the study did is cited to a sentence about it, not to background on other work
     keys = [k for p in phrases if (k := ev.sentence_with(v["id"], p, this_study=True))]
+    if facet == "population" and (size := ev.size_key(v)):
+        keys.append(size)  # the "(n = N)" of the cell is cited to the sentence that counts them
     return list(dict.fromkeys(keys))
 
 
 def _field(facet: str, ev: ReportEvidence) -> FreeAnswer:
-    """Population, sample size, outcome or intervention: the evidence table's cell of each source that
-    gives evidence, then of the other documents read, each cited to the sentence that states it."""
+    """Population, sample size or intervention: the evidence table's cell of each source that gives
+    evidence, then of the other documents read, each cited to the sentence that states it."""
     out = FreeAnswer()
     noun, plain = _FIELD_WORDS[facet]
     if ev.evidence:
-        stated = [(v, val) for v in ev.evidence if (val := _field_value(facet, v))]
+        stated = [(v, val) for v in ev.evidence if (val := _field_value(ev, facet, v))]
         e = len(ev.evidence)
         if stated:
             out.add(f"The one source that gives evidence on the claim, and {plain}:" if e == 1 else
@@ -360,7 +393,7 @@ def _field(facet: str, ev: ReportEvidence) -> FreeAnswer:
     else:
         out.add(ev.evidence_line())
     if ev.read:
-        stated = [(v, val) for v in ev.read if (val := _field_value(facet, v))]
+        stated = [(v, val) for v in ev.read if (val := _field_value(ev, facet, v))]
         r = len(ev.read)
         which = (("the one other document read" if r == 1 else f"the {r} documents read that give no evidence on it")
                  if ev.evidence else ("the one document it read" if r == 1 else f"the {r} documents it read"))
@@ -380,9 +413,77 @@ def _field(facet: str, ev: ReportEvidence) -> FreeAnswer:
 def _field_lines(ev: ReportEvidence, facet: str, stated: list[tuple[dict[str, Any], str]], out: FreeAnswer) -> None:
     for v, val in stated[:_LIST_MAX]:
         keys = _field_keys(ev, facet, v)
-        where = " (its title)" if not keys and _in_title(val, v) else ""
+        in_title = (states_size(str(v.get("title") or ""), v["sample_size"]) if facet == "sample_size"
+                    else _in_title(val, v))
+        where = " (its title)" if not keys and in_title else ""
         out.add(f"- {ev.labelled(v)}: {val}{where}", keys)
     _and_more(out, stated)
+
+
+_NO_OUTCOME = "no sentence of its abstract says what was measured"
+
+
+def _outcome(ev: ReportEvidence) -> FreeAnswer:
+    """What each source measured, as the sentence of its abstract that states it words it, cited to
+    that sentence (the evidence table's cell is not enough: it may come from the title or the claim);
+    the sources that give evidence first, then the other documents read. A source whose abstract
+    states no outcome (a narrative review, an editorial) is said to state none."""
+    out = FreeAnswer()
+    plain = "what was measured"
+    if ev.evidence:
+        stated = [(v, found) for v in ev.evidence if (found := ev.outcome(v))]
+        e = len(ev.evidence)
+        if stated:
+            out.add(f"The one source that gives evidence on the claim, and {plain}:" if e == 1 else
+                    f"All {e} sources that give evidence on the claim state {plain}:" if len(stated) == e else
+                    f"Of the {e} sources that give evidence on the claim, {len(stated)} "
+                    f"{'states' if len(stated) == 1 else 'state'} {plain}:")
+            _outcome_lines(ev, stated, out)
+            _stated_none(ev, _unstated(ev.evidence, stated), out)
+        elif e == 1:
+            out.add(f"The one source that gives evidence on the claim states no outcome: {_NO_OUTCOME}.")
+        else:
+            out.add(f"None of the {e} sources that give evidence on the claim states an outcome: no sentence of "
+                    f"their abstracts says what was measured.")
+    else:
+        out.add(ev.evidence_line())
+    if ev.read:
+        stated = [(v, found) for v in ev.read if (found := ev.outcome(v))]
+        r = len(ev.read)
+        which = (("the one other document read" if r == 1 else f"the {r} documents read that give no evidence on it")
+                 if ev.evidence else ("the one document it read" if r == 1 else f"the {r} documents it read"))
+        if stated and r == 1:
+            out.add(f"For {which}, {plain}:")
+            _outcome_lines(ev, stated, out)
+        elif stated:
+            out.add(f"Of {which}, {len(stated)} {'states' if len(stated) == 1 else 'state'} {plain}:")
+            _outcome_lines(ev, stated, out)
+            _stated_none(ev, _unstated(ev.read, stated), out)
+        elif r == 1:
+            out.add(f"{which[0].upper()}{which[1:]} states no outcome: {_NO_OUTCOME}.")
+        else:
+            out.add(f"None of {which} states an outcome: no sentence of their abstracts says what was measured.")
+    return out
+
+
+def _outcome_lines(ev: ReportEvidence, stated: list[tuple[dict[str, Any], tuple[str, str]]],
+                   out: FreeAnswer) -> None:
+    for v, (outcome, key) in stated[:_LIST_MAX]:
+        out.add(f"- {ev.labelled(v)}: {outcome}", [key])
+    _and_more(out, stated)
+
+
+def _unstated(views: list[dict[str, Any]], stated: list[tuple[dict[str, Any], Any]]) -> list[dict[str, Any]]:
+    ids = {v["id"] for v, _ in stated}
+    return [v for v in views if v["id"] not in ids]
+
+
+def _stated_none(ev: ReportEvidence, rest: list[dict[str, Any]], out: FreeAnswer) -> None:
+    """One line for the sources listed above that state no outcome: named when one, counted when more."""
+    if len(rest) == 1:
+        out.add(f"{ev.labelled(rest[0])} states no outcome: {_NO_OUTCOME}.")
+    elif rest:
+        out.add(f"The other {len(rest)} state no outcome: no sentence of their abstracts says what was measured.")
 
 
 def _in_title(value: str, v: dict[str, Any]) -> bool:
@@ -463,10 +564,11 @@ def _limitations(ev: ReportEvidence) -> FreeAnswer:
     for v in weak[:_LIST_MAX]:
         line, keys = _design_line(ev, v, f" is {_design_said(v)}")
         out.add(line + ".", keys)
-    small = [v for v in ev.evidence if v.get("sample_size") is not None and v["sample_size"] < 100]
-    for v in small[:_LIST_MAX]:
-        out.add(f"- {ev.labelled(v)} had {count(v['sample_size'], 'participant')}.",
-                _field_keys(ev, "sample_size", v))
+    # a small sample is said only where a sentence (or the title) states that number, and cited to it
+    small = [(v, size) for v in ev.evidence if (size := ev.stated_size(v)) is not None and size < 100]
+    for v, size in small[:_LIST_MAX]:
+        out.add(f"- {ev.labelled(v)} had {count(size, 'participant')}" + ("" if ev.size_key(v) else " (its title)")
+                + ".", _field_keys(ev, "sample_size", v))
     for v in ev.evidence:
         if v.get("retracted"):
             out.add(f"- {ev.labelled(v)} is retracted.")
