@@ -78,7 +78,8 @@ def build_report(state: InvestigationState, services: Services) -> Report:
     assessments = assessment_records(state)
     # Documents shown: the assessed ones plus any cited anywhere in the tree or explanation.
     docs = load_documents(state, services, list(assessments) or list(meta)[:20])
-    cited = (_cited_doc_ids(state) | set(screen_of(state).get("on_subject", [])[:3])) - set(docs)
+    quoted = _cited_doc_ids(state)
+    cited = (quoted | set(screen_of(state).get("on_subject", [])[:3])) - set(docs)
     if cited:
         docs.update(load_documents(state, services, cited))
 
@@ -94,6 +95,8 @@ def build_report(state: InvestigationState, services: Services) -> Report:
 
     designs = _designs(state, docs)
     documents = _documents(state, docs, services.settings.trust.rerank_weight, text_of, designs)
+    listed = {d.id for d in documents}
+    unweighed = sorted((d for d in quoted - listed if d in docs), key=lambda d: (-retrieval_score(state, d), d))
     verdict = verdict_of(state)
     return Report(
         claim=claim_of(state),
@@ -105,6 +108,7 @@ def build_report(state: InvestigationState, services: Services) -> Report:
         status=str(status_of(state) or "complete"),
         hierarchy=_hierarchy(state, text_of, designs),
         documents=documents,
+        quoted_documents=_documents(state, docs, 0.0, text_of, designs, only=unweighed) if unweighed else [],
         designs=design_summary((d.design, d.direction or "") for d in documents),
         verdict=GlobalVerdicts.from_verdict(verdict) if verdict is not None else GlobalVerdicts(),
         trust=_trust(state),
@@ -260,25 +264,27 @@ def _hierarchy(state: InvestigationState, text_of: Any, designs: dict[str, str |
 
 
 def _documents(state: InvestigationState, docs: dict[str, Document], weight: float, text_of: Any,
-               designs: dict[str, str | None]) -> list[DocumentView]:
+               designs: dict[str, str | None], only: list[str] | None = None) -> list[DocumentView]:
     """The assessed documents, re-ranked by retrieval score combined with trust, with their design,
     population and size, editorial notices, the sentence their label rests on and what it compares (intervention,
     comparator, outcome from that sentence, else from the title, laid out along the claim's relation: the
-    evidence table)."""
+    evidence table). With `only`, those documents in that order, each without a label (the documents an
+    aspect or the explanation quotes that were not weighed: the report's table lists them too)."""
     assessments = assessment_records(state)
     reputation = reputation_records(state)
     trust = trust_record(state).get("scores") or {}
     # The table's columns follow the claim's relation (exposure -> outcome); a debate claim has none.
     oriented_by = None if analysis_record(state).get("claim_kind") == "debate" else claim_of(state)
-    order = [d for d, _ in rerank([(d, retrieval_score(state, d)) for d in assessments],
-                                  trust, weight=weight)] if assessments else list(docs)
+    order = only if only is not None else [d for d, _ in rerank(
+        [(d, retrieval_score(state, d)) for d in assessments], trust, weight=weight)] if assessments else list(docs)
     out = []
     for doc_id in order:
         doc = docs.get(doc_id)
         if doc is None:
             continue
         record = assessments.get(doc_id)
-        a = record["assessment"] if record else _screened(state, doc_id)
+        # A quoted document left out of the weighing reads "not weighed", not the screen's reading of it.
+        a = record["assessment"] if record else {} if only is not None else _screened(state, doc_id)
         tk = (record["takeaway"] if record else None) or {}
         rep = reputation.get(doc_id)
         cited = [i for i in a.get("cited_sentences") or [] if isinstance(i, int) and 0 <= i < len(doc.sentences)]

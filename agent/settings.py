@@ -222,7 +222,7 @@ class TrustSettings(_Section):
 class VerdictSettings(_Section):
     min_node_evidence: int = Field(
         2, ge=1, le=20, description="Segments taking a stance (support or oppose) an aspect needs for a "
-        "label; fewer read 'insufficient evidence'.",
+        "settled consensus; with fewer its label is at most 'leaning' and the report says how little it rests on.",
     )
     top_documents: TopDocuments = Field(5, description="Documents given a takeaway and local label.")
     combined_assessment: bool = Field(

@@ -179,10 +179,18 @@ def test_findings_restate_each_chosen_sentence_or_quote_it():
 
 
 def test_one_segment_does_not_make_an_aspect_generally_supported():
+    # graded as the verdict grades one document, and marked as resting on too little to settle
     one = aspect_consensus([(Stance.SUPPORT, 1.0), (Stance.NEUTRAL, 1.0)], min_evidence=2)
-    assert one.label is GlobalLabel.INSUFFICIENT and one.score == 1.0
+    assert one.label is GlobalLabel.LEANING_SUPPORTED and one.thin and one.score == 1.0
     two = aspect_consensus([(Stance.SUPPORT, 1.0), (Stance.SUPPORT, 0.5)], min_evidence=2)
-    assert two.label is GlobalLabel.GENERALLY_SUPPORTED
+    assert two.label is GlobalLabel.GENERALLY_SUPPORTED and not two.thin
+    # two sentences of one abstract are one study
+    same = [(Stance.SUPPORT, 1.0, "d1"), (Stance.SUPPORT, 0.5, "d1")]
+    assert aspect_consensus(same, min_evidence=2, min_documents_generally=2).label is GlobalLabel.LEANING_SUPPORTED
+    apart = [(Stance.SUPPORT, 1.0, "d1"), (Stance.SUPPORT, 0.5, "d2")]
+    assert aspect_consensus(apart, min_evidence=2, min_documents_generally=2).label is GlobalLabel.GENERALLY_SUPPORTED
+    neutral = aspect_consensus([(Stance.NEUTRAL, 1.0, "d1")], min_evidence=2)
+    assert neutral.label is GlobalLabel.INSUFFICIENT and neutral.thin
     with pytest.raises(Exception, match="min_node_evidence"):
         aspect_consensus([], min_evidence=0)
 

@@ -1,6 +1,7 @@
 """The screen: which of the best-ranked gathered documents are evidence on the claim, read right
 after gathering, and the "insufficient evidence" end of an investigation whose documents hold none;
-with the configured global verdict both it and the aggregate step give.
+with the configured global verdict both it and the aggregate step give, and the configured rule of an
+aspect's consensus.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ from claimscope.tools.read.stance import (
 )
 from claimscope.tools.weigh.verdict import (
     ConfidenceCalibration,
+    Consensus,
+    CountedSegment,
     LocalItem,
     LocalLabel,
     Verdict,
+    aspect_consensus,
     global_verdict,
 )
 
@@ -136,3 +140,14 @@ def configured_verdict(items: list[LocalItem], services: Services, *, debate: bo
     return global_verdict(items, calibration=calibration, pseudo_count=v.confidence_pseudo_count,
                           min_documents_generally=v.min_documents_generally,
                           strong_labels=not debate or v.debate_strong_labels)
+
+
+def configured_consensus(segments: list[CountedSegment], services: Services, *, debate: bool = False) -> Consensus:
+    """The consensus of one aspect, the claim itself included, on its counted (stance, weight, doc id)
+    segments, with the label rules the verdict has: one rule for every level of the tree, so that an
+    aspect and its sub-aspect on the same sentences never read two ways, and the claim never reads
+    "insufficient evidence" beside a verdict drawn from one document."""
+    v = services.settings.verdict
+    return aspect_consensus(segments, min_evidence=v.min_node_evidence,
+                            min_documents_generally=v.min_documents_generally,
+                            strong_labels=not debate or v.debate_strong_labels)

@@ -42,6 +42,7 @@ from claimscope.agent.graph.readers import (
     trust_score,
 )
 from claimscope.agent.graph.screen import (
+    configured_consensus,
     configured_verdict,
     document_decision,
     insufficient_evidence,
@@ -87,7 +88,7 @@ from claimscope.tools.read.hierarchy.facets import (
 )
 from claimscope.tools.read.relevance import classify_segments, node_relevance, relevance_filter
 from claimscope.tools.text.segmenter import without_section_label
-from claimscope.tools.weigh.verdict import LocalItem, LocalLabel, aspect_consensus
+from claimscope.tools.weigh.verdict import CountedSegment, LocalItem, LocalLabel
 
 NodeUpdate = dict[str, Any]
 
@@ -553,17 +554,13 @@ def _aggregate(state: InvestigationState, services: Services) -> NodeUpdate:
     tree = tree_of(state)
     per_node: dict[str, dict[str, Any]] = {}
     for node_id in tree.nodes:
-        pairs = [(stance, doc_weight(state, key.doc_id if (key := SentenceKey.read(k)) else ""))
-                 for k, stance in counted_stances(state, tree, node_id).items()]
-        # The root is the claim itself and counts the evidence the verdict counts: a floor the verdict
-        # does not have would read "insufficient evidence" beside a verdict drawn from one document.
-        floor = 1 if node_id == tree.ROOT else services.settings.verdict.min_node_evidence
-        strong = not debate or services.settings.verdict.debate_strong_labels
-        if node_id == tree.ROOT:
-            # and is as strong as the verdict may be: "generally" needs min_documents_generally documents
-            docs = {key.doc_id for k in counted_stances(state, tree, node_id) if (key := SentenceKey.read(k))}
-            strong = strong and len(docs) >= services.settings.verdict.min_documents_generally
-        per_node[node_id] = aspect_consensus(pairs, min_evidence=floor, strong_labels=strong).model_dump(mode="json")
+        # The root counts the sentences the verdict rests on and every other aspect its classified
+        # segments (readers.counted_stances); what those sentences say is graded by one rule.
+        segments: list[CountedSegment] = []
+        for k, stance in counted_stances(state, tree, node_id).items():
+            doc = key.doc_id if (key := SentenceKey.read(k)) else ""
+            segments.append((stance, doc_weight(state, doc), doc))
+        per_node[node_id] = configured_consensus(segments, services, debate=debate).model_dump(mode="json")
     emit("counts", "aggregate", f"verdict: {verdict.weighted_label} (score {_fmt(verdict.weighted_score)})")
     return {"verdict": verdict.model_dump(mode="json"), "node_consensus": per_node}
 

@@ -90,11 +90,34 @@ def anti_claim_found(r: Report, refs: dict[str, int]) -> str:
     return head + f"; {listed} of the documents below"
 
 
+def unsettled(c: NodeConsensus) -> bool:
+    """Whether an aspect's consensus rests on too little to read as settled: too few sentences taking a
+    side (`thin`), or none graded at all. Its bar is not drawn as a share of a body of evidence."""
+    return c.thin or c.label is GlobalLabel.INSUFFICIENT
+
+
+def _sides(c: NodeConsensus) -> str:
+    """'1 opposing sentence', '2 supporting sentences and 1 opposing sentence'."""
+    return " and ".join(f"{n} {word} sentence{'' if n == 1 else 's'}"
+                        for n, word in ((c.support, "supporting"), (c.oppose, "opposing")) if n)
+
+
+def consensus_words(c: NodeConsensus) -> str:
+    """An aspect's consensus in words (unescaped): its label, and on how little it rests when that is too
+    little to settle ("leaning refuted, on 1 opposing sentence only"); "1 opposing sentence — too little
+    to grade" where no label was given to sentences that take a side. A bare "insufficient evidence"
+    beside a bar all one colour read as a contradiction."""
+    sided = c.support + c.oppose
+    if c.label is GlobalLabel.INSUFFICIENT:
+        return f"{_sides(c)} — too little to grade" if sided else "insufficient evidence: no sentence takes a side"
+    return f"{c.label.value}, on {_sides(c)} only" if c.thin else c.label.value
+
+
 def _node_counts(c: NodeConsensus) -> str:
-    """'+0.50; +3 / =1 / -1' — the score only when it earned a label (an aspect with too little
+    """'+0.50; +3 / =1 / -1' — the score only when it rests on enough (an aspect with too little
     evidence shows its counts, not a '+1.00' from one sentence)."""
     counts = f"+{c.support} / ={c.neutral} / -{c.oppose}"
-    if c.label is GlobalLabel.INSUFFICIENT:
+    if unsettled(c):
         return counts
     return f"{_fmt_score(c.score)}; {counts}"
 
@@ -209,6 +232,43 @@ def _source_order(report: Report) -> list[str]:
     order = [d.id for d in report.documents]
     order += [d for d in cited_sentences(report) if d not in set(order)]
     return order
+
+
+def document_views(r: Report) -> dict[str, DocumentView]:
+    """Every document the report describes, weighed or only quoted, by id."""
+    return {d.id: d for d in [*r.documents, *r.quoted_documents]}
+
+
+def label_cell(r: Report, d: DocumentView | None) -> str:
+    """A document's label in the report's tables (unescaped): its local label; "not weighed" for a document
+    the report cites that was not among those weighed for its verdict; "-" before anything was weighed."""
+    if d is not None and d.local_label is not None:
+        return d.local_label.value
+    return "not weighed" if r.verdict.n_documents else "-"
+
+
+def unweighed_line(r: Report, refs: dict[str, int]) -> str:
+    """'#6 and #7 are quoted in this report but are not among the 5 documents weighed for its verdict.'
+    (unescaped; "" when every cited document was weighed)."""
+    n = r.verdict.n_documents
+    if not n:
+        return ""
+    docs = document_views(r)
+    cited = cited_sentences(r)
+    ids = [f"#{refs[d]}" for d in _source_order(r) if d in cited and (d not in docs or docs[d].local_label is None)]
+    if not ids:
+        return ""
+    listed = ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
+    weighed = "the one document" if n == 1 else f"the {n} documents"
+    return (f"{listed} {'is' if len(ids) == 1 else 'are'} quoted in this report but "
+            f"{'is' if len(ids) == 1 else 'are'} not among {weighed} weighed for its verdict.")
+
+
+def table_order(r: Report) -> list[tuple[str, DocumentView | None]]:
+    """The documents table's rows: every document the report lists or cites, in the order that numbers
+    them (a citation "[6:4]" always finds row 6), with its view where the report has one."""
+    docs = document_views(r)
+    return [(d, docs.get(d)) for d in _source_order(r)]
 
 
 def _trust_line(t: TrustSummary) -> str:

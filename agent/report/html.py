@@ -17,11 +17,17 @@ from claimscope.agent.report.common import (
     _with_code,
     anti_claim_found,
     cited_sentences,
+    consensus_words,
+    document_views,
+    label_cell,
     population_cell,
     shown_segments,
     source_name,
+    table_order,
     unevidenced,
     unevidenced_line,
+    unsettled,
+    unweighed_line,
 )
 from claimscope.agent.report.model import DEBATE_NOTE, Citation, Hierarchy, NodeConsensus, Report
 from claimscope.tools.appraise.study_design import design_name
@@ -37,6 +43,11 @@ h1{font-size:1.5rem}h2{font-size:1.2rem;border-bottom:1px solid #ddd;padding-bot
 .bar{display:inline-flex;width:10rem;height:.8rem;border-radius:.2rem;overflow:hidden;
 vertical-align:middle;background:#eee;margin:0 .4rem}
 .bar span{display:block;height:100%}.b-s{background:#3a9b47}.b-n{background:#b9b9b9}.b-o{background:#c8423b}
+.bar.thin{background:#f7f7f7;outline:1px dashed #bbb}
+.bar.thin .b-s{background:repeating-linear-gradient(135deg,#9fd1a6 0 3px,#f7f7f7 3px 6px)}
+.bar.thin .b-n{background:repeating-linear-gradient(135deg,#d6d6d6 0 3px,#f7f7f7 3px 6px)}
+.bar.thin .b-o{background:repeating-linear-gradient(135deg,#e3a29e 0 3px,#f7f7f7 3px 6px)}
+span.thin{color:#555;font-style:italic}
 ul.tree,ul.tree ul{list-style:none;padding-left:1.2rem}ul.tree{padding-left:0}
 .node-name{font-weight:600}.kw{color:#666;font-size:.85rem}.seg{font-size:.9rem;color:#333}
 .st-support{color:#2d7a37}.st-refute{color:#a4322c}.st-neutral{color:#666}
@@ -64,7 +75,7 @@ def render_html(report: Report) -> str:
     r = report
     order = _source_order(r)
     refs = {d: i + 1 for i, d in enumerate(order)}
-    docs = {d.id: d for d in r.documents}
+    docs = document_views(r)
 
     def anchor(doc_id: str, idx: int | None = None) -> str:
         base = f"src{refs[doc_id]}" if doc_id in refs else "src0"
@@ -91,6 +102,10 @@ def render_html(report: Report) -> str:
             for cls, v, name in parts
             if v > 0
         )
+        if unsettled(c):
+            # hatched and pale: what a few sentences say, not the share of a settled body of evidence
+            return (f'<span class="bar thin" role="img" aria-label="too few sentences for a consensus" '
+                    f'title="too few sentences for a consensus">{spans}</span>')
         return f'<span class="bar" role="img" aria-label="consensus">{spans}</span>'
 
     out: list[str] = [
@@ -160,16 +175,21 @@ def render_html(report: Report) -> str:
     out += _html_tree(r.hierarchy, bar, cite)
 
     out.append("<h2>Documents</h2>")
-    if r.documents:
+    if rows := table_order(r):
         out.append(
             "<table><tr><th>#</th><th>document</th><th>year</th><th>label</th><th>reputation</th>"
             "<th>trust</th></tr>"
         )
-        for d in r.documents:
+        for doc_id, row in rows:
+            if row is None:  # cited, with nothing else known of it
+                out.append(f'<tr><td><a href="#{anchor(doc_id)}">{refs[doc_id]}</a></td><td>{_e(doc_id)}</td>'
+                           f"<td>-</td><td>{_e(label_cell(r, row))}</td><td>-</td><td>-</td></tr>")
+                continue
+            d = row
             link = d.link
             title = _e(source_name(d, d.id))
             name = f'<a href="{_e(link)}" rel="noopener noreferrer">{title}</a>' if link else title
-            label = _e(d.local_label.value) if d.local_label else "-"
+            label = _e(label_cell(r, d))
             if d.sign_conflict:
                 why = _e(d.disagreement) if d.disagreement else "label and cited stance disagree in sign"
                 label += f' <span class="conflict" title="{why}">(sign conflict)</span>'
@@ -186,6 +206,8 @@ def render_html(report: Report) -> str:
                 f"<td>{d.year or '-'}</td><td>{label}</td><td>{rep}</td><td>{tr}</td></tr>"
             )
         out.append("</table>")
+        if note := unweighed_line(r, refs):
+            out.append(f'<p class="small">{_e(note)}</p>')
         out += _html_evidence_table(r, refs, anchor)
         for d in r.documents:
             if d.notices:
@@ -245,7 +267,7 @@ def _html_evidence_table(r: Report, refs: dict[str, int], anchor: Any) -> list[s
             f'<tr><td><a href="#{anchor(d.id)}">{refs[d.id]}</a></td><td>{design}</td>'
             f"<td>{_e(population_cell(d))}</td><td>{_e(d.intervention or '-')}</td>"
             f"<td>{_e(d.comparator or '-')}</td><td>{_e(d.outcome or '-')}</td><td>{_e(d.direction or '-')}</td>"
-            f"<td>{finding}</td><td>{_e(d.local_label.value) if d.local_label else '-'}</td>"
+            f"<td>{finding}</td><td>{_e(label_cell(r, d))}</td>"
             f"<td>{'-' if d.reputation is None else f'{d.reputation:.2f}'}</td>"
             f"<td>{'-' if d.trust is None else f'{d.trust:.2f}'}</td></tr>")
     out.append("</table>")
@@ -271,7 +293,7 @@ def _html_tree(h: Hierarchy, bar: Any, cite: Any) -> list[str]:
         head = f'<span class="node-name">{_e(node.name)}</span>'
         if c is not None:
             head += (
-                f'{bar(c)}<span class="{_slug(c.label)}">{_e(c.label.value)}</span> '
+                f'{bar(c)}<span class="{"thin" if unsettled(c) else _slug(c.label)}">{_e(consensus_words(c))}</span> '
                 f'<span class="small">({_e(_node_counts(c))})</span>'
             )
         out.append(f"<li>{head}")

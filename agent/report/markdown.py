@@ -16,10 +16,16 @@ from claimscope.agent.report.common import (
     _with_code,
     anti_claim_found,
     cited_sentences,
+    consensus_words,
+    document_views,
+    label_cell,
     population_cell,
     shown_segments,
     source_name,
+    table_order,
     unevidenced_line,
+    unsettled,
+    unweighed_line,
 )
 from claimscope.agent.report.model import DEBATE_NOTE, Citation, NodeConsensus, Report
 from claimscope.tools.appraise.study_design import design_name
@@ -35,6 +41,9 @@ def md_escape(text: str) -> str:
 
 
 def _md_bar(c: NodeConsensus, width: int = 20) -> str:
+    """The consensus as a bar of shares, '' for one resting on too little to be a share of anything."""
+    if unsettled(c):
+        return ""
     r = c.weighted_ratios
     if r.support + r.neutral + r.oppose == 0:  # all weights zero: show the plain counts
         r = c.raw_ratios
@@ -46,7 +55,7 @@ def _md_bar(c: NodeConsensus, width: int = 20) -> str:
 def render_markdown(report: Report) -> str:
     r = report
     refs = {d: i + 1 for i, d in enumerate(_source_order(r))}
-    docs = {d.id: d for d in r.documents}
+    docs = document_views(r)
 
     def cite(c: Citation) -> str:
         return f"[{refs.get(c.doc_id, '?')}:{c.sentence}]"
@@ -108,7 +117,8 @@ def render_markdown(report: Report) -> str:
         c = node.consensus
         summary = ""
         if c is not None:
-            summary = f" {_md_bar(c)} {c.label.value} ({_node_counts(c)})"
+            bar = _md_bar(c)
+            summary = f"{' ' + bar if bar else ''} {md_escape(consensus_words(c))} ({_node_counts(c)})"
         lines.append(f"{indent}- **{md_escape(node.name)}**{summary}")
         if node.description:
             lines.append(f"{indent}  {md_escape(node.description)}")
@@ -127,16 +137,20 @@ def render_markdown(report: Report) -> str:
     lines.append("")
 
     lines += ["## Documents", ""]
-    if r.documents:
+    rows = table_order(r)
+    if rows:
         lines += [
             "| # | document | year | label | reputation | trust |",
             "|---|---|---|---|---|---|",
         ]
-    for d in r.documents:
+    for doc_id, d in rows:
+        if d is None:  # cited, with nothing else known of it
+            lines.append(f"| {refs[doc_id]} | {md_escape(doc_id)} | - | {label_cell(r, d)} | - | - |")
+            continue
         title = md_escape(source_name(d, d.id))
         link = d.link
         name = f"[{title}](<{link}>)" if link else title
-        label = d.local_label.value if d.local_label else "-"
+        label = label_cell(r, d)
         if d.sign_conflict:
             label += " (sign conflict)"
         rep = "-" if d.reputation is None else f"{d.reputation:.2f}"
@@ -144,6 +158,8 @@ def render_markdown(report: Report) -> str:
         if d.retracted:
             name = f"**RETRACTED** {name}"
         lines.append(f"| {refs[d.id]} | {name} | {d.year or '-'} | {label} | {rep} | {tr} |")
+    if note := unweighed_line(r, refs):
+        lines += ["", f"*{md_escape(note)}*"]
     lines.append("")
     lines += _md_evidence_table(r, refs)
     for d in r.documents:
@@ -198,7 +214,7 @@ def _md_evidence_table(r: Report, refs: dict[str, int]) -> list[str]:
         lines.append(
             f"| {refs[d.id]} | {design} | {md_escape(population_cell(d))} | "
             f"{md_escape(d.intervention or '-')} | {md_escape(d.comparator or '-')} | {md_escape(d.outcome or '-')} | "
-            f"{d.direction or '-'} | {finding} | {d.local_label.value if d.local_label else '-'} | "
+            f"{d.direction or '-'} | {finding} | {label_cell(r, d)} | "
             f"{'-' if d.reputation is None else f'{d.reputation:.2f}'} | {'-' if d.trust is None else f'{d.trust:.2f}'} |")
     return [*lines, ""]
 

@@ -53,6 +53,8 @@ class NodeConsensus(BaseModel):
     weighted_ratios: StanceRatios = Field(default_factory=StanceRatios)
     score: float | None = None
     label: GlobalLabel = GlobalLabel.INSUFFICIENT
+    thin: bool = Field(False, description="Fewer segments take a side than a settled consensus needs "
+                       "(verdict.min_node_evidence): the label is at most 'leaning', drawn as resting on little.")
 
     @classmethod
     def from_consensus(cls, c: Consensus) -> NodeConsensus:
@@ -257,7 +259,10 @@ class Report(BaseModel):
     claim_kind: str = Field("", description="empirical or debate: how the evidence was read.")
     status: str = "complete"
     hierarchy: Hierarchy = Field(default_factory=Hierarchy)
-    documents: list[DocumentView] = Field(default_factory=list)
+    documents: list[DocumentView] = Field(default_factory=list, description="The documents weighed for the verdict.")
+    quoted_documents: list[DocumentView] = Field(
+        default_factory=list, description="Documents an aspect or the explanation quotes that were not weighed for "
+        "the verdict (no label); the documents table lists them after `documents`.")
     designs: str = Field("", description="Study designs of the evidence by direction, e.g. "
                          "'3 RCTs and 1 meta-analysis / systematic review support; 2 cohort studies oppose'.")
     verdict: GlobalVerdicts = Field(default_factory=GlobalVerdicts)

@@ -151,6 +151,14 @@ class Consensus(BaseModel):
         "out; None when no weighted support or opposition exists.",
     )
     label: GlobalLabel = GlobalLabel.INSUFFICIENT
+    thin: bool = Field(
+        False, description="Fewer segments take a side than a settled consensus needs (verdict.min_node_evidence): "
+        "the label is at most 'leaning' and a report draws the aspect as resting on little.")
+
+
+# One counted segment: its stance, the weight of its source and, optionally, the source's id (segments
+# of one document are one study when a "generally" label needs several).
+CountedSegment = tuple[Stance, float] | tuple[Stance, float, str]
 
 
 def _check_weight(w: float, what: str) -> float:
@@ -160,25 +168,35 @@ def _check_weight(w: float, what: str) -> float:
     return w
 
 
-def aspect_consensus(stances: Sequence[tuple[Stance, float]], *, min_evidence: int = 1,
-                     strong_labels: bool = True) -> Consensus:
-    """Consensus of one aspect from (stance, weight) pairs, one per segment.
+def aspect_consensus(stances: Sequence[CountedSegment], *, min_evidence: int = 1,
+                     min_documents_generally: int = 1, strong_labels: bool = True) -> Consensus:
+    """Consensus of one aspect from (stance, weight[, doc id]) tuples, one per segment: the one rule
+    for every aspect of a tree, the claim itself included, so that an aspect and a sub-aspect that
+    rest on the same segments read alike.
 
     The weight is whatever the caller trusts the segment's source by (reputation x trust, or 1.0
     for an unweighted count). Neutral segments are counted and shown in the ratios but do not move
-    the score (see the module docstring). With fewer than `min_evidence` segments taking a stance
-    the label is "insufficient evidence" (the score is still reported): one sentence does not make
-    an aspect "generally supported". Without `strong_labels` (a debate claim, whose sides are read
-    less surely) the label is at most "leaning".
+    the score (see the module docstring). One segment taking a side is graded, as the verdict grades
+    one document: with fewer than `min_evidence` of them the consensus is `thin`, at most "leaning"
+    (one sentence does not make an aspect "generally supported"); a "generally" label also needs
+    segments from `min_documents_generally` documents (a segment without a doc id counts as its own
+    document). Without `strong_labels` (a debate claim, whose sides are read less surely) the label is
+    at most "leaning". With no segment taking a side the label is "insufficient evidence".
     """
     if min_evidence < 1:
         raise InputError(f"min_evidence must be at least 1 (got {min_evidence}); fix verdict.min_node_evidence.")
+    if min_documents_generally < 1:
+        raise InputError(f"min_documents_generally must be >= 1, got {min_documents_generally}.")
     counts = {Stance.SUPPORT: 0, Stance.NEUTRAL: 0, Stance.REFUTE: 0}
     weights = {Stance.SUPPORT: 0.0, Stance.NEUTRAL: 0.0, Stance.REFUTE: 0.0}
-    for stance, w in stances:
-        st = Stance(stance)
+    sources: set[str | int] = set()
+    for i, seg in enumerate(stances):
+        st = Stance(seg[0])
         counts[st] += 1
-        weights[st] += _check_weight(w, "a consensus weight")
+        weights[st] += _check_weight(seg[1], "a consensus weight")
+        doc = seg[2] if len(seg) == 3 else ""
+        if st is not Stance.NEUTRAL:
+            sources.add(doc or i)
 
     n = sum(counts.values())
     total_w = sum(weights.values())
@@ -198,6 +216,8 @@ def aspect_consensus(stances: Sequence[tuple[Stance, float]], *, min_evidence: i
         )
     polar = weights[Stance.SUPPORT] + weights[Stance.REFUTE]
     score = (weights[Stance.SUPPORT] - weights[Stance.REFUTE]) / polar if polar > 0 else None
+    sided = counts[Stance.SUPPORT] + counts[Stance.REFUTE]
+    thin = sided < min_evidence
     return Consensus(
         support=counts[Stance.SUPPORT],
         neutral=counts[Stance.NEUTRAL],
@@ -205,8 +225,8 @@ def aspect_consensus(stances: Sequence[tuple[Stance, float]], *, min_evidence: i
         raw_ratios=raw,
         weighted_ratios=weighted,
         score=score,
-        label=graded_label(score, 1, strong=strong_labels)
-        if counts[Stance.SUPPORT] + counts[Stance.REFUTE] >= min_evidence else GlobalLabel.INSUFFICIENT,
+        label=graded_label(score, len(sources), min_documents_generally, strong=strong_labels and not thin),
+        thin=thin,
     )
 
 
