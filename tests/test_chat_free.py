@@ -150,7 +150,7 @@ def test_the_opposite_claims_search_is_answered_in_the_reports_own_figures(evide
 
 
 def _evidence(views: list[dict], sentences: dict[str, list[str]]):
-    from claimscope.agent.chat.free import ReportEvidence
+    from claimscope.agent.chat.report_evidence import ReportEvidence
     from claimscope.tools.models import Document
 
     report = {"documents": views, "verdict": {"weighted": {"label": "insufficient evidence"}, "confidence": 0.3}}

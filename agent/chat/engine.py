@@ -14,7 +14,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, Field
 
 from claimscope.agent.bounds import DEPTH_MAX
-from claimscope.agent.chat.free import ReportEvidence, answer_free, free_facet
+from claimscope.agent.chat.free import answer_free, free_facet
 from claimscope.agent.chat.opposite import anti_claim_answer
 from claimscope.agent.chat.questions import (
     ALL_WORDS,
@@ -29,6 +29,7 @@ from claimscope.agent.chat.questions import (
     stance_direction,
     study_sentences,
 )
+from claimscope.agent.chat.report_evidence import ReportEvidence
 from claimscope.agent.chat.wording import (
     GERUND,
     STANCE_HEAD,
