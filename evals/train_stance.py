@@ -364,6 +364,9 @@ def dump_data(path: Path, seed: int, *, negation_share: float = 0.0, swap_share:
         data["train"] += negation_pairs(base, negation_share, rng)
     if swap_share:
         data["train"] += swap_pairs(base, swap_share, rng)
+    # The dump's own recipe travels beside it, so the model card can give the command that made it.
+    path.with_suffix(".recipe.json").write_text(json.dumps(
+        {"seed": seed, "negation_share": negation_share, "swap_share": swap_share}), encoding="utf-8")
     with gzip.open(path, "wt", encoding="utf-8") as f:
         for split, exs in data.items():
             for c, e, lab, src in exs:
@@ -653,6 +656,7 @@ def train(args: argparse.Namespace) -> None:
                 "epoch": epoch, "selection_macro_f1": f1, "train_pairs": len(train_ex),
                 "train_by_label": {LABELS[k]: v for k, v in sorted(Counter(e[2] for e in train_ex).items())},
                 "train_by_source": dict(Counter(e[3] for e in train_ex)),
+                **({"data_dump": _dump_recipe(args.data_file)} if args.data_file else {}),
                 "steps": step + sum(st["steps"] for st in stages), "args": _args_json(args),
                 "stages": [*stages, {"steps": step, "args": _args_json(args), "minutes": (time.time() - t0) / 60}],
                 "minutes": (time.time() - t0) / 60 + sum(st["minutes"] for st in stages)}, indent=2))
@@ -670,10 +674,29 @@ _STAGE_DEFAULTS = {"epochs": 1, "lr": 8e-5, "train_layers": 3, "threads": 1, "ba
                    "select_size": 400, "device": "cpu", "exclude_sources": "composed"}
 
 
+def _dump_recipe(data_file: Path) -> dict:
+    """The seed and augmentation shares a --data-file dump was made with (empty if not recorded)."""
+    recipe = Path(data_file).with_suffix(".recipe.json")
+    return json.loads(recipe.read_text(encoding="utf-8")) if recipe.is_file() else {}
+
+
+def _dump_command(info: dict) -> list[str]:
+    """The `--phase dump` command a build trained from a data dump needs first (none otherwise)."""
+    data_file = info["args"].get("data_file")
+    if not data_file:
+        return []
+    r = info.get("data_dump", {})
+    flags = "".join(f" --{k.replace('_', '-')} {r[k]}" for k in ("seed", "negation_share", "swap_share") if k in r)
+    return [f"python -m evals.train_stance --phase dump --data-file {data_file}{flags}"]
+
+
 def _stage_flags(stage_args: dict) -> str:
     """The command-line flags that replay one training stage (those that differ from the defaults)."""
-    flags = [f" --{k.replace('_', '-')} {stage_args[k]}" for k, v in _STAGE_DEFAULTS.items()
-             if k in stage_args and stage_args[k] != v]
+    empty = '""'  # an empty value (e.g. --exclude-sources) must still reach the shell as one argument
+    flags = [f" --{k.replace('_', '-')} {stage_args[k] if stage_args[k] != '' else empty}"
+             for k, v in _STAGE_DEFAULTS.items() if k in stage_args and stage_args[k] != v]
+    if stage_args.get("data_file"):
+        flags.append(f" --data-file {stage_args['data_file']}")
     # A candidate stage trains in its own folder, started as a copy of the previous checkpoint.
     own = f" --ckpt {stage_args['ckpt']} --save-last" if stage_args.get("save_last") else ""
     return "".join(flags) + (" --resume" if stage_args.get("resume") else "") + own
@@ -881,6 +904,7 @@ def write_card(out: Path = OUT) -> None:
         "## Rebuild",
         "",
         "```",
+        *_dump_command(info),
         *[f"python -m evals.train_stance --phase train --max-steps {st['steps']}" + _stage_flags(st["args"])
           for st in stages],
         f"python -m evals.train_stance --phase export --quantize {quant} "
@@ -919,6 +943,10 @@ def write_card(out: Path = OUT) -> None:
         "  abstracts with their label, non-rationale sentences and NEI-claim abstracts as neutral,",
         "  rule-negated SUPPORT claims as refute (scifact_neg).",
         f"- COVID-Fact, CLIMATE-FEVER (each capped at {a['cap']} pairs), Check-COVID train, HealthVer dev.",
+        *(["- neg_aug / swap_aug: SciFact rationale and readers' TRAIN pairs again with the claim negated",
+           "  or its direction word swapped (support and refute exchanged, neutral kept), made by the",
+           "  product's claim grammar when the data is dumped."]
+          if {"neg_aug", "swap_aug"} & set(info["train_by_source"]) else []),
         "- 15% of the claims of every source (by a hash of the claim) are held out of training: half",
         "  for model selection, half for temperature scaling; the held-out SciFact TRAIN claims also",
         "  tune the document-level rule.",

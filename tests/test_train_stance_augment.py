@@ -48,3 +48,19 @@ def test_a_candidate_stage_replays_into_its_own_folder():
     assert _stage_flags(base) == " --lr 3e-05 --train-layers 6 --threads 2 --swap-share 1.0 --resume"
     cand = base | {"save_last": True, "ckpt": "evals/work/stance/e2"}
     assert _stage_flags(cand).endswith(" --resume --ckpt evals/work/stance/e2 --save-last")
+
+
+def test_a_build_trained_from_a_dump_replays_the_dump_first(tmp_path):
+    import json
+
+    from evals.train_stance import _dump_command, _dump_recipe, _stage_flags
+
+    data = tmp_path / "data.jsonl.gz"
+    data.with_suffix(".recipe.json").write_text(json.dumps({"seed": 13, "negation_share": 0.3, "swap_share": 0.5}))
+    args = {"data_file": str(data), "exclude_sources": "", "lr": 4e-05}
+    info = {"args": args, "data_dump": _dump_recipe(data)}
+    assert _dump_command(info) == [f"python -m evals.train_stance --phase dump --data-file {data} --seed 13 "
+                                   "--negation-share 0.3 --swap-share 0.5"]
+    # an empty value still reaches the shell as one argument, and the dump is what the stage reads
+    assert _stage_flags(args) == f' --lr 4e-05 --exclude-sources "" --data-file {data}'
+    assert _dump_command({"args": {"lr": 4e-05}}) == []
