@@ -300,15 +300,24 @@ def test_stance_assessment_grades_by_confidence_and_cites_rationales():
     assert none.label is LocalLabel.NO_EVIDENCE and none.cited_sentences == []
 
 
-def test_stance_assessment_cuts_a_long_quote_inside_its_quotation_marks():
-    """Readers found "The strongest: \"... frequency of DNA…" with the quote never closed: the
-    explanation was cut at its length limit after the quote had opened."""
-    long = "Using our model, we show " + "a stepwise increase in the frequency of DNA damage " * 12 + "in cells."
-    doc = Document(id="long", title="A long finding", sentences=[long])
+def test_stance_assessment_quotes_the_strongest_sentence_whole():
+    """Readers found "The strongest: \"... the frequency of DNA…\"": a quote cut at the explanation's
+    length limit stops mid-phrase and reads as another finding."""
+    finding = ("Using our two-step mouse model for myeloid leukemic disease progression involving overexpression "
+               "of human mutant NRAS and BCL2 genes, we show that there is a stepwise increase in the frequency "
+               "of DNA damage leading to an increased frequency of misrepaired DNA double-strand breaks.")
+    doc = Document(id="long", title="A long finding", sentences=[finding])
+    strong = StanceResult(label=Stance.SUPPORT, support=0.9, neutral=0.05, refute=0.05)
+    la = stance_assessment(doc, decide_document([strong], RULE))
+    assert la.explanation.endswith(f'"{finding}"')
+
+
+def test_stance_assessment_cuts_a_runaway_quote_inside_its_quotation_marks():
+    runaway = "Using our model, we show " + "a stepwise increase in the frequency of DNA damage " * 20 + "in cells."
+    doc = Document(id="long", title="A long finding", sentences=[runaway])
     strong = StanceResult(label=Stance.SUPPORT, support=0.9, neutral=0.05, refute=0.05)
     la = stance_assessment(doc, decide_document([strong], RULE))
     assert la.explanation.endswith('…"') and la.explanation.count('"') == 2
-    assert len(la.explanation) <= local_label_prompt.EXPLANATION_CHARS
 
 
 def test_decide_document_thresholds_and_empty():

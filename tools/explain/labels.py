@@ -268,6 +268,10 @@ def stance_only_label(
     )
 
 
+# Longest quoted sentence a stance-mode explanation shows whole; SciFact abstracts' sentences are far shorter.
+QUOTE_CHARS = 600
+
+
 # How a stance-mode local explanation opens; global_explanation drops summary sentences that copy it.
 STANCE_FRAMING = "The stance model reads this abstract as evidence that"
 
@@ -294,10 +298,11 @@ def stance_assessment(doc: Document, decision: DocumentLabel, *, takeaway: str =
     framing = (f"{ARGUMENT_FRAMING} {'for' if sign > 0 else 'against'}" if arguments
                else f"{STANCE_FRAMING} {verb}")
     head = clip(f"{framing} the claim (p={decision.confidence:.2f}).", local_label_prompt.EXPLANATION_CHARS)
-    # The quote is cut inside its quotation marks, so a long sentence still reads as a closed quote.
-    room = local_label_prompt.EXPLANATION_CHARS - len(head) - len(' The strongest: ""')
-    lead = (f' The strongest: "{clip(without_section_label(doc.sentences[cited[0]]), room)}"'
-            if cited and room > 20 else "")
+    # The quote is the whole sentence: cut at a length limit it stopped mid-phrase ("... the frequency
+    # of DNA…"), which reads as another finding. Only a runaway sentence (a segmentation failure) is
+    # cut, inside its quotation marks so it still reads as a closed quote.
+    lead = (f' The strongest: "{clip(without_section_label(doc.sentences[cited[0]]), QUOTE_CHARS)}"'
+            if cited else "")
     return LocalAssessment(
         doc_id=doc.id, label=label, score=label.score,
         explanation=head + lead,
