@@ -298,3 +298,24 @@ def test_evidence_min_probability_setting_moves_the_learned_bar(monkeypatch):
 
     assert document_decision(VITD, doc, [SUP, NEU], Services(None)).label == "NEI"
     assert document_decision(VITD, doc, [SUP, NEU], Services(round(conf - 0.01, 4))).label == "SUPPORT"
+
+
+def test_a_claim_acronym_is_covered_where_the_text_spells_it_out():
+    from claimscope.tools.read.coverage import addresses, component_terms, coverage
+
+    terms = component_terms("CR is associated with higher methylation age.")
+    assert terms.acronyms == ["cr"]
+    spelled = coverage(terms, ["Caloric restriction delays age-related methylation drift", "Mice were studied."])
+    assert addresses(spelled)
+    # only initials of consecutive words count, and the other end must still be there
+    assert not addresses(coverage(terms, ["Restriction of calories and methylation age"]))
+    assert not addresses(coverage(terms, ["Caloric restriction extends lifespan in mice"]))
+    adhd = component_terms("ADHD medications increase cardiovascular risk in young adults.")
+    assert coverage(adhd, ["Attention deficit hyperactivity disorder medications and cardiovascular events"
+                           " in young adults"]).both == 1.0
+
+
+def test_names_with_digits_or_lower_case_are_not_acronyms():
+    from claimscope.tools.read.coverage import acronyms
+
+    assert acronyms("IL6 and HeLa cells respond to NSAIDs in the UK.") == ["nsaid", "uk"]

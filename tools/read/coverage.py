@@ -15,6 +15,7 @@ field uses them. The document-level decision (tools.read.stance) takes the cover
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
@@ -52,6 +53,9 @@ class ComponentTerms(BaseModel):
 
     subject: list[str] = Field(description="Stemmed specific terms of the claim's subject.")
     object: list[str] = Field(description="Stemmed specific terms of the claim's object ([] if none).")
+    acronyms: list[str] = Field(default_factory=list,
+                                description="Terms the claim writes as an acronym (CR, ADHD), lower-case: a "
+                                            "text also covers one by spelling it out (caloric restriction).")
 
 
 class Coverage(BaseModel):
@@ -86,7 +90,25 @@ def component_terms(claim: str) -> ComponentTerms:
         terms = subject or obj
         half = (len(terms) + 1) // 2
         subject, obj = terms[:half], terms[half:]
-    return ComponentTerms(subject=subject, object=obj)
+    return ComponentTerms(subject=subject, object=obj, acronyms=acronyms(claim))
+
+
+# An acronym as claims write one: 2-6 capitals, no digits (a gene or a cell line such as "IL6" or
+# "HeLa" is a name, not initials), optionally a plural "s".
+_ACRONYM = re.compile(r"\b([A-Z]{2,6})s?\b")
+_WORD = re.compile(r"[a-z]+")
+
+
+def acronyms(claim: str) -> list[str]:
+    """The claim's acronyms, lower-case ("CR is associated with ..." -> ["cr"])."""
+    return list(dict.fromkeys(m.group(1).lower() for m in _ACRONYM.finditer(claim)))
+
+
+def _spelled_out(acronym: str, words: list[str]) -> bool:
+    """True if consecutive `words` start with the acronym's letters in order ("cr": caloric
+    restriction, calorie-restricted)."""
+    n = len(acronym)
+    return any(all(words[i + k][0] == acronym[k] for k in range(n)) for i in range(len(words) - n + 1))
 
 
 # British spellings folded onto American ones on both sides ("anaemia" / "anemia", "oestrogen").
@@ -112,20 +134,27 @@ def _matched(term: str, present: set[str], joined: str) -> bool:
     return len(term) >= MIN_INFIX_CHARS and term in joined
 
 
-def _share(terms: list[str], present: set[str], joined: str) -> float:
+def _share(terms: list[str], present: set[str], joined: str, spelled: set[str]) -> float:
     if not terms:
         return 1.0
-    return sum(1 for t in terms if _matched(_fold(t), present, joined)) / len(terms)
+    return sum(1 for t in terms if t in spelled or _matched(_fold(t), present, joined)) / len(terms)
 
 
 def coverage(terms: ComponentTerms, texts: str | Iterable[str]) -> Coverage:
     """How far `texts` (one text, or several read together, e.g. title + sentence) cover each end.
     A term counts when the text has it, or (for terms of MIN_INFIX_CHARS or more) has it inside a
-    longer word: compounds and hyphen-free spellings are common in titles."""
+    longer word: compounds and hyphen-free spellings are common in titles. A term the claim writes
+    as an acronym also counts where the text spells it out: an abstract on "caloric restriction"
+    covers a claim about "CR" though it never abbreviates it."""
     items = [texts] if isinstance(texts, str) else list(texts)
     present = {t for text in items for t in _terms(text)}
     joined = " " + " ".join(sorted(present)) + " "
-    return Coverage(subject=_share(terms.subject, present, joined), object=_share(terms.object, present, joined))
+    spelled: set[str] = set()
+    if terms.acronyms:
+        word_lists = [_WORD.findall(_fold(text)) for text in items]
+        spelled = {a for a in terms.acronyms if a not in present and any(_spelled_out(a, w) for w in word_lists)}
+    return Coverage(subject=_share(terms.subject, present, joined, spelled),
+                    object=_share(terms.object, present, joined, spelled))
 
 
 def addresses(cov: Coverage, min_coverage: float = DEFAULT_MIN_COVERAGE) -> bool:
