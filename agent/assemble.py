@@ -405,7 +405,11 @@ def _evidence_gap(state: InvestigationState, docs: dict[str, Document]) -> Evide
     else:
         found = (f"the {len(meta)} documents found in {where}" if read >= len(meta)
                  else f"the {read} best-matching of the {len(meta)} documents found in {where}")
-        summary.append(f"None of {found} reports on whether {_lower_first(relation)}.")
+        # What the run decided, not a fact about the documents: readers found abstracts plainly on
+        # the claim among those the evidence reader passed over, and "none reports on whether ..."
+        # then contradicted the report's own documents table.
+        summary.append(f"The evidence reader found nothing in {found} that it could read as evidence on "
+                       f"whether {_lower_first(relation)}.")
     if len(queries) > 1:
         quoted = "; ".join(f'"{q.strip().rstrip(".")}"' for q in queries[:4])
         summary.append(f"Searched for the claim and for its opposite: {quoted}.")
