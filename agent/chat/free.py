@@ -251,6 +251,16 @@ def _field_value(ev: ReportEvidence, facet: str, v: dict[str, Any]) -> str | Non
     return str(value) if value else None
 
 
+def _stated_heading(evidence: int, stated: int, plain: str) -> str:
+    """The line that opens a facet answer: how many of the sources with evidence state the facet."""
+    if evidence == 1:
+        return f"The one source that gives evidence on the claim, and {plain}:"
+    if stated == evidence:
+        return f"All {evidence} sources that give evidence on the claim state {plain}:"
+    return (f"Of the {evidence} sources that give evidence on the claim, {stated} "
+            f"{'states' if stated == 1 else 'state'} {plain}:")
+
+
 def _field_keys(ev: ReportEvidence, facet: str, v: dict[str, Any]) -> list[str]:
     if facet == "sample_size":
         return [k] if (k := ev.size_key(v)) else []
@@ -274,10 +284,7 @@ def _field(facet: str, ev: ReportEvidence) -> FreeAnswer:
         stated = [(v, val) for v in ev.evidence if (val := _field_value(ev, facet, v))]
         e = len(ev.evidence)
         if stated:
-            out.add(f"The one source that gives evidence on the claim, and {plain}:" if e == 1 else
-                    f"All {e} sources that give evidence on the claim state {plain}:" if len(stated) == e else
-                    f"Of the {e} sources that give evidence on the claim, {len(stated)} "
-                    f"{'states' if len(stated) == 1 else 'state'} {plain}:")
+            out.add(_stated_heading(e, len(stated), plain))
         else:
             out.add(f"The report gives no {noun} for the {count(e, 'source')} that give evidence on the claim."
                     if e > 1 else f"The report gives no {noun} for the one source that gives evidence on the claim.")
@@ -326,10 +333,7 @@ def _outcome(ev: ReportEvidence) -> FreeAnswer:
         stated = [(v, found) for v in ev.evidence if (found := ev.outcome(v))]
         e = len(ev.evidence)
         if stated:
-            out.add(f"The one source that gives evidence on the claim, and {plain}:" if e == 1 else
-                    f"All {e} sources that give evidence on the claim state {plain}:" if len(stated) == e else
-                    f"Of the {e} sources that give evidence on the claim, {len(stated)} "
-                    f"{'states' if len(stated) == 1 else 'state'} {plain}:")
+            out.add(_stated_heading(e, len(stated), plain))
             _outcome_lines(ev, stated, out)
             _stated_none(ev, _unstated(ev.evidence, stated), out)
         elif e == 1:
