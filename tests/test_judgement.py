@@ -319,3 +319,11 @@ def test_names_with_digits_or_lower_case_are_not_acronyms():
     from claimscope.tools.read.coverage import acronyms
 
     assert acronyms("IL6 and HeLa cells respond to NSAIDs in the UK.") == ["nsaid", "uk"]
+
+
+def test_generic_or_stop_words_do_not_spell_out_an_acronym():
+    from claimscope.tools.read.coverage import component_terms, coverage
+
+    terms = component_terms("CR is associated with higher methylation age.")
+    # "cancer risk" and "can reduce" have the initials but are no name for CR
+    assert coverage(terms, ["Methylation age and cancer risk", "Diet can reduce methylation age"]).subject == 0.0

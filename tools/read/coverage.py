@@ -96,7 +96,6 @@ def component_terms(claim: str) -> ComponentTerms:
 # An acronym as claims write one: 2-6 capitals, no digits (a gene or a cell line such as "IL6" or
 # "HeLa" is a name, not initials), optionally a plural "s".
 _ACRONYM = re.compile(r"\b([A-Z]{2,6})s?\b")
-_WORD = re.compile(r"[a-z]+")
 
 
 def acronyms(claim: str) -> list[str]:
@@ -105,8 +104,9 @@ def acronyms(claim: str) -> list[str]:
 
 
 def _spelled_out(acronym: str, words: list[str]) -> bool:
-    """True if consecutive `words` start with the acronym's letters in order ("cr": caloric
-    restriction, calorie-restricted)."""
+    """True if consecutive content `words` (stems, stop words out) start with the acronym's letters in
+    order ("cr": caloric restriction, calorie-restricted); a generic term is no part of a name, or any
+    two-letter acronym would be spelled out somewhere in every abstract ("cancer risk")."""
     n = len(acronym)
     return any(all(words[i + k][0] == acronym[k] for k in range(n)) for i in range(len(words) - n + 1))
 
@@ -151,7 +151,7 @@ def coverage(terms: ComponentTerms, texts: str | Iterable[str]) -> Coverage:
     joined = " " + " ".join(sorted(present)) + " "
     spelled: set[str] = set()
     if terms.acronyms:
-        word_lists = [_WORD.findall(_fold(text)) for text in items]
+        word_lists = [[t if t not in GENERIC_TERMS else "_" for t in _terms(text)] for text in items]
         spelled = {a for a in terms.acronyms if a not in present and any(_spelled_out(a, w) for w in word_lists)}
     return Coverage(subject=_share(terms.subject, present, joined, spelled),
                     object=_share(terms.object, present, joined, spelled))
