@@ -320,6 +320,7 @@ def _field_lines(ev: ReportEvidence, facet: str, stated: list[tuple[dict[str, An
 
 
 _NO_OUTCOME = "no sentence of its abstract says what was measured"
+_NO_OUTCOMES = "no sentence of their abstracts says what was measured"
 
 
 def _outcome(ev: ReportEvidence) -> FreeAnswer:
@@ -339,8 +340,7 @@ def _outcome(ev: ReportEvidence) -> FreeAnswer:
         elif e == 1:
             out.add(f"The one source that gives evidence on the claim states no outcome: {_NO_OUTCOME}.")
         else:
-            out.add(f"None of the {e} sources that give evidence on the claim states an outcome: no sentence of "
-                    f"their abstracts says what was measured.")
+            out.add(f"None of the {e} sources that give evidence on the claim states an outcome: {_NO_OUTCOMES}.")
     else:
         out.add(ev.evidence_line())
     if ev.read:
@@ -358,7 +358,7 @@ def _outcome(ev: ReportEvidence) -> FreeAnswer:
         elif r == 1:
             out.add(f"{which[0].upper()}{which[1:]} states no outcome: {_NO_OUTCOME}.")
         else:
-            out.add(f"None of {which} states an outcome: no sentence of their abstracts says what was measured.")
+            out.add(f"None of {which} states an outcome: {_NO_OUTCOMES}.")
     return out
 
 
@@ -379,7 +379,7 @@ def _stated_none(ev: ReportEvidence, rest: list[dict[str, Any]], out: FreeAnswer
     if len(rest) == 1:
         out.add(f"{ev.labelled(rest[0])} states no outcome: {_NO_OUTCOME}.")
     elif rest:
-        out.add(f"The other {len(rest)} state no outcome: no sentence of their abstracts says what was measured.")
+        out.add(f"The other {len(rest)} state no outcome: {_NO_OUTCOMES}.")
 
 
 def _in_title(value: str, v: dict[str, Any]) -> bool:

@@ -535,7 +535,7 @@ def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | 
     if out.intervention and out.outcome and set(tokens(out.outcome)) < set(tokens(out.intervention)):
         # "dermal depth after 8 weeks" read as the arm is the outcome read twice: no arm named
         out = ICO(comparator=out.comparator, outcome=out.outcome)
-    population = extract_population(title, sentences) if (sentences or title) and out.outcome else None
+    population = extract_population(title, sentences) if sentences or title else None
     if out.outcome and not is_outcome(out.outcome, population=population, exposure=out.intervention):
         fallback = plain.outcome
         fits = fallback and is_outcome(fallback, population=population, exposure=out.intervention)
@@ -543,8 +543,7 @@ def document_ico(finding: str | None, sentences: Sequence[str], *, claim: str | 
     # What the abstract says outright it measured wins over an outcome its title or the claim suggested
     # (the people studied, the exposure), and any outcome it states fills an empty cell; one the finding
     # sentence itself names stays, being what it compares.
-    stated = stated_outcome(sentences, population=population or extract_population(title, sentences)) \
-        if sentences else None
+    stated = stated_outcome(sentences, population=population) if sentences else None
     named_by_finding = bool(out.outcome and finding and set(tokens(out.outcome)) <= set(tokens(finding)))
     if stated and (out.outcome is None or (stated.outright and not named_by_finding
                                            and not set(tokens(out.outcome)) & set(tokens(stated.outcome)))):
